@@ -1,0 +1,580 @@
+package model
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pgbufsim/pgbufsim/model/bufpool"
+)
+
+// A backend is one client connection's server process, written as a state
+// machine: it runs a transaction's ops until it must wait (CPU, a client
+// round trip, a read, another backend's read, the strategy lock, a WAL
+// flush, a throttled write, its rate schedule), accumulating CPU cost
+// between waits. Before each wait it takes one CPU burst of the accumulated
+// cost on the shared CPU cores, so a buffer hit costs no event of its own.
+
+// Event codes (sim.Handler arg).
+const (
+	evCPU         = iota // CPU burst done: start the pending wait
+	evResume             // the wait is over
+	evLockRelease        // strategy-lock hold time over
+	evWake               // another backend's read of our page finished
+)
+
+// Wait kinds.
+const (
+	wNone       = iota
+	wRTT        // client round trip
+	wIOWait     // another backend is reading the page
+	wLock       // queue for the strategy lock (<= 9.4)
+	wLockHold   // hold the strategy lock for the victim search
+	wWALFlush   // XLogFlush
+	wOSWrite    // pwrite into the OS cache (may be throttled)
+	wRead       // pread through the OS cache
+	wSleepUntil // rate-limit schedule
+)
+
+// Pin-flow stages (ReadBuffer / BufferAlloc / GetVictimBuffer).
+const (
+	psNone = iota
+	psLookup
+	psIOWait
+	psVictim
+	psVictimLocked
+	psVictimChosen
+	psVictimWrite
+	psVictimWritten
+	psAssign
+	psExtendWritten
+	psRead
+)
+
+type backend struct {
+	e      *engine
+	id     int32
+	client *client
+
+	// transaction program
+	ops   []op
+	pc    int
+	sub   int
+	level int
+	path  []int32
+	wrote bool
+	inTxn bool
+	xtarg int32 // block chosen for a new tuple
+	xext  bool  // that block is a relation extension
+
+	// pin flow
+	ps        int
+	pinGid    int32
+	pinSlot   int32
+	pinRing   *bufpool.Ring
+	pinExtend bool
+	victim    int32
+	ioReady   bool
+	nextWait  int32 // next backend waiting on the same slot's I/O
+
+	// waiting
+	pending   int
+	blocked   bool
+	inCPU     bool
+	cpu       int64
+	walTarget int64
+	writeGid  int32
+	holdTime  int64
+	wakeAt    int64
+
+	// transaction timing
+	scheduled int64
+	started   int64
+	txNo      int64
+	done      bool
+}
+
+// OnEvent is the backend's sim.Handler.
+func (b *backend) OnEvent(arg int64) {
+	switch arg {
+	case evCPU:
+		b.inCPU = false
+		b.startWait()
+	case evResume:
+		b.resume()
+	case evLockRelease:
+		b.e.stratLock.Release()
+		b.resume()
+	case evWake:
+		b.resume()
+	}
+}
+
+// block starts wait w, after a CPU burst of the accumulated cost if any.
+func (b *backend) block(w int) {
+	b.pending = w
+	b.blocked = true
+	if b.cpu > 0 {
+		c := b.cpu
+		b.cpu = 0
+		b.e.cpuNs += c
+		b.inCPU = true
+		b.e.cpuRes.Request(c, b, evCPU)
+		return
+	}
+	b.startWait()
+}
+
+func (b *backend) startWait() {
+	e := b.e
+	switch b.pending {
+	case wRTT:
+		e.k.After(e.costs.ClientRoundTrip, b, evResume)
+	case wIOWait:
+		if b.ioReady {
+			b.ioReady = false
+			b.resume()
+		}
+	case wLock:
+		if e.stratLock.Acquire(b, evResume) {
+			b.resume()
+		}
+	case wLockHold:
+		e.k.After(b.holdTime, b, evLockRelease)
+	case wWALFlush:
+		if e.wal.Flush(b.walTarget, b, evResume) {
+			b.resume()
+		}
+	case wOSWrite:
+		if e.os.Write(b.writeGid, b, evResume) {
+			b.resume()
+		}
+	case wRead:
+		if e.os.Read(b.pinGid, b, evResume) {
+			b.resume()
+		}
+	case wSleepUntil:
+		e.k.Schedule(b.wakeAt, b, evResume)
+	default:
+		panic(fmt.Sprintf("backend %d: unknown wait %d", b.id, b.pending))
+	}
+}
+
+func (b *backend) resume() {
+	b.blocked = false
+	b.pending = wNone
+	b.advance()
+}
+
+// advance runs the current transaction until it blocks or ends.
+func (b *backend) advance() {
+	e := b.e
+	for !b.blocked && !b.done {
+		if e.failed() {
+			return
+		}
+		if !b.inTxn {
+			b.beginTxn()
+			continue
+		}
+		if b.pc >= len(b.ops) {
+			b.endTxn()
+			continue
+		}
+		o := &b.ops[b.pc]
+		if b.sub == 0 {
+			b.sub = 1
+			if o.stmt {
+				b.cpu += e.costs.Statement
+				if e.costs.ClientRoundTrip > 0 {
+					b.block(wRTT)
+					continue
+				}
+			}
+		}
+		if !b.exec(o) {
+			return
+		}
+		b.pc++
+		b.sub = 0
+		b.level = 0
+	}
+}
+
+// exec runs one op from its current sub-step; false means blocked.
+func (b *backend) exec(o *op) bool {
+	e := b.e
+	switch o.kind {
+	case opNone:
+		return true
+	case opFetch, opUpdate:
+		if b.sub == 1 {
+			b.path = o.t.pkey.bt.Path(o.key, b.path[:0])
+			b.sub = 2
+			b.level = 0
+		}
+		if b.sub == 2 {
+			for b.level < len(b.path) {
+				slot, ok := b.access(e.cat.GID(o.t.pkey.rel, b.path[b.level]), nil, false)
+				if !ok {
+					return false
+				}
+				b.cpu += e.costs.IndexLevel
+				e.pool.Unpin(slot)
+				b.level++
+			}
+			b.sub = 3
+		}
+		if b.sub == 3 {
+			blk := o.t.heap.BlockOf(o.key)
+			gid := e.cat.GID(o.t.rel, blk)
+			slot, ok := b.access(gid, nil, false)
+			if !ok {
+				return false
+			}
+			if o.kind == opFetch {
+				b.cpu += e.costs.TupleFetch
+				e.pool.Unpin(slot)
+				return true
+			}
+			b.cpu += e.costs.TupleUpdate
+			pruned, hot := o.t.heap.Update(blk)
+			if pruned {
+				b.modify(slot, gid, walPrune)
+			}
+			b.modify(slot, gid, walUpdate)
+			e.pool.Unpin(slot)
+			if hot {
+				return true
+			}
+			b.sub = 4
+		}
+		if b.sub == 4 { // non-HOT: place the new version
+			b.placeNew(o.t)
+			b.sub = 5
+		}
+		if b.sub == 5 {
+			gid := e.cat.GID(o.t.rel, b.xtarg)
+			slot, ok := b.access(gid, nil, b.xext)
+			if !ok {
+				return false
+			}
+			o.t.heap.Insert(b.xtarg)
+			o.t.heap.Move(o.key, b.xtarg)
+			b.cpu += e.costs.TupleUpdate
+			e.pool.Unpin(slot)
+			b.sub = 6
+		}
+		if b.sub == 6 { // and its index entry
+			gid := e.cat.GID(o.t.pkey.rel, o.t.pkey.bt.Leaf(o.key))
+			slot, ok := b.access(gid, nil, false)
+			if !ok {
+				return false
+			}
+			b.cpu += e.costs.IndexInsert
+			b.modify(slot, gid, walIndexInsert)
+			e.pool.Unpin(slot)
+		}
+		return true
+	case opInsert:
+		if b.sub == 1 {
+			b.placeNew(o.t)
+			b.sub = 2
+		}
+		gid := e.cat.GID(o.t.rel, b.xtarg)
+		slot, ok := b.access(gid, nil, b.xext)
+		if !ok {
+			return false
+		}
+		o.t.heap.Insert(b.xtarg)
+		b.cpu += e.costs.TupleUpdate
+		b.modify(slot, gid, walInsert)
+		e.pool.Unpin(slot)
+		return true
+	case opCommit:
+		if !b.wrote {
+			return true
+		}
+		if b.sub == 1 {
+			b.cpu += e.costs.Commit + e.costs.WALRecord
+			b.walTarget = e.wal.Insert(walCommit)
+			b.sub = 2
+			b.block(wWALFlush)
+			return false
+		}
+		return true
+	}
+	panic(fmt.Sprintf("unknown op %d", o.kind))
+}
+
+// placeNew picks the block for a new tuple, extending the relation if the
+// insertion target is full (RelationGetBufferForTuple).
+func (b *backend) placeNew(t *table) {
+	blk, ext := t.heap.PlaceNew()
+	if ext {
+		nb, gid := b.e.cat.Extend(t.rel)
+		t.heap.Extended(nb)
+		b.e.growPages(gid)
+		// A freshly extended page is initialised by its first WAL record
+		// (XLOG_HEAP_INIT_PAGE), which carries no full-page image.
+		b.e.fpiCycle[gid] = b.e.cycle
+		blk = nb
+	}
+	b.xtarg, b.xext = blk, ext
+}
+
+// modify WAL-logs a change to the pinned page in slot and dirties it, with
+// a full-page image on the page's first change since the checkpoint's redo
+// point (XLogRecordAssemble with full_page_writes on).
+func (b *backend) modify(slot, gid int32, recBytes int64) {
+	e := b.e
+	bytes := recBytes
+	b.cpu += e.costs.WALRecord
+	if e.fullPageWrites && e.fpiCycle[gid] != e.cycle {
+		e.fpiCycle[gid] = e.cycle
+		bytes += walFPI
+		e.wal.Stats.FPI++
+	}
+	lsn := e.wal.Insert(bytes)
+	e.pool.MarkDirty(slot, lsn)
+	b.wrote = true
+}
+
+// access returns the slot of gid once it is pinned and valid; false means
+// the backend blocked and will come back here when the wait is over.
+// extend asks for a new, zero-filled page (ReadBuffer(P_NEW)).
+func (b *backend) access(gid int32, ring *bufpool.Ring, extend bool) (int32, bool) {
+	if b.ps == psNone {
+		b.ps = psLookup
+		b.pinGid, b.pinRing, b.pinExtend = gid, ring, extend
+	}
+	return b.pinStep()
+}
+
+func (b *backend) pinStep() (int32, bool) {
+	e := b.e
+	p := e.pool
+	now := e.k.Now()
+	for {
+		switch b.ps {
+		case psLookup:
+			if s := p.Lookup(b.pinGid); s >= 0 {
+				p.Pin(s, now, b.pinRing != nil)
+				p.Stats.Hits++
+				b.cpu += e.costs.BufferHit
+				if p.Flags[s]&bufpool.Valid != 0 {
+					b.ps = psNone
+					return s, true
+				}
+				// Another backend is reading it: WaitIO.
+				b.pinSlot = s
+				b.nextWait = e.ioWaitHead[s]
+				e.ioWaitHead[s] = b.id
+				b.ps = psIOWait
+				b.block(wIOWait)
+				return -1, false
+			}
+			if !b.pinExtend {
+				p.Stats.Reads++
+			}
+			b.cpu += e.costs.BufferHit
+			b.ps = psVictim
+		case psIOWait:
+			b.ps = psNone
+			return b.pinSlot, true
+		case psVictim:
+			if e.stratLock != nil {
+				b.ps = psVictimLocked
+				b.block(wLock)
+				return -1, false
+			}
+			slot, steps := p.GetVictim(b.pinRing, now)
+			b.cpu += int64(steps) * e.costs.SweepStep
+			b.victim = slot
+			b.ps = psVictimChosen
+		case psVictimLocked:
+			// BufFreelistLock (<= 9.4) is held for the whole search.
+			slot, steps := p.GetVictim(b.pinRing, now)
+			b.victim = slot
+			b.holdTime = e.costs.SweepStep * int64(steps+1)
+			b.ps = psVictimChosen
+			b.block(wLockHold)
+			return -1, false
+		case psVictimChosen:
+			s := b.victim
+			if s < 0 {
+				e.fail(fmt.Errorf("no unpinned buffers available (shared_buffers %d buffers, all pinned)", p.N))
+				return -1, false
+			}
+			if p.Flags[s]&bufpool.Dirty == 0 {
+				b.ps = psAssign
+				continue
+			}
+			lsn := p.LSN[s]
+			if e.wal.NeedsFlush(lsn) && p.RejectFromRing(b.pinRing, s) {
+				p.GiveBack(s, now)
+				b.ps = psVictim
+				continue
+			}
+			b.ps = psVictimWrite
+			if e.wal.NeedsFlush(lsn) {
+				b.walTarget = lsn
+				b.block(wWALFlush)
+				return -1, false
+			}
+		case psVictimWrite:
+			s := b.victim
+			b.writeGid = p.Tag[s]
+			p.MarkClean(s)
+			e.bufWrites.backend++
+			b.cpu += e.costs.OSWrite
+			b.ps = psVictimWritten
+			b.block(wOSWrite)
+			return -1, false
+		case psVictimWritten:
+			b.ps = psAssign
+		case psAssign:
+			s := b.victim
+			if p.Frames.Pins[s] > 1 || p.Flags[s]&bufpool.Dirty != 0 || p.Lookup(b.pinGid) >= 0 {
+				// Someone pinned or re-dirtied the victim while we wrote
+				// it, or read our page in meanwhile: give it back and
+				// start over (InvalidateVictimBuffer / BufferAlloc).
+				p.GiveBack(s, now)
+				b.ps = psLookup
+				continue
+			}
+			p.Assign(s, b.pinGid, now, b.pinRing != nil)
+			b.pinSlot = s
+			if b.pinExtend {
+				// smgrextend writes the new block (zeros) through the OS
+				// right away; pg_stat_bgwriter counted it in
+				// buffers_backend (md.c mdextend -> register_dirty_segment).
+				b.writeGid = b.pinGid
+				e.bufWrites.backend++
+				e.bufWrites.extends++
+				b.cpu += e.costs.OSWrite
+				b.ps = psExtendWritten
+				b.block(wOSWrite)
+				return -1, false
+			}
+			b.ps = psRead
+			b.cpu += e.costs.OSRead
+			b.block(wRead)
+			return -1, false
+		case psExtendWritten, psRead:
+			s := b.pinSlot
+			p.ReadDone(s)
+			e.wakeIOWaiters(s)
+			b.ps = psNone
+			return s, true
+		default:
+			panic(fmt.Sprintf("backend %d: pin stage %d", b.id, b.ps))
+		}
+	}
+}
+
+// wakeIOWaiters resumes every backend waiting for slot's read.
+func (e *engine) wakeIOWaiters(slot int32) {
+	for id := e.ioWaitHead[slot]; id >= 0; {
+		w := e.backends[id]
+		id = w.nextWait
+		w.nextWait = -1
+		if w.inCPU {
+			w.ioReady = true
+		} else {
+			e.k.Schedule(e.k.Now(), w, evWake)
+		}
+	}
+	e.ioWaitHead[slot] = -1
+}
+
+// beginTxn starts the client's next transaction, following pgbench's
+// schedule (pgbench.c advanceConnectionState): under a rate limit the
+// thread's Poisson schedule gives the start time; under a latency limit a
+// slot already too late is skipped.
+func (b *backend) beginTxn() {
+	e := b.e
+	c := b.client
+	ph := c.phase
+	now := e.k.Now()
+	if ph.cfg.Transactions > 0 && b.txNo >= ph.cfg.Transactions {
+		b.finish()
+		return
+	}
+	if b.wakeAt > 0 { // woke up at the scheduled start
+		b.wakeAt = 0
+		b.started = now
+		b.buildTxn()
+		return
+	}
+	if ph.cfg.Rate > 0 {
+		th := c.thread
+		th.trigger += th.poisson()
+		sched := th.trigger
+		if lim := ph.cfg.LatencyLimit; lim > 0 {
+			for sched < now-lim && (ph.cfg.Transactions == 0 || b.txNo < ph.cfg.Transactions) {
+				if ph.cfg.Duration > 0 && sched >= ph.end {
+					break
+				}
+				ph.skip(b, sched)
+				b.txNo++
+				th.trigger += th.poisson()
+				sched = th.trigger
+			}
+			if ph.cfg.Transactions > 0 && b.txNo >= ph.cfg.Transactions {
+				b.finish()
+				return
+			}
+		}
+		if ph.cfg.Duration > 0 && sched >= ph.end {
+			b.finish()
+			return
+		}
+		b.scheduled = sched
+		if sched > now {
+			b.wakeAt = sched
+			b.block(wSleepUntil)
+			return
+		}
+		b.started = now
+		b.buildTxn()
+		return
+	}
+	if ph.cfg.Duration > 0 && now >= ph.end {
+		b.finish()
+		return
+	}
+	b.scheduled, b.started = now, now
+	b.buildTxn()
+}
+
+func (b *backend) buildTxn() {
+	c := b.client
+	for i := range c.script.vars {
+		c.vals[i] = c.script.vars[i].gen.Next(c.keys)
+	}
+	b.ops = c.script.build(b.e.db, c.vals, b.ops[:0])
+	b.pc, b.sub, b.level, b.wrote = 0, 0, 0, false
+	b.inTxn = true
+}
+
+func (b *backend) endTxn() {
+	b.client.phase.complete(b, b.e.k.Now())
+	b.txNo++
+	b.inTxn = false
+}
+
+func (b *backend) finish() {
+	if b.done {
+		return
+	}
+	b.done = true
+	b.client.phase.clientDone()
+}
+
+// poisson is pgbench's getPoissonRand: an exponential inter-arrival time
+// with the given mean, drawn in whole microseconds.
+func (t *thread) poisson() int64 {
+	u := 1.0 - t.rng.Float64() // (0, 1]
+	us := math.Floor(-math.Log(u)*t.meanUs + 0.5)
+	return int64(us) * 1000
+}

@@ -1,0 +1,56 @@
+package btree
+
+import "testing"
+
+// pgbench_accounts_pkey measured on PostgreSQL 15 (pg-buffers-facts.md
+// §6.2): 276 pages at scale 1, 2745 at scale 10, 27422 at scale 100, i.e.
+// ~274.2 pages per scale factor; depth 2 at s=1 and 3 at s=100.
+func TestPGBenchAccountsPkeySize(t *testing.T) {
+	cases := []struct {
+		scale  int64
+		pages  int32
+		height int
+	}{{1, 276, 2}, {10, 2745, 3}, {100, 27422, 3}}
+	for _, c := range cases {
+		x := New(100000 * c.scale)
+		got := x.NBlocks()
+		// Within 0.5 %: the real build's page boundaries differ slightly.
+		if d := float64(got-c.pages) / float64(c.pages); d > 0.005 || d < -0.005 {
+			t.Errorf("scale %d: %d pages, measured %d", c.scale, got, c.pages)
+		}
+		if x.Height() != c.height {
+			t.Errorf("scale %d: height %d, want %d", c.scale, x.Height(), c.height)
+		}
+	}
+	if LeafItems != 366 {
+		t.Errorf("LeafItems = %d, want 366 (16 B tuple + 4 B line pointer, 90 %% fill)", LeafItems)
+	}
+}
+
+func TestPathVisitsEveryLevelOnce(t *testing.T) {
+	x := New(500_000_000) // scale 5000
+	if x.Height() != 4 {
+		t.Fatalf("height %d, want 4 for 500M keys", x.Height())
+	}
+	p := x.Path(123_456_789, nil)
+	if len(p) != x.Height() {
+		t.Fatalf("path %v", p)
+	}
+	root := x.Levels[len(x.Levels)-1]
+	if p[0] != root.First {
+		t.Errorf("path starts at %d, root is %d", p[0], root.First)
+	}
+	if p[len(p)-1] != x.Leaf(123_456_789) {
+		t.Errorf("path ends at %d, leaf is %d", p[len(p)-1], x.Leaf(123_456_789))
+	}
+	for i, b := range p {
+		lv := x.Levels[len(x.Levels)-1-i]
+		if b < lv.First || b >= lv.First+lv.Pages {
+			t.Errorf("level %d block %d outside [%d,%d)", i, b, lv.First, lv.First+lv.Pages)
+		}
+	}
+	// Neighbouring keys share a leaf; keys a leaf apart do not.
+	if x.Leaf(1) != x.Leaf(LeafItems) || x.Leaf(1) == x.Leaf(LeafItems+1) {
+		t.Error("leaf boundaries wrong")
+	}
+}

@@ -1,0 +1,355 @@
+// Package bufpool holds the state of PostgreSQL's shared buffer pool: NBuffers
+// slots, the page-to-slot mapping (the buffer mapping hash table of
+// buf_table.c, here a flat slice indexed by global page id), per-slot pins,
+// flags and page LSN, the free list (freelist.c, PostgreSQL <= 18) and
+// buffer access strategy rings (GetBufferFromRing, AddBufferToRing,
+// StrategyRejectBuffer). The replacement decision itself belongs to a
+// policies.Replacement.
+//
+// The pool is passive: it never waits. The model's backends drive the
+// asynchronous parts of BufferAlloc (strategy lock, WAL flush, the victim's
+// write, the read) and call into the pool at each step.
+package bufpool
+
+import (
+	"fmt"
+
+	"github.com/pgbufsim/pgbufsim/policies"
+)
+
+// Slot flags (BM_* in buf_internals.h).
+const (
+	Valid           = 1 << iota // BM_VALID: the page contents are usable
+	Dirty                       // BM_DIRTY
+	IOInProgress                // BM_IO_IN_PROGRESS: being read in (or written out)
+	CheckpointNeeded            // BM_CHECKPOINT_NEEDED
+	Evicting                    // chosen as a victim; its old page is being written
+	Permanent                   // BM_PERMANENT
+)
+
+// Strategy kinds (BufferAccessStrategyType).
+type StrategyKind uint8
+
+// Buffer access strategies.
+const (
+	Normal StrategyKind = iota
+	BulkRead
+	BulkWrite
+	Vacuum
+)
+
+func (k StrategyKind) String() string {
+	return [...]string{"normal", "bulkread", "bulkwrite", "vacuum"}[k]
+}
+
+// Ring is a backend-private buffer ring (BufferAccessStrategyData).
+type Ring struct {
+	Kind    StrategyKind
+	buffers []int32
+	current int
+	// fromRing records whether the last victim came from the ring slot,
+	// which StrategyRejectBuffer needs.
+	fromRing bool
+}
+
+// NewRing creates a ring of n buffers, capped at NBuffers/8 as
+// GetAccessStrategyWithSize does.
+func (p *Pool) NewRing(kind StrategyKind, n int) *Ring {
+	n = min(n, int(p.N)/8)
+	if n < 1 {
+		n = 1
+	}
+	r := &Ring{Kind: kind, buffers: make([]int32, n)}
+	for i := range r.buffers {
+		r.buffers[i] = -1
+	}
+	return r
+}
+
+// Size returns the number of ring slots.
+func (r *Ring) Size() int { return len(r.buffers) }
+
+// Stats are the pool's cumulative counters.
+type Stats struct {
+	Hits         uint64 // lookups that found the page (shared_blks_hit)
+	Reads        uint64 // lookups that had to read (shared_blks_read)
+	Alloc        uint64 // StrategyGetBuffer calls (pg_stat_bgwriter.buffers_alloc)
+	FreeListPops uint64 // victims taken from the free list
+	SweepVictims uint64 // victims chosen by the replacement policy
+	RingReuses   uint64 // victims reused from a ring (not in Alloc)
+	RingRejects  uint64 // StrategyRejectBuffer rejections
+	Evictions    uint64 // valid pages evicted
+	SweepSteps   uint64 // buffers inspected by the policy
+	Dirtied      uint64 // clean -> dirty transitions
+}
+
+// Pool is the shared buffer pool.
+type Pool struct {
+	N      int32
+	Frames policies.Frames
+	Policy policies.Replacement
+	usage  policies.UsageCounter
+
+	Tag    []int32 // slot -> gid, -1 if empty
+	Flags  []uint8
+	LSN    []int64 // page LSN while resident
+	slotOf []int32 // gid -> slot, -1 if not resident
+
+	useFreeList bool
+	freeList    []int32 // stack; top = next victim
+	nDirty      int32
+
+	Stats Stats
+}
+
+// New creates a pool of n slots, all on the free list when useFreeList
+// (PostgreSQL <= 18: StrategyInitialize links every buffer into it).
+func New(n int32, policy policies.Replacement, useFreeList bool) *Pool {
+	p := &Pool{
+		N:           n,
+		Frames:      policies.Frames{Pins: make([]int32, n)},
+		Policy:      policy,
+		Tag:         make([]int32, n),
+		Flags:       make([]uint8, n),
+		LSN:         make([]int64, n),
+		useFreeList: useFreeList,
+	}
+	p.usage, _ = policy.(policies.UsageCounter)
+	for i := range p.Tag {
+		p.Tag[i] = -1
+	}
+	if useFreeList {
+		p.freeList = make([]int32, n)
+		for i := range p.freeList {
+			p.freeList[i] = n - 1 - int32(i) // pop order 0, 1, 2, ...
+		}
+	}
+	policy.Init(&p.Frames)
+	return p
+}
+
+// Usage returns the slot's usage count (0 if the policy has none).
+func (p *Pool) Usage(slot int32) int {
+	if p.usage == nil {
+		return 0
+	}
+	return p.usage.Usage(slot)
+}
+
+// UsageCounter returns the policy's usage counter, if it has one.
+func (p *Pool) UsageCounter() policies.UsageCounter { return p.usage }
+
+// DirtyCount returns the number of dirty slots.
+func (p *Pool) DirtyCount() int32 { return p.nDirty }
+
+// Lookup returns the slot holding gid, or -1.
+func (p *Pool) Lookup(gid int32) int32 {
+	if int(gid) >= len(p.slotOf) {
+		return -1
+	}
+	return p.slotOf[gid]
+}
+
+func (p *Pool) growMap(gid int32) {
+	if int(gid) < len(p.slotOf) {
+		return
+	}
+	n := max(int(gid)+1, 2*len(p.slotOf), 1024)
+	m := make([]int32, n)
+	copy(m, p.slotOf)
+	for i := len(p.slotOf); i < n; i++ {
+		m[i] = -1
+	}
+	p.slotOf = m
+}
+
+// Reserve sizes the page map for gids below n (avoids regrowth).
+func (p *Pool) Reserve(n int32) { p.growMap(n - 1) }
+
+// Pin pins a resident slot for a lookup hit and tells the policy, unless
+// the slot is being evicted (then the evicting backend will notice the pin
+// and give the page back).
+func (p *Pool) Pin(slot int32, now int64, ring bool) {
+	p.Frames.Pins[slot]++
+	if p.Flags[slot]&Evicting == 0 {
+		p.Policy.Accessed(slot, now, ring)
+	}
+}
+
+// Unpin drops one pin.
+func (p *Pool) Unpin(slot int32) {
+	if p.Frames.Pins[slot] <= 0 {
+		panic(fmt.Sprintf("bufpool: unpin of unpinned slot %d", slot))
+	}
+	p.Frames.Pins[slot]--
+}
+
+// MarkDirty sets BM_DIRTY and advances the page LSN (MarkBufferDirty).
+// It reports whether the page was clean before.
+func (p *Pool) MarkDirty(slot int32, lsn int64) bool {
+	if lsn > p.LSN[slot] {
+		p.LSN[slot] = lsn
+	}
+	if p.Flags[slot]&Dirty != 0 {
+		return false
+	}
+	p.Flags[slot] |= Dirty
+	p.nDirty++
+	p.Stats.Dirtied++
+	return true
+}
+
+// MarkClean clears BM_DIRTY and BM_CHECKPOINT_NEEDED after a write
+// (TerminateBufferIO).
+func (p *Pool) MarkClean(slot int32) {
+	if p.Flags[slot]&Dirty != 0 {
+		p.nDirty--
+	}
+	p.Flags[slot] &^= Dirty | CheckpointNeeded
+}
+
+// GetVictim is StrategyGetBuffer plus the pin of GetVictimBuffer: it
+// returns an unpinned slot, pinned for the caller and marked Evicting if it
+// holds a page. A ring, if given, is tried first (GetBufferFromRing: reuse
+// the current ring slot if unpinned with usage_count <= 1); ring reuses are
+// not counted in Alloc, everything else is (buffers_alloc). Then the free
+// list (<= 18), then the replacement policy. steps is the number of buffers
+// the policy inspected; slot is -1 if every buffer is pinned.
+func (p *Pool) GetVictim(ring *Ring, now int64) (slot int32, steps int) {
+	if ring != nil {
+		ring.current = (ring.current + 1) % len(ring.buffers)
+		ring.fromRing = false
+		if b := ring.buffers[ring.current]; b >= 0 && p.Frames.Pins[b] == 0 && p.Flags[b]&Evicting == 0 && p.Usage(b) <= 1 && p.Tag[b] >= 0 {
+			ring.fromRing = true
+			p.Stats.RingReuses++
+			p.Policy.Removed(b)
+			p.take(b)
+			return b, 0
+		}
+	}
+	p.Stats.Alloc++
+	slot = -1
+	for p.useFreeList && len(p.freeList) > 0 {
+		b := p.freeList[len(p.freeList)-1]
+		p.freeList = p.freeList[:len(p.freeList)-1]
+		// Discard entries that became pinned or used meanwhile, as
+		// StrategyGetBuffer does.
+		if p.Frames.Pins[b] == 0 && p.Tag[b] < 0 {
+			p.Stats.FreeListPops++
+			slot = b
+			break
+		}
+	}
+	if slot < 0 {
+		slot, steps = p.Policy.Victim(now)
+		p.Stats.SweepSteps += uint64(steps)
+		if slot < 0 {
+			return -1, steps
+		}
+		p.Stats.SweepVictims++
+	}
+	if ring != nil {
+		ring.buffers[ring.current] = slot // AddBufferToRing
+	}
+	p.take(slot)
+	return slot, steps
+}
+
+func (p *Pool) take(slot int32) {
+	p.Frames.Pins[slot]++
+	if p.Tag[slot] >= 0 {
+		p.Flags[slot] |= Evicting
+	}
+}
+
+// RejectFromRing is StrategyRejectBuffer: a BULKREAD ring gives up a dirty
+// ring buffer whose write would need a WAL flush, so the scan does not
+// flush WAL; the caller unpins (GiveBack) and picks another victim. It
+// returns false (keep the buffer) for other rings or sweep victims.
+func (p *Pool) RejectFromRing(ring *Ring, slot int32) bool {
+	if ring == nil || ring.Kind != BulkRead || !ring.fromRing || ring.buffers[ring.current] != slot {
+		return false
+	}
+	ring.buffers[ring.current] = -1
+	p.Stats.RingRejects++
+	return true
+}
+
+// GiveBack undoes GetVictim for a slot that could not be used after all
+// (rejected by the ring, or pinned by someone else while its old page was
+// being written): the page stays resident and the policy re-admits it.
+func (p *Pool) GiveBack(slot int32, now int64) {
+	p.Frames.Pins[slot]--
+	if p.Flags[slot]&Evicting != 0 {
+		p.Flags[slot] &^= Evicting
+		p.Policy.Loaded(slot, uint64(p.Tag[slot]), now, false)
+	} else if p.Tag[slot] < 0 && p.useFreeList {
+		p.freeList = append(p.freeList, slot)
+	}
+}
+
+// Assign maps gid to a victim slot obtained from GetVictim (still pinned by
+// the caller), dropping the slot's old page, and marks the slot
+// IOInProgress, not yet valid. It reports whether a valid page was evicted.
+func (p *Pool) Assign(slot, gid int32, now int64, ring bool) (evicted bool) {
+	if old := p.Tag[slot]; old >= 0 {
+		p.slotOf[old] = -1
+		if p.Flags[slot]&Valid != 0 {
+			evicted = true
+			p.Stats.Evictions++
+		}
+		if p.Flags[slot]&Dirty != 0 {
+			p.nDirty-- // the caller wrote it; defensive
+		}
+	}
+	p.growMap(gid)
+	p.slotOf[gid] = slot
+	p.Tag[slot] = gid
+	p.Flags[slot] = IOInProgress | Permanent
+	p.LSN[slot] = 0
+	p.Policy.Loaded(slot, uint64(gid), now, ring)
+	return evicted
+}
+
+// SetPageLSN records the LSN of a page read from disk.
+func (p *Pool) SetPageLSN(slot int32, lsn int64) { p.LSN[slot] = lsn }
+
+// ReadDone marks a slot's read complete (TerminateBufferIO): valid.
+func (p *Pool) ReadDone(slot int32) {
+	p.Flags[slot] = p.Flags[slot]&^IOInProgress | Valid
+}
+
+// Invalidate drops the page in an unpinned slot (InvalidateBuffer, relation
+// drop/truncate) and returns the slot to the free list.
+func (p *Pool) Invalidate(slot int32) {
+	if old := p.Tag[slot]; old >= 0 {
+		p.slotOf[old] = -1
+	}
+	if p.Flags[slot]&Dirty != 0 {
+		p.nDirty--
+	}
+	p.Tag[slot] = -1
+	p.Flags[slot] = 0
+	p.Policy.Removed(slot)
+	if p.useFreeList {
+		p.freeList = append(p.freeList, slot)
+	}
+}
+
+// UsageHistogram counts resident slots by usage count (index = usage).
+func (p *Pool) UsageHistogram() []int64 {
+	if p.usage == nil {
+		return nil
+	}
+	h := make([]int64, p.usage.MaxUsage()+1)
+	for s := int32(0); s < p.N; s++ {
+		if p.Tag[s] >= 0 {
+			u := p.usage.Usage(s)
+			if u >= len(h) {
+				u = len(h) - 1
+			}
+			h[u]++
+		}
+	}
+	return h
+}

@@ -1,0 +1,265 @@
+package model
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/pgbufsim/pgbufsim/model/bufpool"
+	"github.com/pgbufsim/pgbufsim/model/catalog"
+	"github.com/pgbufsim/pgbufsim/model/oscache"
+	"github.com/pgbufsim/pgbufsim/model/storage"
+	"github.com/pgbufsim/pgbufsim/model/wal"
+	"github.com/pgbufsim/pgbufsim/policies"
+	"github.com/pgbufsim/pgbufsim/sim"
+)
+
+// Options tune a run without changing its results.
+type Options struct {
+	// Progress, if set, is called about every ProgressEvery of simulated
+	// time with the current simulated time and events fired.
+	Progress      func(simNow int64, events uint64)
+	ProgressEvery int64
+}
+
+// Run simulates the scenario and returns its result. The same scenario
+// (seed and replicate included) always gives the same result.
+func Run(sc Scenario) (*Result, error) { return RunWith(sc, Options{}) }
+
+// RunWith is Run with options.
+func RunWith(sc Scenario, opt Options) (*Result, error) {
+	e, err := build(sc)
+	if err != nil {
+		return nil, err
+	}
+	return e.run(opt)
+}
+
+// engine is one run's whole state.
+type engine struct {
+	sc    Scenario
+	costs Costs
+	ver   int // e.g. 904 for 9.4, 1700 for 17
+
+	k         *sim.Kernel
+	cat       *catalog.Catalog
+	db        *database
+	pool      *bufpool.Pool
+	policy    string
+	os        *oscache.Cache
+	dataDev   *storage.Device
+	walDev    *storage.Device
+	wal       *wal.WAL
+	cpuRes    *sim.Resource
+	stratLock *sim.Resource // BufFreelistLock, <= 9.4 only
+
+	fullPageWrites bool
+	fpiCycle       []uint32 // per gid: checkpoint cycle of the last WAL-logged change
+	cycle          uint32
+
+	backends   []*backend
+	ioWaitHead []int32
+
+	bufWrites struct{ backend, extends, clean, maxwritten, checkpoint uint64 }
+	cpuNs     int64
+
+	phases   []*phase
+	cur      *phase
+	totals   accum
+	series   *Series
+	sampler  *sampler
+	usageEnd []int64
+	pglog    *strings.Builder
+
+	err error
+}
+
+// Version parses a server.version string into major*100+minor for 9.x and
+// major*100 from 10 on.
+func Version(v string) (int, error) {
+	major, minor, dot := strings.Cut(v, ".")
+	m, err := strconv.Atoi(major)
+	if err != nil {
+		return 0, fmt.Errorf("server.version %q: not a PostgreSQL version", v)
+	}
+	n := 0
+	if dot {
+		if n, err = strconv.Atoi(minor); err != nil {
+			return 0, fmt.Errorf("server.version %q: not a PostgreSQL version", v)
+		}
+	}
+	return m*100 + n, nil
+}
+
+func device(k *sim.Kernel, name string, cfg DeviceConfig, rng *rand.Rand) (*storage.Device, error) {
+	p, ok := storage.Presets[cfg.Preset]
+	if !ok && cfg.Preset != "custom" {
+		return nil, fmt.Errorf("storage.%s: unknown preset %q", name, cfg.Preset)
+	}
+	if cfg.Channels > 0 {
+		p.Channels = cfg.Channels
+	}
+	if cfg.ReadTime > 0 {
+		p.ReadTime = cfg.ReadTime
+	}
+	if cfg.WriteTime > 0 {
+		p.WriteTime = cfg.WriteTime
+	}
+	if cfg.SeqTime > 0 {
+		p.SeqTime = cfg.SeqTime
+	}
+	if cfg.FlushTime > 0 {
+		p.FlushTime = cfg.FlushTime
+	}
+	if cfg.Jitter > 0 {
+		p.Jitter = cfg.Jitter
+	}
+	return storage.New(k, name, p, rng)
+}
+
+func build(sc Scenario) (*engine, error) {
+	ver, err := Version(sc.Server.Version)
+	if err != nil {
+		return nil, err
+	}
+	if len(sc.Workload.Phases) == 0 {
+		return nil, fmt.Errorf("workload.phases: the scenario has no phase to run")
+	}
+	seed := uint64(sc.Seed)
+	e := &engine{sc: sc, costs: sc.Costs, ver: ver, k: sim.NewKernel(), cat: catalog.New(), cycle: 1, fullPageWrites: true}
+
+	// Devices.
+	if sc.Storage.Data.Preset == "data" {
+		return nil, fmt.Errorf("storage.data: preset \"data\" is only meaningful for the WAL device")
+	}
+	if e.dataDev, err = device(e.k, "data", sc.Storage.Data, sim.NewStream(seed, sc.Replicate, "device/data")); err != nil {
+		return nil, err
+	}
+	if sc.Storage.WAL.Preset == "data" {
+		e.walDev = e.dataDev
+	} else {
+		if e.walDev, err = device(e.k, "wal", sc.Storage.WAL, sim.NewStream(seed, sc.Replicate, "device/wal")); err != nil {
+			return nil, err
+		}
+	}
+
+	// Database.
+	if sc.Tables.PGBench.Scale <= 0 {
+		return nil, fmt.Errorf("tables.pgbench.scale: the workload needs pgbench tables (scale >= 1)")
+	}
+	if e.db, err = buildPGBench(e.cat, sc.Tables.PGBench); err != nil {
+		return nil, err
+	}
+
+	// Buffer pool and policy.
+	repl, spec, err := sc.Policies.Replacement.Build()
+	if err != nil {
+		return nil, fmt.Errorf("policies.replacement: %v", err)
+	}
+	if spec.Offline {
+		return nil, fmt.Errorf("policies.replacement: %q needs to know the future, so it only works in trace replay (simulate -trace FILE -policy %s); choose an online policy for a live simulation", spec.Name, spec.Name)
+	}
+	nbuf := sc.Server.SharedBuffers / 8192
+	if nbuf < 16 {
+		return nil, fmt.Errorf("server.shared_buffers: %d buffers is below PostgreSQL's minimum of 16", nbuf)
+	}
+	e.pool = bufpool.New(int32(nbuf), repl, ver <= 1800)
+	e.policy = repl.Name()
+	e.pool.Reserve(e.cat.GIDSpace())
+	e.ioWaitHead = make([]int32, nbuf)
+	for i := range e.ioWaitHead {
+		e.ioWaitHead[i] = -1
+	}
+	e.growPages(e.cat.GIDSpace() - 1)
+
+	// OS page cache and WAL.
+	e.os = oscache.New(e.k, e.dataDev, oscache.Config{
+		CapacityPages:   sc.OS.PageCache / 8192,
+		BackgroundPages: sc.OS.PageCache / 8192 / 10,
+		LimitPages:      sc.OS.PageCache / 8192 / 5,
+		Expire:          30 * sim.Second,
+		WakeInterval:    5 * sim.Second,
+		MaxInFlight:     32,
+		MaxBatch:        128,
+	})
+	e.os.SameFile = func(a, b int32) bool {
+		ra, _ := e.cat.Locate(a)
+		rb, _ := e.cat.Locate(b)
+		return ra == rb
+	}
+	e.wal = wal.New(e.k, e.walDev)
+
+	// CPU and locks.
+	e.cpuRes = sim.NewResource(e.k, "cpu", sc.Server.CPUs)
+	if ver <= 904 {
+		e.stratLock = sim.NewResource(e.k, "BufFreelistLock", 1)
+	}
+
+	// Phases.
+	for i := range sc.Workload.Phases {
+		ph, err := newPhase(e, i, sc.Workload.Phases[i])
+		if err != nil {
+			return nil, err
+		}
+		e.phases = append(e.phases, ph)
+	}
+	e.series = newSeries()
+	e.sampler = &sampler{e: e, every: sc.Output.Interval}
+	if sc.Output.PGBenchLog {
+		e.pglog = &strings.Builder{}
+	}
+	return e, nil
+}
+
+// growPages sizes per-page slices for gids up to gid.
+func (e *engine) growPages(gid int32) {
+	if int(gid) < len(e.fpiCycle) {
+		return
+	}
+	n := max(int(gid)+1, len(e.fpiCycle)*5/4)
+	f := make([]uint32, n)
+	copy(f, e.fpiCycle)
+	e.fpiCycle = f
+	e.pool.Reserve(int32(n))
+}
+
+func (e *engine) fail(err error) {
+	if e.err == nil {
+		e.err = err
+		e.k.Stop()
+	}
+}
+
+func (e *engine) failed() bool { return e.err != nil }
+
+func (e *engine) run(opt Options) (*Result, error) {
+	e.sampler.start()
+	e.startPhase(0)
+	next := int64(0)
+	if opt.Progress != nil && opt.ProgressEvery <= 0 {
+		opt.ProgressEvery = 10 * sim.Second
+	}
+	for e.err == nil && e.cur != nil {
+		if opt.Progress != nil {
+			next += opt.ProgressEvery
+			e.k.RunUntil(next)
+			opt.Progress(e.k.Now(), e.k.Fired())
+		} else if !e.k.Step() {
+			break
+		}
+	}
+	if e.err != nil {
+		return nil, e.err
+	}
+	if e.cur != nil {
+		return nil, fmt.Errorf("simulation stalled in phase %q at %.3f s: no pending event while clients are still active (a model bug)", e.cur.cfg.Name, float64(e.k.Now())/1e9)
+	}
+	return e.result(), nil
+}
+
+// policySpec returns the registry entry of the configured policy.
+func (e *engine) policySpec() policies.Spec {
+	s, _ := policies.Lookup(e.sc.Policies.Replacement.Policy)
+	return s
+}

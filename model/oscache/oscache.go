@@ -1,0 +1,483 @@
+// Package oscache models the Linux page cache under PostgreSQL's data files:
+// an LRU of 8 kB pages holding clean and dirty pages, with the kernel's
+// writeback rules (mm/page-writeback.c, Documentation/admin-guide/sysctl/vm.rst):
+//
+//   - a pwrite() only copies the page into the cache and marks it dirty
+//     (PostgreSQL's FlushBuffer "hands the page to the kernel", bufmgr.c);
+//   - the flusher wakes every dirty_writeback_centisecs (5 s) and writes
+//     pages dirty for longer than dirty_expire_centisecs (30 s);
+//   - above dirty_background_ratio (10 %) or dirty_background_bytes it
+//     writes back continuously until below the threshold;
+//   - above dirty_ratio (20 %) or dirty_bytes a writing process is
+//     throttled until writeback brings the dirty total back under the
+//     limit (balance_dirty_pages);
+//   - fsync() writes every dirty page of the file and flushes the device
+//     cache; sync_file_range() (PostgreSQL's *_flush_after hints) starts
+//     writeback of given pages without waiting.
+//
+// Writeback issues the oldest dirty page first and merges the dirty pages
+// that follow it in the same file into one request (up to MaxBatch pages),
+// so contiguous dirty runs reach the device as sequential writes. Reads and
+// writeback share the device's queue.
+package oscache
+
+import (
+	"slices"
+
+	"github.com/pgbufsim/pgbufsim/model/storage"
+	"github.com/pgbufsim/pgbufsim/sim"
+)
+
+// Config holds the cache size and the writeback thresholds in pages.
+type Config struct {
+	CapacityPages   int64
+	BackgroundPages int64 // start background writeback above this many dirty pages
+	LimitPages      int64 // throttle writers above this many dirty + writeback pages
+	Expire          int64 // ns a page may stay dirty before the flusher writes it
+	WakeInterval    int64 // ns between periodic flusher wake-ups (0 = never)
+	MaxInFlight     int   // writeback requests in flight at once (the block layer's nr_requests)
+	MaxBatch        int   // pages merged into one writeback request
+}
+
+// Page flags.
+const (
+	fCached    = 1 << iota
+	fDirty     // modified since the last writeback started
+	fWriteback // a writeback of this page is in flight
+)
+
+const nilPage = -1
+
+// Stats are the cache's cumulative counters.
+type Stats struct {
+	Hits, Misses        uint64
+	WritebackPages      uint64 // pages written to the device (any reason)
+	WritebackRequests   uint64
+	FsyncPages          uint64 // pages written because of fsync
+	ThrottledWrites     uint64 // pwrite()s that had to wait (dirty limit)
+	ThrottledNs         int64  // total time writers spent throttled
+	Evictions           uint64
+	DirtyEvictionSkips  uint64 // LRU tail pages skipped because dirty
+	PeakDirtyPages      int64
+	WritebackBatchPages uint64
+}
+
+// Cache is the OS page cache over global page ids.
+type Cache struct {
+	k   *sim.Kernel
+	dev *storage.Device
+	cfg Config
+
+	prev, next []int32
+	flags      []uint8
+	dirtyAt    []int64
+	head, tail int32
+	n          int64
+
+	dirty, writeback int64
+
+	fifo      []dirtyEntry // dirtying order; stale entries skipped lazily
+	fifoHead  int
+	inFlight  int
+	flusherOn bool // a flusher run is scheduled or active
+
+	waiters []waiter // throttled writers, FIFO
+	free    []*ioReq
+
+	// Segment returns the segment-file identity of a gid (relation and
+	// 1 GB segment), so that merged writeback never crosses files, and
+	// whether gid+1 lies in the same file.
+	SameFile func(a, b int32) bool
+
+	Stats Stats
+}
+
+type dirtyEntry struct {
+	gid int32
+	at  int64
+}
+
+type waiter struct {
+	h     sim.Handler
+	arg   int64
+	since int64
+}
+
+type ioReq struct {
+	c     *Cache
+	read  bool
+	gid   int32
+	n     int32
+	done  sim.Handler
+	arg   int64
+	fsync *fsyncOp
+}
+
+type fsyncOp struct {
+	c         *Cache
+	remaining int
+	done      sim.Handler
+	arg       int64
+	flushing  bool
+}
+
+// Flusher event codes.
+const (
+	evTick = iota
+	evRun
+)
+
+// New creates an empty cache in front of dev.
+func New(k *sim.Kernel, dev *storage.Device, cfg Config) *Cache {
+	if cfg.CapacityPages < 1 {
+		cfg.CapacityPages = 1
+	}
+	if cfg.MaxInFlight < 1 {
+		cfg.MaxInFlight = 1
+	}
+	if cfg.MaxBatch < 1 {
+		cfg.MaxBatch = 1
+	}
+	c := &Cache{k: k, dev: dev, cfg: cfg, head: nilPage, tail: nilPage}
+	if cfg.WakeInterval > 0 {
+		k.After(cfg.WakeInterval, c, evTick)
+	}
+	return c
+}
+
+// Config returns the cache's configuration.
+func (c *Cache) Config() Config { return c.cfg }
+
+// DirtyPages returns the pages dirty or under writeback now.
+func (c *Cache) DirtyPages() int64 { return c.dirty + c.writeback }
+
+// CachedPages returns the pages held now.
+func (c *Cache) CachedPages() int64 { return c.n }
+
+// Contains reports whether gid is cached.
+func (c *Cache) Contains(gid int32) bool {
+	return int(gid) < len(c.flags) && c.flags[gid]&fCached != 0
+}
+
+func (c *Cache) grow(gid int32) {
+	if int(gid) < len(c.flags) {
+		return
+	}
+	n := max(int(gid)+1, 2*len(c.flags), 1024)
+	prev := make([]int32, n)
+	next := make([]int32, n)
+	flags := make([]uint8, n)
+	dirtyAt := make([]int64, n)
+	copy(prev, c.prev)
+	copy(next, c.next)
+	copy(flags, c.flags)
+	copy(dirtyAt, c.dirtyAt)
+	c.prev, c.next, c.flags, c.dirtyAt = prev, next, flags, dirtyAt
+}
+
+func (c *Cache) unlink(g int32) {
+	p, n := c.prev[g], c.next[g]
+	if p != nilPage {
+		c.next[p] = n
+	} else {
+		c.head = n
+	}
+	if n != nilPage {
+		c.prev[n] = p
+	} else {
+		c.tail = p
+	}
+}
+
+func (c *Cache) pushFront(g int32) {
+	c.prev[g] = nilPage
+	c.next[g] = c.head
+	if c.head != nilPage {
+		c.prev[c.head] = g
+	} else {
+		c.tail = g
+	}
+	c.head = g
+}
+
+// touch makes gid the most recently used page, inserting it if absent.
+func (c *Cache) touch(g int32) {
+	c.grow(g)
+	if c.flags[g]&fCached != 0 {
+		if c.head != g {
+			c.unlink(g)
+			c.pushFront(g)
+		}
+		return
+	}
+	c.flags[g] |= fCached
+	c.pushFront(g)
+	c.n++
+	c.evict()
+}
+
+// evict drops clean pages from the LRU tail until the cache fits. Dirty
+// pages and pages under writeback cannot be dropped; they are rotated to the
+// head (the kernel's reclaim likewise skips them and starts writeback).
+func (c *Cache) evict() {
+	rotations := int64(0)
+	for c.n > c.cfg.CapacityPages && c.tail != nilPage {
+		g := c.tail
+		if c.flags[g]&(fDirty|fWriteback) != 0 {
+			c.Stats.DirtyEvictionSkips++
+			rotations++
+			if rotations > c.n {
+				c.kick()
+				return // everything is dirty: stay over capacity until writeback
+			}
+			c.unlink(g)
+			c.pushFront(g)
+			continue
+		}
+		c.unlink(g)
+		c.flags[g] &^= fCached
+		c.n--
+		c.Stats.Evictions++
+	}
+}
+
+// Read is a pread() of one page. On a cache hit it returns true and the
+// caller continues at once (charging its own syscall CPU). On a miss it
+// queues a device read, returns false, and done.OnEvent(arg) fires when the
+// page has arrived.
+func (c *Cache) Read(gid int32, done sim.Handler, arg int64) bool {
+	if c.Contains(gid) {
+		c.Stats.Hits++
+		c.touch(gid)
+		return true
+	}
+	c.Stats.Misses++
+	r := c.req()
+	r.read, r.gid, r.n, r.done, r.arg = true, gid, 1, done, arg
+	c.dev.Submit(storage.Read, int64(gid), 1, r, 0)
+	return false
+}
+
+// Write is a pwrite() of one full page: the page becomes cached and dirty.
+// It returns true if the writer may continue at once, false if the writer
+// is throttled by the dirty limit; done.OnEvent(arg) then fires when
+// writeback has brought the dirty total under the limit.
+func (c *Cache) Write(gid int32, done sim.Handler, arg int64) bool {
+	c.touch(gid)
+	c.markDirty(gid)
+	if c.dirty > c.cfg.BackgroundPages {
+		c.kick()
+	}
+	if c.dirty+c.writeback > c.cfg.LimitPages && done != nil {
+		c.Stats.ThrottledWrites++
+		c.waiters = append(c.waiters, waiter{h: done, arg: arg, since: c.k.Now()})
+		return false
+	}
+	return true
+}
+
+func (c *Cache) markDirty(g int32) {
+	if c.flags[g]&fDirty != 0 {
+		return
+	}
+	c.flags[g] |= fDirty
+	c.dirtyAt[g] = c.k.Now()
+	c.dirty++
+	c.Stats.PeakDirtyPages = max(c.Stats.PeakDirtyPages, c.dirty+c.writeback)
+	c.fifo = append(c.fifo, dirtyEntry{gid: g, at: c.dirtyAt[g]})
+}
+
+func (c *Cache) req() *ioReq {
+	if n := len(c.free); n > 0 {
+		r := c.free[n-1]
+		c.free = c.free[:n-1]
+		return r
+	}
+	return &ioReq{c: c}
+}
+
+// OnEvent completes device requests issued by the cache.
+func (r *ioReq) OnEvent(int64) {
+	c := r.c
+	if r.read {
+		c.touch(r.gid)
+	} else {
+		c.inFlight--
+		for g := r.gid; g < r.gid+r.n; g++ {
+			c.flags[g] &^= fWriteback
+			c.writeback--
+		}
+		if f := r.fsync; f != nil {
+			f.remaining--
+			f.maybeFlush()
+		}
+		c.wakeWriters()
+		c.evict()
+		if c.flusherOn {
+			c.pump()
+		}
+	}
+	done, arg := r.done, r.arg
+	*r = ioReq{c: c}
+	c.free = append(c.free, r)
+	if done != nil {
+		done.OnEvent(arg)
+	}
+}
+
+func (c *Cache) wakeWriters() {
+	for len(c.waiters) > 0 && c.dirty+c.writeback <= c.cfg.LimitPages {
+		w := c.waiters[0]
+		c.waiters = c.waiters[1:]
+		c.Stats.ThrottledNs += c.k.Now() - w.since
+		c.k.Schedule(c.k.Now(), w.h, w.arg)
+	}
+	if len(c.waiters) == 0 {
+		c.waiters = c.waiters[:0:0]
+	}
+}
+
+// startWriteback submits one request writing gid and the dirty pages that
+// follow it in the same file, up to MaxBatch pages.
+func (c *Cache) startWriteback(g int32, f *fsyncOp) {
+	n := int32(1)
+	for int(n) < c.cfg.MaxBatch {
+		h := g + n
+		if int(h) >= len(c.flags) || c.flags[h]&fDirty == 0 || c.flags[h]&fWriteback != 0 {
+			break
+		}
+		if c.SameFile != nil && !c.SameFile(g, h) {
+			break
+		}
+		n++
+	}
+	for p := g; p < g+n; p++ {
+		c.flags[p] = c.flags[p]&^fDirty | fWriteback
+		c.dirty--
+		c.writeback++
+	}
+	c.inFlight++
+	c.Stats.WritebackPages += uint64(n)
+	c.Stats.WritebackRequests++
+	if f != nil {
+		c.Stats.FsyncPages += uint64(n)
+		f.remaining++
+	}
+	r := c.req()
+	r.read, r.gid, r.n, r.fsync = false, g, n, f
+	c.dev.Submit(storage.Write, int64(g), int(n), r, 0)
+}
+
+// kick starts the flusher now if it is idle.
+func (c *Cache) kick() {
+	if !c.flusherOn {
+		c.flusherOn = true
+		c.k.Schedule(c.k.Now(), c, evRun)
+	}
+}
+
+// OnEvent runs the flusher (periodic tick or a kick).
+func (c *Cache) OnEvent(arg int64) {
+	if arg == evTick {
+		c.k.After(c.cfg.WakeInterval, c, evTick)
+		c.flusherOn = true
+	}
+	c.pump()
+}
+
+// pump submits writeback while there is work and room in the queue. Work
+// is: pages dirty for longer than Expire, and, while the dirty total is
+// above the background threshold, the oldest dirty pages.
+func (c *Cache) pump() {
+	now := c.k.Now()
+	for c.inFlight < c.cfg.MaxInFlight {
+		e, ok := c.oldestDirty()
+		if !ok {
+			break
+		}
+		expired := c.cfg.Expire >= 0 && now-e.at >= c.cfg.Expire
+		if !expired && c.dirty <= c.cfg.BackgroundPages {
+			break
+		}
+		c.fifoHead++
+		c.startWriteback(e.gid, nil)
+	}
+	if c.inFlight == 0 {
+		c.flusherOn = false
+	}
+	c.compactFIFO()
+}
+
+// oldestDirty returns the oldest still-valid dirty entry, dropping stale
+// ones (pages cleaned, or re-dirtied later, since the entry was queued).
+func (c *Cache) oldestDirty() (dirtyEntry, bool) {
+	for c.fifoHead < len(c.fifo) {
+		e := c.fifo[c.fifoHead]
+		if c.flags[e.gid]&fDirty != 0 && c.flags[e.gid]&fWriteback == 0 && c.dirtyAt[e.gid] == e.at {
+			return e, true
+		}
+		c.fifoHead++
+	}
+	return dirtyEntry{}, false
+}
+
+func (c *Cache) compactFIFO() {
+	if c.fifoHead > 4096 && c.fifoHead*2 > len(c.fifo) {
+		n := copy(c.fifo, c.fifo[c.fifoHead:])
+		c.fifo = c.fifo[:n]
+		c.fifoHead = 0
+	}
+}
+
+// StartWriteback is sync_file_range(SYNC_FILE_RANGE_WRITE) on single pages
+// (PostgreSQL's checkpoint_flush_after / bgwriter_flush_after hints):
+// writeback of the listed pages that are dirty starts now, without
+// waiting. The pages should be sorted so that runs merge.
+func (c *Cache) StartWriteback(gids []int32) {
+	for _, g := range gids {
+		if int(g) < len(c.flags) && c.flags[g]&fDirty != 0 && c.flags[g]&fWriteback == 0 {
+			c.startWriteback(g, nil)
+		}
+	}
+}
+
+// Fsync writes every dirty page for which inFile returns true, waits for
+// those writes, then flushes the device cache; done.OnEvent(arg) fires when
+// the fsync returns. (Writeback already in flight when fsync is called is
+// not waited for: it completes in the same device queue ahead of the
+// fsync's own writes.)
+func (c *Cache) Fsync(inFile func(gid int32) bool, done sim.Handler, arg int64) {
+	f := &fsyncOp{c: c, done: done, arg: arg}
+	// Collect the file's dirty pages in page order so runs merge.
+	var pages []int32
+	for i := c.fifoHead; i < len(c.fifo); i++ {
+		e := c.fifo[i]
+		if c.flags[e.gid]&fDirty != 0 && c.dirtyAt[e.gid] == e.at && inFile(e.gid) {
+			pages = append(pages, e.gid)
+		}
+	}
+	slices.Sort(pages)
+	f.remaining++ // guard while submitting
+	for _, g := range pages {
+		if c.flags[g]&fDirty != 0 && c.flags[g]&fWriteback == 0 {
+			c.startWriteback(g, f)
+		}
+	}
+	f.remaining--
+	f.maybeFlush()
+}
+
+func (f *fsyncOp) maybeFlush() {
+	if f.remaining > 0 || f.flushing {
+		return
+	}
+	f.flushing = true
+	f.c.dev.Submit(storage.Flush, -1, 0, f, 0)
+}
+
+// OnEvent completes the fsync's device cache flush.
+func (f *fsyncOp) OnEvent(int64) {
+	if f.done != nil {
+		f.done.OnEvent(f.arg)
+	}
+}

@@ -1,0 +1,184 @@
+package model
+
+import (
+	"math"
+
+	"github.com/pgbufsim/pgbufsim/sim"
+)
+
+// Result is what a run produces: summary.json is its JSON encoding (fields
+// tagged json:"-" feed the charts and CSV instead). Names follow design.md
+// §4 and PostgreSQL's counter names where one exists.
+type Result struct {
+	Scenario  string        `json:"scenario"`
+	Seed      int64         `json:"seed"`
+	Replicate int           `json:"replicate"`
+	Policy    string        `json:"policy"`
+	Config    any           `json:"config,omitempty"` // filled by the caller (configs encodes it)
+	Phases    []PhaseResult `json:"phases"`
+	Totals    Metrics       `json:"totals"`
+	Runtime   Runtime       `json:"runtime"`
+
+	// Header is the pgbench-style run header (transaction type, scaling
+	// factor, key distribution lines...).
+	Header []string `json:"-"`
+	// Series is the time series (timeseries.csv).
+	Series *Series `json:"-"`
+	// LatencyCDF is the latency distribution over the non-warmup phases.
+	LatencyCDF CDF `json:"-"`
+	// PGBenchLog holds pgbench -l lines when output.pgbench_log is on.
+	PGBenchLog []byte `json:"-"`
+	// UsageFinal is the usage-count histogram at the end of the run.
+	UsageFinal []int64 `json:"-"`
+}
+
+// CDF is a sampled cumulative distribution (values in ms).
+type CDF struct {
+	ValuesMS  []float64
+	Fractions []float64
+}
+
+// PhaseResult is one phase's metrics.
+type PhaseResult struct {
+	Name     string  `json:"name"`
+	Warmup   bool    `json:"warmup,omitempty"`
+	StartS   float64 `json:"start_s"`
+	ElapsedS float64 `json:"elapsed_s"`
+	Clients  int     `json:"clients"`
+	Metrics
+}
+
+// Runtime describes the cost of the run itself. WallSeconds and
+// PeakHeapMB are filled by the caller (the model never reads the wall
+// clock).
+type Runtime struct {
+	Events           int64   `json:"events"`
+	SimulatedSeconds float64 `json:"simulated_seconds"`
+	WallSeconds      float64 `json:"wall_seconds"`
+	EventsPerSecond  float64 `json:"events_per_second"`
+	SimSpeed         float64 `json:"simulated_per_wall"`
+	PeakHeapMB       float64 `json:"peak_heap_mb"`
+	Pages            int64   `json:"pages"`
+	BytesPerPage     float64 `json:"model_bytes_per_page,omitempty"`
+}
+
+// Metrics are the counters and distributions of a phase or of the totals.
+type Metrics struct {
+	Transactions int64   `json:"transactions"`
+	TPS          float64 `json:"tps"`
+	Skipped      int64   `json:"skipped"`
+	Late         int64   `json:"late"`
+	LatencyMS    Dist    `json:"latency_ms"`
+	LagMS        Dist    `json:"lag_ms"`
+	Buffers      Buffers `json:"buffers"`
+	OSCache      OSCache `json:"os_cache"`
+	Disk         Disk    `json:"disk"`
+	WAL          WALM    `json:"wal"`
+	CPU          CPU     `json:"cpu"`
+}
+
+// Dist summarises a distribution in milliseconds. Percentiles come from a
+// log-linear histogram with <= 1 % relative error; mean, stddev
+// (population, as pgbench prints it) and max are exact.
+type Dist struct {
+	Count  int64   `json:"count"`
+	Mean   float64 `json:"mean"`
+	Stddev float64 `json:"stddev"`
+	P50    float64 `json:"p50"`
+	P90    float64 `json:"p90"`
+	P95    float64 `json:"p95"`
+	P99    float64 `json:"p99"`
+	P999   float64 `json:"p999"`
+	Max    float64 `json:"max"`
+}
+
+// Buffers are the shared-buffer counters (pg_stat_bgwriter / pg_stat_io
+// names).
+type Buffers struct {
+	Hits            int64   `json:"hits"`
+	Reads           int64   `json:"reads"`
+	HitRatio        float64 `json:"hit_ratio"`
+	Alloc           int64   `json:"alloc"`
+	Clean           int64   `json:"clean"`
+	MaxwrittenClean int64   `json:"maxwritten_clean"`
+	Backend         int64   `json:"backend"`
+	BackendExtend   int64   `json:"backend_extend"`
+	Checkpoint      int64   `json:"checkpoint"`
+	Evictions       int64   `json:"evictions"`
+	SweepSteps      int64   `json:"sweep_steps"`
+	StepsPerAlloc   float64 `json:"sweep_steps_per_alloc"`
+	FreeListPops    int64   `json:"freelist_pops"`
+	RingReuses      int64   `json:"ring_reuses"`
+	Dirtied         int64   `json:"dirtied"`
+	UsageHistogram  []int64 `json:"usage_histogram"`
+}
+
+// OSCache are the page-cache counters.
+type OSCache struct {
+	Hits            int64   `json:"hits"`
+	Misses          int64   `json:"misses"`
+	HitRatio        float64 `json:"hit_ratio"`
+	WritebackPages  int64   `json:"writeback_pages"`
+	ThrottledWrites int64   `json:"throttled_writes"`
+	PeakDirtyMB     float64 `json:"peak_dirty_mb"`
+}
+
+// Disk describes the data device (and the WAL device under "wal_").
+type Disk struct {
+	Reads          int64   `json:"reads"`
+	Writes         int64   `json:"writes"`
+	ReadMS         Dist    `json:"read_ms"`
+	Utilisation    float64 `json:"utilisation"`
+	MeanQueue      float64 `json:"mean_queue"`
+	WALWrites      int64   `json:"wal_writes"`
+	WALUtilisation float64 `json:"wal_utilisation"`
+}
+
+// WALM are the WAL counters.
+type WALM struct {
+	Records int64 `json:"records"`
+	Bytes   int64 `json:"bytes"`
+	Flushes int64 `json:"flushes"`
+	FPI     int64 `json:"fpi"`
+	FPIHint int64 `json:"fpi_hint"`
+}
+
+// CPU describes the server's cores.
+type CPU struct {
+	Utilisation float64 `json:"utilisation"`
+	BusySeconds float64 `json:"busy_seconds"`
+}
+
+// distOf summarises a histogram of nanosecond values in milliseconds.
+func distOf(h *sim.Histogram) Dist {
+	if h.Count() == 0 {
+		return Dist{}
+	}
+	ms := func(ns int64) float64 { return round6(float64(ns) / 1e6) }
+	return Dist{
+		Count:  int64(h.Count()),
+		Mean:   round6(h.Mean() / 1e6),
+		Stddev: round6(h.StdDev() / 1e6),
+		P50:    ms(h.Quantile(0.50)),
+		P90:    ms(h.Quantile(0.90)),
+		P95:    ms(h.Quantile(0.95)),
+		P99:    ms(h.Quantile(0.99)),
+		P999:   ms(h.Quantile(0.999)),
+		Max:    ms(h.Max()),
+	}
+}
+
+// round6 keeps six significant decimals so JSON output is stable and short.
+func round6(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0
+	}
+	return math.Round(x*1e6) / 1e6
+}
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return round6(a / b)
+}

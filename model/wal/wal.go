@@ -1,0 +1,125 @@
+// Package wal models PostgreSQL's write-ahead log as a byte counter (the
+// LSN) with XLogInsert and XLogFlush semantics (src/backend/access/transam/
+// xlog.c):
+//
+//   - Insert appends a record and returns its end LSN;
+//   - Flush(upto) makes the WAL durable up to upto. If no flush is in
+//     progress, one starts at once and writes everything inserted so far
+//     (XLogFlush writes up to the current insert position, which is what
+//     makes group commit work: committers that inserted their records
+//     while a flush was running share the next one);
+//   - a data page may be written only after WAL is flushed up to the page's
+//     LSN (FlushBuffer's XLogFlush, the WAL-before-data rule).
+//
+// A flush is one device request: the bytes since the last flush written
+// sequentially, then a cache flush (fdatasync).
+package wal
+
+import (
+	"github.com/pgbufsim/pgbufsim/model/storage"
+	"github.com/pgbufsim/pgbufsim/sim"
+)
+
+// SegmentSize is the WAL segment size (16 MB, the initdb default).
+const SegmentSize = 16 << 20
+
+// Stats are cumulative WAL counters (pg_stat_wal names where they exist).
+type Stats struct {
+	Records uint64
+	Bytes   int64
+	Flushes uint64 // device flushes (fdatasync calls)
+	FPI     uint64 // full-page images for data changes
+	FPIHint uint64 // full-page images for hint bits (XLOG_FPI_FOR_HINT)
+}
+
+// WAL is the log.
+type WAL struct {
+	k   *sim.Kernel
+	dev *storage.Device
+
+	insert, flushed int64
+	flushing        bool
+	flushTarget     int64
+	waiters         []waiter
+
+	// OnSegment, if set, is called whenever Insert crosses into a new
+	// segment (the checkpointer's XLogCheckpointNeeded hook).
+	OnSegment func(segment int64)
+
+	Stats Stats
+}
+
+type waiter struct {
+	upto int64
+	h    sim.Handler
+	arg  int64
+}
+
+// New creates an empty log on dev.
+func New(k *sim.Kernel, dev *storage.Device) *WAL {
+	return &WAL{k: k, dev: dev}
+}
+
+// InsertLSN is the current end of WAL.
+func (w *WAL) InsertLSN() int64 { return w.insert }
+
+// FlushedLSN is the durable end of WAL.
+func (w *WAL) FlushedLSN() int64 { return w.flushed }
+
+// Insert appends a record of the given size and returns its end LSN.
+func (w *WAL) Insert(bytes int64) int64 {
+	before := w.insert / SegmentSize
+	w.insert += bytes
+	w.Stats.Records++
+	w.Stats.Bytes += bytes
+	if after := w.insert / SegmentSize; after != before && w.OnSegment != nil {
+		w.OnSegment(after)
+	}
+	return w.insert
+}
+
+// NeedsFlush reports whether WAL up to lsn is not yet durable
+// (XLogNeedsFlush).
+func (w *WAL) NeedsFlush(lsn int64) bool { return lsn > w.flushed }
+
+// Flush makes WAL durable up to upto. It returns true if that is already
+// so; otherwise h.OnEvent(arg) fires once it is.
+func (w *WAL) Flush(upto int64, h sim.Handler, arg int64) bool {
+	if upto <= w.flushed {
+		return true
+	}
+	w.waiters = append(w.waiters, waiter{upto: upto, h: h, arg: arg})
+	if !w.flushing {
+		w.start()
+	}
+	return false
+}
+
+func (w *WAL) start() {
+	w.flushing = true
+	w.flushTarget = w.insert
+	w.Stats.Flushes++
+	w.dev.SubmitSized(w.flushTarget-w.flushed, true, w, 0)
+}
+
+// OnEvent completes a flush: wake every waiter it covers and start the next
+// flush if someone still waits.
+func (w *WAL) OnEvent(int64) {
+	w.flushing = false
+	w.flushed = w.flushTarget
+	keep := w.waiters[:0]
+	var pending bool
+	for _, wt := range w.waiters {
+		if wt.upto <= w.flushed {
+			w.k.Schedule(w.k.Now(), wt.h, wt.arg)
+		} else {
+			keep = append(keep, wt)
+			pending = true
+		}
+	}
+	clear(w.waiters[len(keep):])
+	w.waiters = keep
+	if pending {
+		w.start()
+	}
+}

@@ -1,0 +1,183 @@
+package model
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/pgbufsim/pgbufsim/sim"
+)
+
+// phase runs one workload phase: a group of pgbench clients.
+type phase struct {
+	e      *engine
+	idx    int
+	cfg    Phase
+	script *script
+
+	start, end int64
+	active     int
+	clients    []*client
+	threads    []*thread
+
+	lat, lag            *sim.Histogram
+	txns, skipped, late int64
+	snap                counters
+	result              PhaseResult
+}
+
+// client is one pgbench connection: its key stream, its thread and its
+// server backend.
+type client struct {
+	id     int
+	phase  *phase
+	thread *thread
+	keys   *rand.Rand
+	script *script
+	vals   []int64
+	b      *backend
+}
+
+// thread is a pgbench worker thread: under --rate each thread runs its own
+// Poisson schedule with mean gap threads/rate (pgbench.c main: throttle_delay
+// is multiplied by nthreads).
+type thread struct {
+	trigger int64
+	meanUs  float64
+	rng     *rand.Rand
+}
+
+func newPhase(e *engine, idx int, cfg Phase) (*phase, error) {
+	s, err := builtinScript(cfg.Script.Builtin)
+	if err != nil {
+		return nil, fmt.Errorf("workload.phases[%d].script: %v", idx, err)
+	}
+	if err := bindScript(s, cfg.Set, e.sc.Tables.PGBench.Scale, e.sc.Seed); err != nil {
+		return nil, fmt.Errorf("workload.phases[%d].%v", idx, err)
+	}
+	if cfg.Clients < 1 {
+		return nil, fmt.Errorf("workload.phases[%d].clients: must be >= 1", idx)
+	}
+	if (cfg.Duration > 0) == (cfg.Transactions > 0) {
+		return nil, fmt.Errorf("workload.phases[%d]: set exactly one of duration and transactions", idx)
+	}
+	return &phase{e: e, idx: idx, cfg: cfg, script: s, lat: sim.NewHistogram(), lag: sim.NewHistogram()}, nil
+}
+
+// startPhase starts phase i now, or ends the run after the last phase.
+func (e *engine) startPhase(i int) {
+	if i >= len(e.phases) {
+		e.cur = nil
+		return
+	}
+	ph := e.phases[i]
+	e.cur = ph
+	now := e.k.Now()
+	ph.start = now
+	if ph.cfg.Duration > 0 {
+		ph.end = now + ph.cfg.Duration
+	}
+	ph.snap = e.snapshot()
+	e.dataDev.ReadLatencyPhase.Reset()
+	seed := uint64(e.sc.Seed)
+	nthreads := min(ph.cfg.Threads, ph.cfg.Clients)
+	for t := 0; t < nthreads; t++ {
+		th := &thread{trigger: now, rng: sim.NewStream(seed, e.sc.Replicate, "phase"+strconv.Itoa(i)+"/arrivals/"+strconv.Itoa(t))}
+		if ph.cfg.Rate > 0 {
+			th.meanUs = 1e6 / ph.cfg.Rate * float64(nthreads)
+		}
+		ph.threads = append(ph.threads, th)
+	}
+	ph.active = ph.cfg.Clients
+	for c := 0; c < ph.cfg.Clients; c++ {
+		cl := &client{
+			id:     c,
+			phase:  ph,
+			thread: ph.threads[c*nthreads/ph.cfg.Clients],
+			keys:   sim.NewStream(seed, e.sc.Replicate, "phase"+strconv.Itoa(i)+"/keys/"+strconv.Itoa(c)),
+			script: ph.script,
+			vals:   make([]int64, len(ph.script.vars)),
+		}
+		b := &backend{e: e, id: int32(len(e.backends)), client: cl, nextWait: -1}
+		cl.b = b
+		e.backends = append(e.backends, b)
+		ph.clients = append(ph.clients, cl)
+	}
+	for _, cl := range ph.clients {
+		cl.b.advance()
+		if e.failed() {
+			return
+		}
+	}
+}
+
+// complete records a finished transaction (pgbench processXactStats).
+func (ph *phase) complete(b *backend, now int64) {
+	latency := now - b.scheduled
+	lag := b.started - b.scheduled
+	ph.txns++
+	ph.lat.Record(latency)
+	ph.lag.Record(lag)
+	ph.e.sampler.lat.Record(latency)
+	ph.e.sampler.txns++
+	if lim := ph.cfg.LatencyLimit; lim > 0 && latency > lim {
+		ph.late++
+	}
+	if l := ph.e.pglog; l != nil {
+		// client_id transaction_no time script_no time_epoch time_us [schedule_lag]
+		l.WriteString(strconv.Itoa(b.client.id))
+		l.WriteByte(' ')
+		l.WriteString(strconv.FormatInt(b.txNo, 10))
+		l.WriteByte(' ')
+		l.WriteString(strconv.FormatInt(latency/1000, 10))
+		l.WriteString(" 0 ")
+		l.WriteString(strconv.FormatInt(now/sim.Second, 10))
+		l.WriteByte(' ')
+		l.WriteString(strconv.FormatInt(now%sim.Second/1000, 10))
+		if ph.cfg.Rate > 0 {
+			l.WriteByte(' ')
+			l.WriteString(strconv.FormatInt(lag/1000, 10))
+		}
+		l.WriteByte('\n')
+	}
+}
+
+// skip records a transaction skipped under --latency-limit.
+func (ph *phase) skip(b *backend, sched int64) {
+	ph.skipped++
+	if l := ph.e.pglog; l != nil {
+		now := ph.e.k.Now()
+		l.WriteString(strconv.Itoa(b.client.id) + " " + strconv.FormatInt(b.txNo, 10) + " skipped 0 " +
+			strconv.FormatInt(now/sim.Second, 10) + " " + strconv.FormatInt(now%sim.Second/1000, 10) + " " +
+			strconv.FormatInt((now-sched)/1000, 10) + "\n")
+	}
+}
+
+func (ph *phase) clientDone() {
+	ph.active--
+	if ph.active == 0 {
+		ph.e.endPhase(ph)
+	}
+}
+
+func (e *engine) endPhase(ph *phase) {
+	now := e.k.Now()
+	cur := e.snapshot()
+	dur := now - ph.start
+	ph.result = PhaseResult{
+		Name:     ph.cfg.Name,
+		Warmup:   ph.cfg.Warmup,
+		StartS:   round6(float64(ph.start) / 1e9),
+		ElapsedS: round6(float64(dur) / 1e9),
+		Clients:  ph.cfg.Clients,
+		Metrics:  e.metrics(cur.minus(ph.snap), dur, ph.txns, ph.skipped, ph.late, ph.lat, ph.lag, e.dataDev.ReadLatencyPhase),
+	}
+	if !ph.cfg.Warmup {
+		e.totals.add(cur.minus(ph.snap), dur, ph)
+		e.totals.read.Merge(e.dataDev.ReadLatencyPhase)
+	}
+	if ph.idx == len(e.phases)-1 {
+		e.sampler.flush()
+	}
+	e.startPhase(ph.idx + 1)
+}
