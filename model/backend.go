@@ -426,6 +426,7 @@ func (b *backend) pinStep() (int32, bool) {
 			b.writeGid = p.Tag[s]
 			p.MarkClean(s)
 			e.bufWrites.backend++
+			e.noteWrite(b.writeGid)
 			b.cpu += e.costs.OSWrite
 			b.ps = psVictimWritten
 			b.block(wOSWrite)
@@ -451,6 +452,7 @@ func (b *backend) pinStep() (int32, bool) {
 				b.writeGid = b.pinGid
 				e.bufWrites.backend++
 				e.bufWrites.extends++
+				e.noteWrite(b.writeGid)
 				b.cpu += e.costs.OSWrite
 				b.ps = psExtendWritten
 				b.block(wOSWrite)

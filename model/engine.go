@@ -58,6 +58,10 @@ type engine struct {
 	fpiCycle       []uint32 // per gid: checkpoint cycle of the last WAL-logged change
 	cycle          uint32
 
+	bgw   *bgwriter
+	ckpt  *checkpointer
+	marks []Mark
+
 	backends   []*backend
 	ioWaitHead []int32
 
@@ -119,13 +123,12 @@ func device(k *sim.Kernel, name string, cfg DeviceConfig, rng *rand.Rand) (*stor
 }
 
 func build(sc Scenario) (*engine, error) {
-	ver, err := Version(sc.Server.Version)
-	if err != nil {
-		return nil, err
+	ResolveVersionDefaults(&sc)
+	if ps := Check(sc); len(ps) > 0 {
+		return nil, ps[0]
 	}
-	if len(sc.Workload.Phases) == 0 {
-		return nil, fmt.Errorf("workload.phases: the scenario has no phase to run")
-	}
+	ver, _ := Version(sc.Server.Version)
+	var err error
 	seed := uint64(sc.Seed)
 	e := &engine{sc: sc, costs: sc.Costs, ver: ver, k: sim.NewKernel(), cat: catalog.New(), cycle: 1, fullPageWrites: true}
 
@@ -174,21 +177,16 @@ func build(sc Scenario) (*engine, error) {
 	e.growPages(e.cat.GIDSpace() - 1)
 
 	// OS page cache and WAL.
-	e.os = oscache.New(e.k, e.dataDev, oscache.Config{
-		CapacityPages:   sc.OS.PageCache / 8192,
-		BackgroundPages: sc.OS.PageCache / 8192 / 10,
-		LimitPages:      sc.OS.PageCache / 8192 / 5,
-		Expire:          30 * sim.Second,
-		WakeInterval:    5 * sim.Second,
-		MaxInFlight:     32,
-		MaxBatch:        128,
-	})
+	e.os = oscache.New(e.k, e.dataDev, osConfig(sc.OS))
 	e.os.SameFile = func(a, b int32) bool {
 		ra, _ := e.cat.Locate(a)
 		rb, _ := e.cat.Locate(b)
 		return ra == rb
 	}
 	e.wal = wal.New(e.k, e.walDev)
+	e.fullPageWrites = sc.Server.FullPageWrites
+	e.bgw = newBgwriter(e)
+	e.ckpt = newCheckpointer(e)
 
 	// CPU and locks.
 	e.cpuRes = sim.NewResource(e.k, "cpu", sc.Server.CPUs)
@@ -210,6 +208,34 @@ func build(sc Scenario) (*engine, error) {
 		e.pglog = &strings.Builder{}
 	}
 	return e, nil
+}
+
+// osConfig turns the vm.* settings into page counts (mm/page-writeback.c:
+// the *_bytes settings win over the ratios when non-zero).
+func osConfig(o OS) oscache.Config {
+	pages := o.PageCache / 8192
+	bg := int64(float64(pages) * o.DirtyBackgroundRatio / 100)
+	if o.DirtyBackgroundBytes > 0 {
+		bg = o.DirtyBackgroundBytes / 8192
+	}
+	lim := int64(float64(pages) * o.DirtyRatio / 100)
+	if o.DirtyBytes > 0 {
+		lim = o.DirtyBytes / 8192
+	}
+	// The kernel keeps the background threshold below the limit
+	// (domain_dirty_limits: bg_thresh >= thresh -> thresh / 2).
+	if bg >= lim {
+		bg = lim / 2
+	}
+	return oscache.Config{
+		CapacityPages:   pages,
+		BackgroundPages: bg,
+		LimitPages:      lim,
+		Expire:          int64(o.DirtyExpireCentisecs) * 10 * sim.Millisecond,
+		WakeInterval:    int64(o.DirtyWritebackCentisecs) * 10 * sim.Millisecond,
+		MaxInFlight:     o.NrRequests,
+		MaxBatch:        int(max(o.MaxWritebackBatch/8192, 1)),
+	}
 }
 
 // growPages sizes per-page slices for gids up to gid.
@@ -235,6 +261,8 @@ func (e *engine) failed() bool { return e.err != nil }
 
 func (e *engine) run(opt Options) (*Result, error) {
 	e.sampler.start()
+	e.bgw.start()
+	e.ckpt.start()
 	e.startPhase(0)
 	next := int64(0)
 	if opt.Progress != nil && opt.ProgressEvery <= 0 {

@@ -215,6 +215,8 @@ func (e *engine) result() *Result {
 		r.LatencyCDF.ValuesMS = append(r.LatencyCDF.ValuesMS, float64(v)/1e6)
 	}
 	r.UsageFinal = e.pool.UsageHistogram()
+	r.Checkpoints = append([]Checkpoint{}, e.ckpt.list...)
+	r.Marks = e.marks
 	r.Header = e.header()
 	r.Runtime = Runtime{
 		Events:           int64(e.k.Fired()),

@@ -191,7 +191,7 @@ func bindScript(s *script, set map[string]string, scale int, seed int64) error {
 			for _, v := range s.vars {
 				valid = append(valid, v.name)
 			}
-			return fmt.Errorf("set.%s: the script has no variable %q (it uses %v)", k, k, valid)
+			return Problem{Path: "set." + k, Msg: fmt.Sprintf("the script has no variable %q (it uses %v)", k, valid)}
 		}
 	}
 	for i := range s.vars {
@@ -202,11 +202,11 @@ func bindScript(s *script, set map[string]string, scale int, seed int64) error {
 		}
 		e, err := pgexpr.Parse(src)
 		if err != nil {
-			return fmt.Errorf("set.%s: %v", v.name, err)
+			return Problem{Path: "set." + v.name, Msg: err.Error()}
 		}
 		g, err := e.Bind(vars, seed)
 		if err != nil {
-			return fmt.Errorf("set.%s: %v", v.name, err)
+			return Problem{Path: "set." + v.name, Msg: err.Error()}
 		}
 		v.gen = g
 	}

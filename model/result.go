@@ -10,14 +10,15 @@ import (
 // tagged json:"-" feed the charts and CSV instead). Names follow design.md
 // §4 and PostgreSQL's counter names where one exists.
 type Result struct {
-	Scenario  string        `json:"scenario"`
-	Seed      int64         `json:"seed"`
-	Replicate int           `json:"replicate"`
-	Policy    string        `json:"policy"`
-	Config    any           `json:"config,omitempty"` // filled by the caller (configs encodes it)
-	Phases    []PhaseResult `json:"phases"`
-	Totals    Metrics       `json:"totals"`
-	Runtime   Runtime       `json:"runtime"`
+	Scenario    string        `json:"scenario"`
+	Seed        int64         `json:"seed"`
+	Replicate   int           `json:"replicate"`
+	Policy      string        `json:"policy"`
+	Config      any           `json:"config,omitempty"` // filled by the caller (configs encodes it)
+	Phases      []PhaseResult `json:"phases"`
+	Totals      Metrics       `json:"totals"`
+	Checkpoints []Checkpoint  `json:"checkpoints"`
+	Runtime     Runtime       `json:"runtime"`
 
 	// Header is the pgbench-style run header (transaction type, scaling
 	// factor, key distribution lines...).
@@ -30,6 +31,14 @@ type Result struct {
 	PGBenchLog []byte `json:"-"`
 	// UsageFinal is the usage-count histogram at the end of the run.
 	UsageFinal []int64 `json:"-"`
+	// Marks are events to show on time charts (checkpoint start and end).
+	Marks []Mark `json:"-"`
+}
+
+// Mark is a labelled instant of simulated time.
+type Mark struct {
+	TimeS float64
+	Label string
 }
 
 // CDF is a sampled cumulative distribution (values in ms).

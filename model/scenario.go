@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pgbufsim/pgbufsim/internal/strictyaml"
 	"github.com/pgbufsim/pgbufsim/policies"
 )
 
@@ -42,12 +43,58 @@ type Server struct {
 	SharedBuffers int64  `yaml:"shared_buffers" unit:"bytes,8kB" range:"128kB,1TB"`
 	// CPUs is the number of cores backends' CPU bursts queue for.
 	CPUs int `yaml:"cpus" range:"1,4096"`
+
+	// Background writer (bgwriter.c, BgBufferSync in bufmgr.c).
+	BgwriterDelay         int64   `yaml:"bgwriter_delay" unit:"duration,ms" range:"10ms,10s"`
+	BgwriterLRUMaxpages   int     `yaml:"bgwriter_lru_maxpages" range:"0,1073741823"`
+	BgwriterLRUMultiplier float64 `yaml:"bgwriter_lru_multiplier" range:"0,10"`
+	// BgwriterFlushAfter and CheckpointFlushAfter are the sync_file_range
+	// writeback hints (9.6+; -1 = the version's default: 512kB / 256kB, 0
+	// before 9.6); 0 disables them.
+	BgwriterFlushAfter int64 `yaml:"bgwriter_flush_after" unit:"bytes,8kB" range:"-1,2MB"`
+
+	// Checkpointer (checkpointer.c, BufferSync in bufmgr.c).
+	CheckpointTimeout int64 `yaml:"checkpoint_timeout" unit:"duration,s" range:"30s,1d"`
+	// CheckpointCompletionTarget: -1 = the version's default (0.5 before
+	// 14, 0.9 from 14).
+	CheckpointCompletionTarget float64 `yaml:"checkpoint_completion_target" range:"-1,1"`
+	CheckpointFlushAfter       int64   `yaml:"checkpoint_flush_after" unit:"bytes,8kB" range:"-1,2MB"`
+	// MaxWALSize triggers a checkpoint by WAL volume from 9.5 (CheckPointSegments
+	// = max_wal_size / 16MB / (1 + completion target), (2 + target) in 9.5-10);
+	// CheckpointSegments is the setting it replaced (<= 9.4, default 3).
+	MaxWALSize         int64 `yaml:"max_wal_size" unit:"bytes,MB" range:"2MB,"`
+	CheckpointSegments int   `yaml:"checkpoint_segments" range:"1,"`
+
+	// WAL.
+	FullPageWrites bool `yaml:"full_page_writes"`
+	WALLogHints    bool `yaml:"wal_log_hints"`
+	// DataChecksums: null = the version's initdb default (on from 18).
+	DataChecksums *bool `yaml:"data_checksums"`
 }
 
-// OS models the operating system below PostgreSQL.
+// OS models the operating system below PostgreSQL (Linux's vm.* sysctls
+// with their kernel defaults).
 type OS struct {
-	// PageCache is the size of the OS page cache available to data files.
+	// PageCache is the size of the OS page cache available to data files;
+	// it is also the "dirtyable memory" the ratios below refer to.
 	PageCache int64 `yaml:"page_cache" unit:"bytes" range:"0,64TB"`
+	// Background writeback starts above dirty_background_ratio percent (or
+	// dirty_background_bytes when non-zero); writers are throttled above
+	// dirty_ratio percent (or dirty_bytes).
+	DirtyBackgroundRatio float64 `yaml:"dirty_background_ratio" range:"0,100"`
+	DirtyRatio           float64 `yaml:"dirty_ratio" range:"0,100"`
+	DirtyBackgroundBytes int64   `yaml:"dirty_background_bytes" unit:"bytes" range:"0,"`
+	DirtyBytes           int64   `yaml:"dirty_bytes" unit:"bytes" range:"0,"`
+	// Pages dirty for longer than dirty_expire_centisecs are written by the
+	// flusher, which wakes every dirty_writeback_centisecs (0 = never).
+	DirtyExpireCentisecs    int `yaml:"dirty_expire_centisecs" range:"0,"`
+	DirtyWritebackCentisecs int `yaml:"dirty_writeback_centisecs" range:"0,"`
+	// NrRequests bounds the writeback requests in flight on the data
+	// device (the block layer's queue depth); reads queue behind them.
+	NrRequests int `yaml:"nr_requests" range:"1,100000"`
+	// MaxWritebackBatch is the largest merged writeback request
+	// (max_sectors_kb).
+	MaxWritebackBatch int64 `yaml:"max_writeback_batch" unit:"bytes" range:"8kB,64MB"`
 }
 
 // Storage names the devices under the data directory and the WAL.
@@ -221,17 +268,40 @@ type Output struct {
 	PGBenchLog bool `yaml:"pgbench_log"`
 }
 
+const (
+	ms  = int64(1e6)
+	sec = int64(1e9)
+)
+
 // DefaultScenario returns a scenario with every key at its default.
 func DefaultScenario() Scenario {
 	return Scenario{
 		Name: "unnamed",
 		Seed: 1,
 		Server: Server{
-			Version:       "17",
-			SharedBuffers: 128 << 20,
-			CPUs:          4,
+			Version:                    "17",
+			SharedBuffers:              128 << 20,
+			CPUs:                       4,
+			BgwriterDelay:              200 * ms,
+			BgwriterLRUMaxpages:        100,
+			BgwriterLRUMultiplier:      2.0,
+			BgwriterFlushAfter:         -1,
+			CheckpointTimeout:          300 * sec,
+			CheckpointCompletionTarget: -1,
+			CheckpointFlushAfter:       -1,
+			MaxWALSize:                 1 << 30,
+			CheckpointSegments:         3,
+			FullPageWrites:             true,
 		},
-		OS: OS{PageCache: 4 << 30},
+		OS: OS{
+			PageCache:               4 << 30,
+			DirtyBackgroundRatio:    10,
+			DirtyRatio:              20,
+			DirtyExpireCentisecs:    3000,
+			DirtyWritebackCentisecs: 500,
+			NrRequests:              128,
+			MaxWritebackBatch:       512 << 10,
+		},
 		Storage: Storage{
 			Data: DeviceConfig{Preset: "sata-ssd"},
 			WAL:  DeviceConfig{Preset: "data"},
@@ -262,16 +332,52 @@ func DefaultCosts() Costs {
 	}
 }
 
-// Validate checks rules that involve several keys of a phase.
+// Validate checks rules that involve several keys of a phase. The
+// configuration loader calls it after decoding the phase, and places the
+// error at the named key's line.
 func (p *Phase) Validate() error {
 	if strings.TrimSpace(p.Name) == "" {
-		return fmt.Errorf("name: every phase needs a name")
+		return &strictyaml.FieldError{Path: "name", Msg: "every phase needs a name (reports and sweeps refer to phases by name)"}
 	}
 	if (p.Duration > 0) == (p.Transactions > 0) {
-		return fmt.Errorf("duration: set exactly one of duration and transactions (pgbench -T or -t)")
+		return &strictyaml.FieldError{Path: "duration", Msg: "set exactly one of duration and transactions (pgbench -T or -t)"}
 	}
 	if p.Threads > p.Clients {
-		return fmt.Errorf("threads: %d threads for %d clients (pgbench requires threads <= clients)", p.Threads, p.Clients)
+		return &strictyaml.FieldError{Path: "threads", Msg: fmt.Sprintf("%d threads for %d clients (pgbench requires threads <= clients)", p.Threads, p.Clients)}
 	}
 	return nil
+}
+
+// ResolveVersionDefaults replaces the "version default" sentinels of
+// DefaultScenario (keys whose PostgreSQL default changed between releases)
+// by server.version's values. The loader calls it after decoding, so the
+// fully defaulted configuration shows the values actually used.
+func ResolveVersionDefaults(sc *Scenario) {
+	v, err := Version(sc.Server.Version)
+	if err != nil {
+		return
+	}
+	s := &sc.Server
+	if s.CheckpointCompletionTarget < 0 {
+		s.CheckpointCompletionTarget = 0.9
+		if v < 1400 {
+			s.CheckpointCompletionTarget = 0.5
+		}
+	}
+	if s.BgwriterFlushAfter < 0 {
+		s.BgwriterFlushAfter = 512 << 10
+		if v < 906 {
+			s.BgwriterFlushAfter = 0
+		}
+	}
+	if s.CheckpointFlushAfter < 0 {
+		s.CheckpointFlushAfter = 256 << 10
+		if v < 906 {
+			s.CheckpointFlushAfter = 0
+		}
+	}
+	if s.DataChecksums == nil {
+		on := v >= 1800
+		s.DataChecksums = &on
+	}
 }

@@ -95,6 +95,10 @@ type Pool struct {
 	LSN    []int64 // page LSN while resident
 	slotOf []int32 // gid -> slot, -1 if not resident
 
+	// OnAlloc, if set, is called on every StrategyGetBuffer allocation
+	// (it wakes a hibernating background writer).
+	OnAlloc func()
+
 	useFreeList bool
 	freeList    []int32 // stack; top = next victim
 	nDirty      int32
@@ -228,6 +232,9 @@ func (p *Pool) GetVictim(ring *Ring, now int64) (slot int32, steps int) {
 		}
 	}
 	p.Stats.Alloc++
+	if p.OnAlloc != nil {
+		p.OnAlloc()
+	}
 	slot = -1
 	for p.useFreeList && len(p.freeList) > 0 {
 		b := p.freeList[len(p.freeList)-1]

@@ -56,6 +56,7 @@ type Stats struct {
 	FsyncPages          uint64 // pages written because of fsync
 	ThrottledWrites     uint64 // pwrite()s that had to wait (dirty limit)
 	ThrottledNs         int64  // total time writers spent throttled
+	Fsyncs              uint64
 	Evictions           uint64
 	DirtyEvictionSkips  uint64 // LRU tail pages skipped because dirty
 	PeakDirtyPages      int64
@@ -84,6 +85,9 @@ type Cache struct {
 	waiters []waiter // throttled writers, FIFO
 	free    []*ioReq
 
+	fsyncQ    []fsyncPage // pages fsync() still has to submit, in order
+	fsyncHead int
+
 	// Segment returns the segment-file identity of a gid (relation and
 	// 1 GB segment), so that merged writeback never crosses files, and
 	// whether gid+1 lies in the same file.
@@ -95,6 +99,11 @@ type Cache struct {
 type dirtyEntry struct {
 	gid int32
 	at  int64
+}
+
+type fsyncPage struct {
+	gid int32
+	op  *fsyncOp
 }
 
 type waiter struct {
@@ -115,7 +124,8 @@ type ioReq struct {
 
 type fsyncOp struct {
 	c         *Cache
-	remaining int
+	queued    int // pages still in the fsync queue
+	remaining int // writes submitted and not yet complete
 	done      sim.Handler
 	arg       int64
 	flushing  bool
@@ -385,11 +395,25 @@ func (c *Cache) OnEvent(arg int64) {
 	c.pump()
 }
 
-// pump submits writeback while there is work and room in the queue. Work
-// is: pages dirty for longer than Expire, and, while the dirty total is
-// above the background threshold, the oldest dirty pages.
+// pump submits writeback while there is room in the queue: first the
+// pages fsync() callers are waiting for, then pages dirty for longer than
+// Expire, and, while the dirty total is above the background threshold,
+// the oldest dirty pages.
 func (c *Cache) pump() {
 	now := c.k.Now()
+	for c.inFlight < c.cfg.MaxInFlight && c.fsyncHead < len(c.fsyncQ) {
+		fp := c.fsyncQ[c.fsyncHead]
+		c.fsyncQ[c.fsyncHead] = fsyncPage{}
+		c.fsyncHead++
+		if c.flags[fp.gid]&fDirty != 0 && c.flags[fp.gid]&fWriteback == 0 {
+			c.startWriteback(fp.gid, fp.op)
+		}
+		fp.op.queued--
+		fp.op.maybeFlush()
+	}
+	if c.fsyncHead == len(c.fsyncQ) {
+		c.fsyncQ, c.fsyncHead = c.fsyncQ[:0], 0
+	}
 	for c.inFlight < c.cfg.MaxInFlight {
 		e, ok := c.oldestDirty()
 		if !ok {
@@ -443,12 +467,12 @@ func (c *Cache) StartWriteback(gids []int32) {
 
 // Fsync writes every dirty page for which inFile returns true, waits for
 // those writes, then flushes the device cache; done.OnEvent(arg) fires when
-// the fsync returns. (Writeback already in flight when fsync is called is
-// not waited for: it completes in the same device queue ahead of the
-// fsync's own writes.)
+// the fsync returns. Its writes share the device queue (at most
+// MaxInFlight requests in flight) with background writeback, ahead of it.
+// (Writeback already in flight when fsync is called is not waited for: it
+// completes in the same device queue ahead of the fsync's own writes.)
 func (c *Cache) Fsync(inFile func(gid int32) bool, done sim.Handler, arg int64) {
 	f := &fsyncOp{c: c, done: done, arg: arg}
-	// Collect the file's dirty pages in page order so runs merge.
 	var pages []int32
 	for i := c.fifoHead; i < len(c.fifo); i++ {
 		e := c.fifo[i]
@@ -456,19 +480,21 @@ func (c *Cache) Fsync(inFile func(gid int32) bool, done sim.Handler, arg int64) 
 			pages = append(pages, e.gid)
 		}
 	}
-	slices.Sort(pages)
-	f.remaining++ // guard while submitting
+	slices.Sort(pages) // in file order, so runs merge
+	c.Stats.Fsyncs++
 	for _, g := range pages {
-		if c.flags[g]&fDirty != 0 && c.flags[g]&fWriteback == 0 {
-			c.startWriteback(g, f)
-		}
+		c.fsyncQ = append(c.fsyncQ, fsyncPage{gid: g, op: f})
 	}
-	f.remaining--
+	f.queued = len(pages)
+	if len(pages) > 0 {
+		c.flusherOn = true
+		c.pump()
+	}
 	f.maybeFlush()
 }
 
 func (f *fsyncOp) maybeFlush() {
-	if f.remaining > 0 || f.flushing {
+	if f.queued > 0 || f.remaining > 0 || f.flushing {
 		return
 	}
 	f.flushing = true

@@ -1,0 +1,240 @@
+package configs
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/pgbufsim/pgbufsim/model"
+)
+
+// Every shipped scenario loads.
+func TestShippedConfigsLoad(t *testing.T) {
+	files, _ := filepath.Glob("*.yaml")
+	if len(files) < 2 {
+		t.Fatalf("found %d shipped configs", len(files))
+	}
+	for _, f := range files {
+		if _, err := Load(f); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+// reference.yaml documents every key the loader accepts: each key path of
+// the scenario type appears in it.
+func TestReferenceNamesEveryKey(t *testing.T) {
+	data, err := os.ReadFile("reference.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		t.Fatal(err)
+	}
+	present := map[string]bool{}
+	var walk func(n *yaml.Node, path string)
+	walk = func(n *yaml.Node, path string) {
+		switch n.Kind {
+		case yaml.DocumentNode:
+			for _, c := range n.Content {
+				walk(c, path)
+			}
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				p := n.Content[i].Value
+				if path != "" {
+					p = path + "." + p
+				}
+				present[p] = true
+				walk(n.Content[i+1], p)
+			}
+		case yaml.SequenceNode:
+			for _, c := range n.Content {
+				walk(c, path+"[]")
+			}
+		}
+	}
+	walk(&root, "")
+	for _, k := range KeyPaths() {
+		if !present[k] {
+			t.Errorf("reference.yaml does not document %s", k)
+		}
+	}
+	for _, k := range []string{"policies.replacement.max_usage_count", "policies.replacement.correlated_reference_period"} {
+		if !present[k] {
+			t.Errorf("reference.yaml does not document %s", k)
+		}
+	}
+}
+
+// The reference file states the defaults: loading it gives the default
+// scenario, except where it says otherwise on purpose (name, scale, the
+// example phase).
+func TestReferenceShowsDefaults(t *testing.T) {
+	sc, err := Load("reference.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := model.DefaultScenario()
+	model.ResolveVersionDefaults(&def)
+	if !reflect.DeepEqual(sc.Server, def.Server) {
+		t.Errorf("server section differs from the defaults:\n got %+v\nwant %+v", sc.Server, def.Server)
+	}
+	if !reflect.DeepEqual(sc.OS, def.OS) {
+		t.Errorf("os section differs from the defaults:\n got %+v\nwant %+v", sc.OS, def.OS)
+	}
+	if !reflect.DeepEqual(sc.Costs, def.Costs) {
+		t.Errorf("costs differ from the defaults:\n got %+v\nwant %+v", sc.Costs, def.Costs)
+	}
+	if !reflect.DeepEqual(sc.Storage, def.Storage) {
+		t.Errorf("storage differs from the defaults:\n got %+v\nwant %+v", sc.Storage, def.Storage)
+	}
+}
+
+func TestOverrides(t *testing.T) {
+	sc, err := Load("quickstart.yaml", "server.shared_buffers=64MB", "workload.phases.run.clients=3", "policies.replacement.name=lru")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Server.SharedBuffers != 64<<20 {
+		t.Errorf("shared_buffers = %d", sc.Server.SharedBuffers)
+	}
+	if sc.Workload.Phases[1].Clients != 3 {
+		t.Errorf("run clients = %d", sc.Workload.Phases[1].Clients)
+	}
+	if sc.Policies.Replacement.Policy != "lru" {
+		t.Errorf("policy = %q", sc.Policies.Replacement.Policy)
+	}
+	// PostgreSQL's semantics: a bare shared_buffers counts 8kB blocks.
+	sc, err = Load("quickstart.yaml", "server.shared_buffers=1024")
+	if err != nil || sc.Server.SharedBuffers != 8<<20 {
+		t.Errorf("shared_buffers=1024 gave %d, %v; want 8MB", sc.Server.SharedBuffers, err)
+	}
+}
+
+// A scenario encodes to YAML that loads back to the same scenario (the
+// config block of summary.json repeats the run).
+func TestEncodeRoundTrip(t *testing.T) {
+	for _, f := range []string{"quickstart.yaml", "reference.yaml"} {
+		sc, err := Load(f, "policies.replacement.correlated_reference_period=3s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, err := Encode(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := Parse("encoded.yaml", text)
+		if err != nil {
+			t.Fatalf("%s: re-loading the encoded scenario: %v\n%s", f, err, text)
+		}
+		if !reflect.DeepEqual(sc, back) {
+			t.Errorf("%s: round trip changed the scenario\n%s", f, text)
+		}
+	}
+}
+
+func TestWith(t *testing.T) {
+	sc, err := Load("quickstart.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := With(sc, "seed=7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Seed != 7 || sc.Seed != 1 {
+		t.Errorf("With changed seed to %d (original %d)", v.Seed, sc.Seed)
+	}
+}
+
+const good = `name: t
+server:
+  shared_buffers: 32MB
+tables:
+  pgbench: {scale: 1}
+workload:
+  phases:
+    - name: run
+      duration: 10s
+      clients: 2
+`
+
+// Bad input: one clear message naming file:line and the key, with a hint.
+func TestBadInput(t *testing.T) {
+	cases := []struct {
+		name, doc string
+		sets      []string
+		want      []string
+	}{
+		{"unknown key", strings.Replace(good, "shared_buffers", "shared_bufers", 1), nil,
+			[]string{"bad.yaml:3:", "server.shared_bufers", `did you mean "shared_buffers"`}},
+		{"wrong unit", strings.Replace(good, "32MB", "32XB", 1), nil,
+			[]string{"bad.yaml:3:", "server.shared_buffers", "32XB"}},
+		{"out of range", strings.Replace(good, "clients: 2", "clients: 0", 1), nil,
+			[]string{"bad.yaml:10:", "clients", "out of range"}},
+		{"invalid yaml", "name: [unclosed\n", nil, []string{"bad.yaml:"}},
+		{"unknown policy", good + "policies:\n  replacement: {name: clock-sweeep}\n", nil,
+			[]string{"bad.yaml:12:", "clock-sweeep", `did you mean "clock-sweep"`}},
+		{"unknown script", strings.Replace(good, "clients: 2", "clients: 2\n      script: tpcb", 1), nil,
+			[]string{"bad.yaml:11:", "script", `"tpcb"`, "tpcb-like"}},
+		{"gaussian threshold", strings.Replace(good, "clients: 2", "clients: 2\n      set: {aid: \"random_gaussian(1, 100000 * :scale, 1.5)\"}", 1), nil,
+			[]string{"bad.yaml:11:", "set.aid", "2"}},
+		{"zipfian s", strings.Replace(good, "clients: 2", "clients: 2\n      set: {aid: \"random_zipfian(1, 1000, 1.0)\"}", 1), nil,
+			[]string{"bad.yaml:11:", "set.aid", "1.001"}},
+		{"unknown variable", strings.Replace(good, "clients: 2", "clients: 2\n      set: {xid: \"random(1, 10)\"}", 1), nil,
+			[]string{"bad.yaml:11:", "set.xid", "no variable"}},
+		{"duration and transactions", strings.Replace(good, "clients: 2", "clients: 2\n      transactions: 10", 1), nil,
+			[]string{"bad.yaml:9:", "duration", "exactly one"}},
+		{"duplicate phase", strings.Replace(good, "      clients: 2\n", "      clients: 2\n    - name: run\n      duration: 1s\n", 1), nil,
+			[]string{"bad.yaml:11:", "name", "already used"}},
+		{"opt is offline", good + "policies:\n  replacement: opt\n", nil,
+			[]string{"bad.yaml:12:", "opt", "trace replay"}},
+		{"bad override", good, []string{"server.shared_bufers=1GB"},
+			[]string{"server.shared_bufers", `did you mean "shared_buffers"`}},
+		{"bad override value", good, []string{"server.shared_buffers=1XB"},
+			[]string{"-set server.shared_buffers=1XB", "invalid size"}},
+		{"override without =", good, []string{"server.cpus"}, []string{"path=value"}},
+		{"empty", "", nil, []string{"bad.yaml", "empty"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("bad.yaml", []byte(c.doc), c.sets...)
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestMissingFile(t *testing.T) {
+	_, err := Load("no/such/file.yaml")
+	if err == nil || !strings.Contains(err.Error(), "no/such/file.yaml") || !strings.Contains(err.Error(), "no such file") {
+		t.Errorf("error %v", err)
+	}
+}
+
+// FuzzLoad: no input makes the loader panic (go test -fuzz=FuzzLoad ./configs).
+func FuzzLoad(f *testing.F) {
+	for _, name := range []string{"quickstart.yaml", "reference.yaml"} {
+		if data, err := os.ReadFile(name); err == nil {
+			f.Add(data, "server.cpus=3")
+		}
+	}
+	f.Add([]byte(good), "workload.phases.run.rate=1.5")
+	f.Add([]byte("server: {shared_buffers: [1,2]}\n"), "a.b=c")
+	f.Add([]byte("workload: {phases: [{name: x, set: {aid: 'random_zipfian(1, 10, 2)'}}]}"), "seed=-1")
+	f.Fuzz(func(t *testing.T, data []byte, set string) {
+		_, _ = Parse("fuzz.yaml", data, set)
+	})
+}

@@ -1,0 +1,258 @@
+package model
+
+import (
+	"slices"
+
+	"github.com/pgbufsim/pgbufsim/model/bufpool"
+	"github.com/pgbufsim/pgbufsim/policies"
+)
+
+// The background writer, as PostgreSQL runs it (src/backend/postmaster/
+// bgwriter.c BackgroundWriterMain, src/backend/storage/buffer/bufmgr.c
+// BgBufferSync; pg-buffers-facts.md §3): every bgwriter_delay it estimates
+// how many buffers backends will allocate before the next round (a smoothed
+// allocation rate with fast attack and slow decline over 16 samples, times
+// bgwriter_lru_multiplier, at least enough to scan the whole pool in two
+// minutes), and scans ahead of the clock hand writing dirty buffers that
+// are unpinned with usage_count 0 (SyncOneBuffer with skip_recently_used),
+// at most bgwriter_lru_maxpages per round. It never moves the hand and never
+// changes usage counts. After two idle rounds it hibernates for 50 delays
+// until an allocation wakes it.
+//
+// It needs the policy's clock hand and usage counts; with a policy that has
+// neither (LRU, 2Q, ARC, SIEVE) it has nothing to scan and stays idle, as it
+// would with bgwriter_lru_maxpages = 0.
+
+const (
+	bgSmoothingSamples   = 16
+	bgScanWholePoolMs    = 120000
+	bgHibernateFactor    = 50
+	bgInitialDensity     = 10.0
+	bgEvRound            = 0
+	bgEvWritten          = 1
+	bgEvWALFlushed       = 2
+	bgEvGenerationOffset = 4
+)
+
+type bgwriter struct {
+	e     *engine
+	hand  policies.ClockHand
+	usage policies.UsageCounter
+
+	// BgBufferSync's static state.
+	savedValid                     bool
+	prevStrategyBufID              int32
+	prevStrategyPasses             int64
+	nextToClean                    int32
+	nextPasses                     int64
+	smoothedAlloc, smoothedDensity float64
+	lastAlloc                      int64
+
+	// the round in progress
+	numToScan     int32
+	numWritten    int
+	reusable      float64
+	reusableEst   float64
+	upcoming      float64
+	bufsToLap     int32
+	recentAlloc   int64
+	active        bool
+	canHibernate  bool
+	prevHibernate bool
+	hibernating   bool
+	gen           int64
+	writing       int32 // slot being written, -1 if none
+	pendingHints  []int32
+	flushAfter    int
+}
+
+func newBgwriter(e *engine) *bgwriter {
+	b := &bgwriter{e: e, smoothedDensity: bgInitialDensity, writing: -1}
+	b.hand, _ = e.pool.Policy.(policies.ClockHand)
+	b.usage = e.pool.UsageCounter()
+	b.flushAfter = int(e.sc.Server.BgwriterFlushAfter / 8192)
+	return b
+}
+
+func (b *bgwriter) start() {
+	b.e.k.After(b.e.sc.Server.BgwriterDelay, b, bgEvRound+b.gen*bgEvGenerationOffset)
+	b.e.pool.OnAlloc = b.wake
+}
+
+// wake is StrategyGetBuffer setting the hibernating bgwriter's latch.
+func (b *bgwriter) wake() {
+	if b.hibernating {
+		b.hibernating = false
+		b.gen++
+		b.e.k.After(0, b, bgEvRound+b.gen*bgEvGenerationOffset)
+	}
+}
+
+func (b *bgwriter) OnEvent(arg int64) {
+	switch arg % bgEvGenerationOffset {
+	case bgEvRound:
+		if arg/bgEvGenerationOffset != b.gen || b.active {
+			return // a timer superseded by a wake-up
+		}
+		b.round()
+	case bgEvWritten:
+		b.written()
+	case bgEvWALFlushed:
+		b.write()
+	}
+}
+
+// round starts one BgBufferSync call.
+func (b *bgwriter) round() {
+	e := b.e
+	p := e.pool
+	n := p.N
+	alloc := int64(p.Stats.Alloc)
+	b.recentAlloc = alloc - b.lastAlloc
+	b.lastAlloc = alloc
+	if e.sc.Server.BgwriterLRUMaxpages <= 0 || b.hand == nil || b.usage == nil {
+		b.savedValid = false
+		b.finish(true)
+		return
+	}
+	strategyBufID, strategyPasses := b.hand.Hand()
+	var strategyDelta int64
+	if b.savedValid {
+		strategyDelta = int64(strategyBufID-b.prevStrategyBufID) + (strategyPasses-b.prevStrategyPasses)*int64(n)
+		switch {
+		case b.nextPasses > strategyPasses:
+			b.bufsToLap = strategyBufID - b.nextToClean
+		case b.nextPasses == strategyPasses && b.nextToClean >= strategyBufID:
+			b.bufsToLap = n - (b.nextToClean - strategyBufID)
+		default:
+			b.nextToClean, b.nextPasses, b.bufsToLap = strategyBufID, strategyPasses, n
+		}
+	} else {
+		b.nextToClean, b.nextPasses, b.bufsToLap = strategyBufID, strategyPasses, n
+	}
+	b.prevStrategyBufID, b.prevStrategyPasses, b.savedValid = strategyBufID, strategyPasses, true
+
+	if strategyDelta > 0 && b.recentAlloc > 0 {
+		scansPerAlloc := float64(strategyDelta) / float64(b.recentAlloc)
+		b.smoothedDensity += (scansPerAlloc - b.smoothedDensity) / bgSmoothingSamples
+	}
+	bufsAhead := n - b.bufsToLap
+	b.reusableEst = float64(bufsAhead) / b.smoothedDensity
+	if b.smoothedAlloc <= float64(b.recentAlloc) {
+		b.smoothedAlloc = float64(b.recentAlloc)
+	} else {
+		b.smoothedAlloc += (float64(b.recentAlloc) - b.smoothedAlloc) / bgSmoothingSamples
+	}
+	upcoming := float64(int64(b.smoothedAlloc * e.sc.Server.BgwriterLRUMultiplier))
+	if upcoming == 0 {
+		b.smoothedAlloc = 0
+	}
+	minScan := float64(int64(float64(n) / (bgScanWholePoolMs / (float64(e.sc.Server.BgwriterDelay) / 1e6))))
+	if upcoming < minScan+b.reusableEst {
+		upcoming = minScan + b.reusableEst
+	}
+	b.upcoming = upcoming
+	b.numToScan = b.bufsToLap
+	b.numWritten = 0
+	b.reusable = b.reusableEst
+	b.active = true
+	b.scan()
+}
+
+// scan continues the LRU scan until it must wait for a write or is done.
+func (b *bgwriter) scan() {
+	e := b.e
+	p := e.pool
+	for b.numToScan > 0 && b.reusable < b.upcoming {
+		s := b.nextToClean
+		if b.nextToClean++; b.nextToClean >= p.N {
+			b.nextToClean = 0
+			b.nextPasses++
+		}
+		b.numToScan--
+		// SyncOneBuffer(skip_recently_used = true).
+		if p.Frames.Pins[s] != 0 || b.usage.Usage(s) != 0 {
+			continue
+		}
+		b.reusable++
+		f := p.Flags[s]
+		if f&bufpool.Valid == 0 || f&bufpool.Dirty == 0 || f&bufpool.Evicting != 0 {
+			continue
+		}
+		b.writing = s
+		p.Frames.Pins[s]++ // SyncOneBuffer pins the buffer while it writes
+		b.write()
+		return
+	}
+	b.endScan()
+}
+
+// write flushes WAL up to the page LSN if needed, then hands the page to
+// the OS (FlushBuffer).
+func (b *bgwriter) write() {
+	e := b.e
+	s := b.writing
+	if lsn := e.pool.LSN[s]; e.wal.NeedsFlush(lsn) {
+		if !e.wal.Flush(lsn, b, bgEvWALFlushed) {
+			return
+		}
+	}
+	gid := e.pool.Tag[s]
+	e.pool.MarkClean(s)
+	e.bufWrites.clean++
+	e.noteWrite(gid)
+	if b.flushAfter > 0 {
+		b.pendingHints = append(b.pendingHints, gid)
+		if len(b.pendingHints) >= b.flushAfter {
+			b.issueHints()
+		}
+	}
+	if !e.os.Write(gid, b, bgEvWritten) {
+		return // throttled by the dirty limit
+	}
+	b.written()
+}
+
+func (b *bgwriter) issueHints() {
+	slices.Sort(b.pendingHints)
+	b.e.os.StartWriteback(b.pendingHints)
+	b.pendingHints = b.pendingHints[:0]
+}
+
+// written continues the scan after a write completed.
+func (b *bgwriter) written() {
+	e := b.e
+	e.pool.Frames.Pins[b.writing]--
+	b.writing = -1
+	b.numWritten++
+	if b.numWritten >= e.sc.Server.BgwriterLRUMaxpages {
+		e.bufWrites.maxwritten++
+		b.endScan()
+		return
+	}
+	b.scan()
+}
+
+func (b *bgwriter) endScan() {
+	newStrategyDelta := b.bufsToLap - b.numToScan
+	newRecentAlloc := b.reusable - b.reusableEst
+	if newStrategyDelta > 0 && newRecentAlloc > 0 {
+		scansPerAlloc := float64(newStrategyDelta) / newRecentAlloc
+		b.smoothedDensity += (scansPerAlloc - b.smoothedDensity) / bgSmoothingSamples
+	}
+	b.finish(b.bufsToLap == 0 && b.recentAlloc == 0)
+}
+
+// finish ends a round and sleeps: bgwriter_delay, or 50 times that when
+// this and the previous round could hibernate (BackgroundWriterMain).
+func (b *bgwriter) finish(canHibernate bool) {
+	b.active = false
+	delay := b.e.sc.Server.BgwriterDelay
+	if canHibernate && b.prevHibernate {
+		delay *= bgHibernateFactor
+		b.hibernating = true
+	}
+	b.prevHibernate = canHibernate
+	b.gen++
+	b.e.k.After(delay, b, bgEvRound+b.gen*bgEvGenerationOffset)
+}

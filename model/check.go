@@ -1,0 +1,89 @@
+package model
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/pgbufsim/pgbufsim/internal/strictyaml"
+	"github.com/pgbufsim/pgbufsim/model/storage"
+	"github.com/pgbufsim/pgbufsim/policies"
+)
+
+// Problem is a scenario error located at a key path (display form, e.g.
+// `workload.phases[0].set.aid`); the configuration loader turns it into a
+// file:line message.
+type Problem struct {
+	Path string
+	Msg  string
+}
+
+func (p Problem) Error() string { return p.Path + ": " + p.Msg }
+
+// Check validates the rules that involve several keys or need the model's
+// knowledge (policy registry, script variables, expressions). It does not
+// build the database, so it is cheap at any scale.
+func Check(sc Scenario) []Problem {
+	var ps []Problem
+	add := func(path, format string, args ...any) {
+		ps = append(ps, Problem{Path: path, Msg: fmt.Sprintf(format, args...)})
+	}
+	if _, err := Version(sc.Server.Version); err != nil {
+		add("server.version", "%v", err)
+	}
+	if sc.Server.SharedBuffers/8192 < 16 {
+		add("server.shared_buffers", "%d buffers is below PostgreSQL's minimum of 16 (128kB)", sc.Server.SharedBuffers/8192)
+	}
+	if sc.Storage.Data.Preset == "data" {
+		add("storage.data.preset", "\"data\" means \"on the data device\" and is only valid for storage.wal (valid: %v, custom)", storage.PresetNames)
+	}
+	for _, d := range []struct {
+		name string
+		cfg  DeviceConfig
+	}{{"data", sc.Storage.Data}, {"wal", sc.Storage.WAL}} {
+		if d.cfg.Preset != "custom" {
+			continue
+		}
+		if d.cfg.Channels < 1 || d.cfg.ReadTime <= 0 || d.cfg.WriteTime <= 0 || d.cfg.SeqTime <= 0 {
+			add("storage."+d.name, "a custom device needs channels, read_time, write_time and seq_time (flush_time and jitter may be 0)")
+		}
+	}
+	if spec, err := policies.Lookup(sc.Policies.Replacement.Policy); err != nil {
+		add("policies.replacement.name", "%v", err)
+	} else if spec.Offline {
+		add("policies.replacement.name", "%q needs to know the future, so it only works in trace replay (simulate -trace FILE -policy %s); choose an online policy for a live simulation", spec.Name, spec.Name)
+	}
+	if sc.Tables.PGBench.Scale < 1 {
+		add("tables.pgbench.scale", "the pgbench workload needs pgbench tables: set a scale >= 1")
+	}
+	if len(sc.Workload.Phases) == 0 {
+		add("workload.phases", "the scenario has no phase to run")
+	}
+	names := map[string]int{}
+	for i, ph := range sc.Workload.Phases {
+		at := "workload.phases[" + strconv.Itoa(i) + "]"
+		if j, dup := names[ph.Name]; dup {
+			add(at+".name", "phase name %q is already used by workload.phases[%d]; phase names must be unique", ph.Name, j)
+		}
+		names[ph.Name] = i
+		if err := ph.Validate(); err != nil {
+			if fe, ok := err.(*strictyaml.FieldError); ok {
+				add(at+"."+fe.Path, "%s", fe.Msg)
+			} else {
+				add(at, "%v", err)
+			}
+		}
+		s, err := builtinScript(ph.Script.Builtin)
+		if err != nil {
+			add(at+".script", "%v", err)
+			continue
+		}
+		if err := bindScript(s, ph.Set, max(sc.Tables.PGBench.Scale, 1), sc.Seed); err != nil {
+			if pe, ok := err.(Problem); ok {
+				add(at+"."+pe.Path, "%s", pe.Msg)
+			} else {
+				add(at+".set", "%v", err)
+			}
+		}
+	}
+	return ps
+}

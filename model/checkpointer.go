@@ -1,0 +1,303 @@
+package model
+
+import (
+	"slices"
+
+	"github.com/pgbufsim/pgbufsim/model/bufpool"
+	"github.com/pgbufsim/pgbufsim/model/catalog"
+	"github.com/pgbufsim/pgbufsim/model/wal"
+)
+
+// The checkpointer (src/backend/postmaster/checkpointer.c, bufmgr.c
+// BufferSync; pg-buffers-facts.md §4):
+//
+//   - a checkpoint starts checkpoint_timeout after the previous one started,
+//     or earlier when WAL since the redo point reaches CheckPointSegments
+//     segments (XLogCheckpointNeeded: max_wal_size / 16 MB /
+//     (1 + checkpoint_completion_target) from PG 11, (2 + target) in 9.5-10,
+//     checkpoint_segments up to 9.4);
+//   - at its start the redo point moves (every page's next change gets a
+//     full-page image) and every dirty buffer is marked
+//     BM_CHECKPOINT_NEEDED; only those are written, sorted by relation and
+//     block (9.6+), each after the WAL up to its LSN is flushed;
+//   - after each buffer, CheckpointWriteDelay sleeps 100 ms if the
+//     checkpoint is ahead of schedule (progress x completion_target ahead of
+//     both elapsed time / checkpoint_timeout and WAL used / CheckPointSegments),
+//     and does not sleep otherwise;
+//   - every checkpoint_flush_after writes it asks the kernel to start
+//     writeback of the pending pages (sync_file_range);
+//   - then it fsyncs every relation file written since the last checkpoint,
+//     one after another, and the checkpoint ends.
+
+const (
+	ckEvStart = iota
+	ckEvWriteDone
+	ckEvWALFlushed
+	ckEvSleepDone
+	ckEvSyncDone
+	ckEvTimer // + generation * 8
+)
+
+// Checkpoint describes one checkpoint (summary.json "checkpoints").
+type Checkpoint struct {
+	Reason   string  `json:"reason"` // "time" or "wal"
+	StartS   float64 `json:"start_s"`
+	WriteS   float64 `json:"write_done_s"`
+	EndS     float64 `json:"end_s"`
+	ToWrite  int     `json:"buffers_to_write"`
+	Written  int64   `json:"buffers_written"`
+	Files    int     `json:"files_synced"`
+	SyncS    float64 `json:"sync_s"`
+	WALBytes int64   `json:"wal_bytes_since_previous"`
+}
+
+type ckItem struct {
+	key  uint64 // relation << 32 | block: BufferSync's sort order
+	slot int32
+	gid  int32
+}
+
+type checkpointer struct {
+	e        *engine
+	segments int64 // CheckPointSegments
+	target   float64
+
+	running   bool
+	requested string // a WAL-triggered request waiting for the running checkpoint
+	startTime int64
+	startLSN  int64
+	redoSeg   int64
+	lastStart int64
+	timerGen  int64
+
+	items   []ckItem
+	next    int
+	written int64
+	hints   []int32
+	hintN   int
+
+	dirtyRels map[catalog.RelID]bool // files with writes since the last sync (register_dirty_segment)
+	syncRels  []catalog.RelID
+	syncNext  int
+	syncStart int64
+
+	cur  Checkpoint
+	list []Checkpoint
+}
+
+func newCheckpointer(e *engine) *checkpointer {
+	s := e.sc.Server
+	c := &checkpointer{e: e, target: s.CheckpointCompletionTarget, dirtyRels: map[catalog.RelID]bool{}}
+	segs := float64(s.MaxWALSize) / wal.SegmentSize
+	switch {
+	case e.ver <= 904:
+		c.segments = int64(s.CheckpointSegments)
+	case e.ver < 1100:
+		c.segments = int64(segs / (2 + c.target))
+	default:
+		c.segments = int64(segs / (1 + c.target))
+	}
+	c.segments = max(c.segments, 1)
+	c.hintN = int(s.CheckpointFlushAfter / 8192)
+	return c
+}
+
+func (c *checkpointer) start() {
+	c.armTimer(c.e.sc.Server.CheckpointTimeout)
+	c.e.wal.OnSegment = c.onSegment
+}
+
+func (c *checkpointer) armTimer(d int64) {
+	c.timerGen++
+	c.e.k.After(d, c, ckEvTimer+c.timerGen*8)
+}
+
+// onSegment is XLogCheckpointNeeded, called when WAL enters a new segment.
+func (c *checkpointer) onSegment(seg int64) {
+	if seg >= c.redoSeg+c.segments-1 {
+		if c.running {
+			c.requested = "wal"
+		} else {
+			c.begin("wal")
+		}
+	}
+}
+
+func (c *checkpointer) OnEvent(arg int64) {
+	switch {
+	case arg >= ckEvTimer:
+		if (arg-ckEvTimer)/8 != c.timerGen {
+			return
+		}
+		if c.running {
+			c.requested = "time"
+			return
+		}
+		c.begin("time")
+	case arg == ckEvWriteDone:
+		c.afterWrite()
+	case arg == ckEvWALFlushed:
+		c.writeOne()
+	case arg == ckEvSleepDone:
+		c.writeLoop()
+	case arg == ckEvSyncDone:
+		c.syncNext++
+		c.syncLoop()
+	}
+}
+
+// noteWrite records that a data file has a write the next checkpoint must
+// fsync (mdwrite/mdextend -> register_dirty_segment).
+func (e *engine) noteWrite(gid int32) {
+	rel, _ := e.cat.Locate(gid)
+	e.ckpt.dirtyRels[rel] = true
+}
+
+// begin starts a checkpoint: new redo point, mark dirty buffers.
+func (c *checkpointer) begin(reason string) {
+	e := c.e
+	now := e.k.Now()
+	c.running = true
+	c.requested = ""
+	c.startTime = now
+	c.lastStart = now
+	c.armTimer(e.sc.Server.CheckpointTimeout)
+	prevLSN := c.startLSN
+	c.startLSN = e.wal.InsertLSN()
+	c.redoSeg = c.startLSN / wal.SegmentSize
+	e.cycle++ // the redo point moves: next change of every page logs an FPI
+	c.cur = Checkpoint{Reason: reason, StartS: secs(now), WALBytes: c.startLSN - prevLSN}
+
+	p := e.pool
+	c.items = c.items[:0]
+	for s := int32(0); s < p.N; s++ {
+		if p.Flags[s]&bufpool.Dirty != 0 && p.Tag[s] >= 0 {
+			p.Flags[s] |= bufpool.CheckpointNeeded
+			rel, blk := e.cat.Locate(p.Tag[s])
+			c.items = append(c.items, ckItem{key: uint64(rel)<<32 | uint64(uint32(blk)), slot: s, gid: p.Tag[s]})
+		}
+	}
+	slices.SortFunc(c.items, func(a, b ckItem) int {
+		switch {
+		case a.key < b.key:
+			return -1
+		case a.key > b.key:
+			return 1
+		}
+		return 0
+	})
+	c.cur.ToWrite = len(c.items)
+	c.next = 0
+	c.written = 0
+	e.marks = append(e.marks, Mark{TimeS: secs(now), Label: "checkpoint start (" + reason + ")"})
+	c.writeLoop()
+}
+
+// writeLoop writes the marked buffers in order, pacing as
+// CheckpointWriteDelay does.
+func (c *checkpointer) writeLoop() {
+	for c.next < len(c.items) {
+		it := c.items[c.next]
+		p := c.e.pool
+		if p.Tag[it.slot] != it.gid || p.Flags[it.slot]&bufpool.CheckpointNeeded == 0 || p.Flags[it.slot]&bufpool.Dirty == 0 {
+			// Cleaned (or evicted) by someone else meanwhile: counts as
+			// progress, not written.
+			c.next++
+			continue
+		}
+		p.Frames.Pins[it.slot]++
+		c.writeOne()
+		return
+	}
+	c.endWrites()
+}
+
+func (c *checkpointer) writeOne() {
+	e := c.e
+	it := c.items[c.next]
+	if lsn := e.pool.LSN[it.slot]; e.wal.NeedsFlush(lsn) {
+		if !e.wal.Flush(lsn, c, ckEvWALFlushed) {
+			return
+		}
+	}
+	e.pool.MarkClean(it.slot)
+	e.bufWrites.checkpoint++
+	c.written++
+	e.noteWrite(it.gid)
+	if c.hintN > 0 {
+		c.hints = append(c.hints, it.gid)
+		if len(c.hints) >= c.hintN {
+			e.os.StartWriteback(c.hints) // already in sorted order
+			c.hints = c.hints[:0]
+		}
+	}
+	if !e.os.Write(it.gid, c, ckEvWriteDone) {
+		return // throttled
+	}
+	c.afterWrite()
+}
+
+func (c *checkpointer) afterWrite() {
+	e := c.e
+	it := c.items[c.next]
+	e.pool.Frames.Pins[it.slot]--
+	c.next++
+	if c.onSchedule() {
+		e.k.After(100*1e6, c, ckEvSleepDone)
+		return
+	}
+	c.writeLoop()
+}
+
+// onSchedule is IsCheckpointOnSchedule.
+func (c *checkpointer) onSchedule() bool {
+	e := c.e
+	progress := float64(c.next) / float64(max(len(c.items), 1)) * c.target
+	elapsedWAL := float64(e.wal.InsertLSN()-c.startLSN) / wal.SegmentSize / float64(c.segments)
+	if progress < elapsedWAL {
+		return false
+	}
+	elapsedTime := float64(e.k.Now()-c.startTime) / float64(e.sc.Server.CheckpointTimeout)
+	return progress >= elapsedTime
+}
+
+func (c *checkpointer) endWrites() {
+	e := c.e
+	if len(c.hints) > 0 {
+		e.os.StartWriteback(c.hints)
+		c.hints = c.hints[:0]
+	}
+	c.cur.WriteS = secs(e.k.Now())
+	c.cur.Written = c.written
+	c.syncRels = c.syncRels[:0]
+	for r := range c.dirtyRels {
+		c.syncRels = append(c.syncRels, r)
+	}
+	slices.Sort(c.syncRels)
+	clear(c.dirtyRels)
+	c.syncNext = 0
+	c.syncStart = e.k.Now()
+	c.syncLoop()
+}
+
+// syncLoop fsyncs the files one after another.
+func (c *checkpointer) syncLoop() {
+	e := c.e
+	if c.syncNext < len(c.syncRels) {
+		rel := c.syncRels[c.syncNext]
+		e.os.Fsync(func(gid int32) bool { r, _ := e.cat.Locate(gid); return r == rel }, c, ckEvSyncDone)
+		return
+	}
+	now := e.k.Now()
+	c.cur.Files = len(c.syncRels)
+	c.cur.SyncS = secs(now - c.syncStart)
+	c.cur.EndS = secs(now)
+	c.list = append(c.list, c.cur)
+	e.marks = append(e.marks, Mark{TimeS: secs(now), Label: "checkpoint end"})
+	c.running = false
+	if c.requested != "" {
+		c.begin(c.requested)
+	}
+}
+
+func secs(ns int64) float64 { return round6(float64(ns) / 1e9) }

@@ -1,0 +1,140 @@
+package pgexpr
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// Next evaluates the expression, drawing from r as pgbench draws from the
+// client's random state. It does not allocate and cannot fail: Bind has
+// proven every operation valid for every possible draw. r may be nil only
+// for an expression that draws nothing.
+func (g *Gen) Next(r *rand.Rand) int64 {
+	// Fast path for the commonest key expression, random(lb, ub) with
+	// constant bounds: skip the interpreter's dispatch.
+	if n := &g.nodes[g.root]; n.op == opRandom && n.constRange {
+		return drawUniform(r, n.lb, n.ub)
+	}
+	return g.evalI(g.root, r)
+}
+
+func (g *Gen) evalI(i int32, r *rand.Rand) int64 {
+	n := &g.nodes[i]
+	switch n.op {
+	case opConstI:
+		return n.i
+	case opRandom:
+		if n.constRange {
+			return drawUniform(r, n.lb, n.ub)
+		}
+		lb, ub := g.evalI(n.a, r), g.evalI(n.b, r)
+		return drawUniform(r, lb, ub)
+	case opGaussian, opExponential, opZipfian:
+		return g.evalRandom(n, r)
+	case opPermute:
+		v := g.evalI(n.a, r)
+		if n.perm != nil {
+			return n.perm.apply(v)
+		}
+		size, seed := g.evalI(n.b, r), g.evalI(n.c, r)
+		p := newPermutation(size, seed)
+		return p.apply(v)
+	case opDtoI:
+		return int64(rint(g.evalD(n.a, r)))
+	case opNegI:
+		return 0 - g.evalI(n.a, r)
+	case opAddI:
+		return g.evalI(n.a, r) + g.evalI(n.b, r)
+	case opSubI:
+		return g.evalI(n.a, r) - g.evalI(n.b, r)
+	case opMulI:
+		return g.evalI(n.a, r) * g.evalI(n.b, r)
+	case opDivI:
+		a, b := g.evalI(n.a, r), g.evalI(n.b, r)
+		return divInt(a, b)
+	case opModI:
+		a, b := g.evalI(n.a, r), g.evalI(n.b, r)
+		return modInt(a, b)
+	case opAbsI:
+		if v := g.evalI(n.a, r); v < 0 {
+			return -v
+		} else {
+			return v
+		}
+	case opLeastI, opGreatestI:
+		// Evaluate every operand (pgbench does, and their draws count).
+		m := g.evalI(n.args[0], r)
+		for _, a := range n.args[1:] {
+			v := g.evalI(a, r)
+			if n.op == opLeastI && v < m || n.op == opGreatestI && v > m {
+				m = v
+			}
+		}
+		return m
+	}
+	panic("pgexpr: internal error: evalI on a double node") // unreachable: types are static
+}
+
+// evalRandom draws a random_gaussian, random_exponential or random_zipfian
+// value, evaluating non-constant operands first (in pgbench's order: lb, ub,
+// parameter).
+func (g *Gen) evalRandom(n *cnode, r *rand.Rand) int64 {
+	lb, ub := n.lb, n.ub
+	if !n.constRange {
+		lb, ub = g.evalI(n.a, r), g.evalI(n.b, r)
+	}
+	p, cut, zipf := n.p, n.cut, n.zipf
+	if !n.constParam {
+		p = g.evalD(n.c, r)
+		switch n.op {
+		case opExponential:
+			cut = math.Exp(-p)
+		case opZipfian:
+			zipf = newZipfConst(p)
+		}
+	}
+	switch n.op {
+	case opGaussian:
+		return drawGaussian(r, lb, ub, p)
+	case opExponential:
+		return drawExponential(r, lb, ub, p, cut)
+	}
+	return drawZipfian(r, lb, ub, zipf)
+}
+
+func (g *Gen) evalD(i int32, r *rand.Rand) float64 {
+	n := &g.nodes[i]
+	switch n.op {
+	case opConstD:
+		return n.f
+	case opItoD:
+		return float64(g.evalI(n.a, r))
+	case opNegD:
+		return 0 - g.evalD(n.a, r)
+	case opAddD:
+		return g.evalD(n.a, r) + g.evalD(n.b, r)
+	case opSubD:
+		return g.evalD(n.a, r) - g.evalD(n.b, r)
+	case opMulD:
+		return g.evalD(n.a, r) * g.evalD(n.b, r)
+	case opDivD:
+		return g.evalD(n.a, r) / g.evalD(n.b, r)
+	case opAbsD:
+		if v := g.evalD(n.a, r); v < 0 {
+			return -v
+		} else {
+			return v
+		}
+	case opLeastD, opGreatestD:
+		m := g.evalD(n.args[0], r)
+		for _, a := range n.args[1:] {
+			v := g.evalD(a, r)
+			// pgbench's Min/Max macros: ((x) < (y) ? (x) : (y)).
+			if n.op == opLeastD && !(m < v) || n.op == opGreatestD && !(m > v) {
+				m = v
+			}
+		}
+		return m
+	}
+	panic("pgexpr: internal error: evalD on an int node") // unreachable: types are static
+}

@@ -1,0 +1,208 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+
+	"github.com/pgbufsim/pgbufsim/model"
+	"github.com/pgbufsim/pgbufsim/plots"
+)
+
+// maxPoints bounds each time-series chart; longer series are downsampled
+// with LTTB, which keeps spikes.
+const maxPoints = 2000
+
+// HTML renders report.html: one self-contained page (echarts inlined, no
+// network access) with the run's summary and charts. It contains nothing
+// that depends on the wall clock, so the same run gives the same bytes.
+func HTML(sc model.Scenario, res *model.Result) ([]byte, error) {
+	page := Page(sc, res)
+	var b bytes.Buffer
+	if err := plots.Write(&b, page); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// Page builds the report page's content (exported so Go programs can add
+// sections before writing it).
+func Page(sc model.Scenario, res *model.Result) plots.Page {
+	s := res.Series
+	t := s.TimeS
+	col := s.Column
+	var marks []plots.Mark
+	for _, ph := range res.Phases {
+		marks = append(marks, plots.Mark{X: ph.StartS, Label: ph.Name})
+	}
+	line := func(id, title, yname string, series ...plots.Series) *plots.Chart {
+		c := &plots.Chart{ID: id, Title: title, Kind: "line", XName: "simulated time (s)", YName: yname, XType: "time-seconds", X: t, Series: series, Marks: marks}
+		downsample(c)
+		return c
+	}
+	ser := func(name, column string) plots.Series { return plots.Series{Name: name, Y: col(column)} }
+
+	p := plots.Page{
+		Title:    "pgbufsim: " + res.Scenario,
+		Subtitle: fmt.Sprintf("seed %d · replicate %d · policy %s · PostgreSQL %s · shared_buffers %s · %d simulated s", res.Seed, res.Replicate, res.Policy, sc.Server.Version, sizeText(sc.Server.SharedBuffers), int64(res.Runtime.SimulatedSeconds)),
+	}
+	p.Sections = append(p.Sections,
+		plots.Section{Heading: "Run", Text: joinLines(res.Header)},
+		plots.Section{Heading: "Summary", Table: summaryTable(res)},
+		plots.Section{Chart: line("latency", "Transaction latency over time (per interval)", "ms",
+			ser("max", "latency_max_ms"), ser("p99", "latency_p99_ms"), ser("p90", "latency_p90_ms"), ser("p50", "latency_p50_ms"), ser("mean", "latency_mean_ms"))},
+		plots.Section{Chart: cdfChart(res)},
+		plots.Section{Chart: line("tps", "Throughput", "transactions/s", ser("tps", "tps"))},
+		plots.Section{Chart: line("buffers", "Shared buffers: lookups and allocations", "per second",
+			ser("hits", "buffers_hits_per_s"), ser("reads", "buffers_reads_per_s"), ser("buffers_alloc", "buffers_alloc_per_s"))},
+		plots.Section{Chart: line("writers", "Buffers written, by whom", "buffers/s",
+			ser("backends", "buffers_backend_per_s"), ser("bgwriter", "buffers_clean_per_s"), ser("checkpointer", "buffers_checkpoint_per_s"))},
+		plots.Section{Chart: line("dirty", "Dirty memory", "dirty shared buffers / OS dirty MB",
+			ser("dirty shared buffers", "dirty_buffers"), plots.Series{Name: "OS dirty MB", Y: col("os_dirty_mb"), YAxis: 1})},
+		plots.Section{Chart: line("device", "Data device: queue and utilisation", "requests queued",
+			ser("queue length", "disk_queue"), plots.Series{Name: "utilisation", Y: col("disk_utilisation"), YAxis: 1})},
+		plots.Section{Chart: line("reads", "Data device read latency (queueing included)", "ms",
+			ser("max", "disk_read_max_ms"), ser("p99", "disk_read_p99_ms"), ser("p50", "disk_read_p50_ms"))},
+		plots.Section{Chart: line("sweep", "Clock sweep: buffers inspected per allocation", "steps/alloc", ser("steps per alloc", "sweep_steps_per_alloc"))},
+		plots.Section{Chart: line("wal", "WAL", "MB/s", ser("WAL MB/s", "wal_mb_per_s"), plots.Series{Name: "full-page images/s", Y: col("wal_fpi_per_s"), YAxis: 1})},
+		plots.Section{Chart: line("cpu", "CPU utilisation", "fraction of cores busy", ser("cpu", "cpu_utilisation"))},
+	)
+	if res.UsageFinal != nil {
+		p.Sections = append(p.Sections, plots.Section{Chart: usageChart(res.UsageFinal)})
+		if h := usageHeat(s); h != nil {
+			p.Sections = append(p.Sections, plots.Section{Chart: h})
+		}
+	}
+	p.Sections = append(p.Sections, plots.Section{Heading: "Files", Links: []plots.Link{
+		{Text: "summary.json", Href: "summary.json"}, {Text: "timeseries.csv", Href: "timeseries.csv"},
+	}})
+	return p
+}
+
+func downsample(c *plots.Chart) {
+	if len(c.X) <= maxPoints {
+		return
+	}
+	// Downsample each series on its own, then keep the x of the first
+	// series' picks for all (LTTB picks per series, so we resample every
+	// series at the union of picked indices instead).
+	keep := map[int]bool{0: true, len(c.X) - 1: true}
+	idx := make([]float64, len(c.X))
+	for i := range idx {
+		idx[i] = float64(i)
+	}
+	for _, s := range c.Series {
+		xs, _ := plots.LTTB(idx, s.Y, maxPoints/len(c.Series))
+		for _, x := range xs {
+			keep[int(x)] = true
+		}
+	}
+	var order []int
+	for i := range c.X {
+		if keep[i] {
+			order = append(order, i)
+		}
+	}
+	pick := func(v []float64) []float64 {
+		out := make([]float64, len(order))
+		for j, i := range order {
+			out[j] = v[i]
+		}
+		return out
+	}
+	c.X = pick(c.X)
+	for i := range c.Series {
+		c.Series[i].Y = pick(c.Series[i].Y)
+	}
+}
+
+func summaryTable(res *model.Result) *plots.Table {
+	tb := &plots.Table{
+		Header: []string{"phase", "elapsed s", "transactions", "tps", "lat mean ms", "p50", "p90", "p99", "max", "hit ratio", "buffers_alloc", "backend writes", "OS hit ratio", "disk util"},
+		Align:  []string{"l", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r"},
+	}
+	row := func(name string, elapsed float64, m model.Metrics) []string {
+		return []string{name, f1(elapsed), strconv.FormatInt(m.Transactions, 10), f1(m.TPS), f3(m.LatencyMS.Mean), f3(m.LatencyMS.P50), f3(m.LatencyMS.P90), f3(m.LatencyMS.P99), f3(m.LatencyMS.Max),
+			f4(m.Buffers.HitRatio), strconv.FormatInt(m.Buffers.Alloc, 10), strconv.FormatInt(m.Buffers.Backend, 10), f4(m.OSCache.HitRatio), f3(m.Disk.Utilisation)}
+	}
+	total := 0.0
+	for _, ph := range res.Phases {
+		name := ph.Name
+		if ph.Warmup {
+			name += " (warmup)"
+		} else {
+			total += ph.ElapsedS
+		}
+		tb.Rows = append(tb.Rows, row(name, ph.ElapsedS, ph.Metrics))
+	}
+	tb.Rows = append(tb.Rows, row("totals", total, res.Totals))
+	return tb
+}
+
+func cdfChart(res *model.Result) *plots.Chart {
+	return &plots.Chart{
+		ID: "latency_cdf", Title: "Latency distribution (CDF, non-warmup phases)", Kind: "line",
+		XName: "latency (ms)", YName: "fraction of transactions", XType: "log",
+		X: res.LatencyCDF.ValuesMS, Series: []plots.Series{{Name: "CDF", Y: res.LatencyCDF.Fractions}},
+	}
+}
+
+func usageChart(h []int64) *plots.Chart {
+	c := &plots.Chart{ID: "usage", Title: "Usage-count histogram at the end of the run", Kind: "bar", XName: "usage_count", YName: "buffers", XType: "category"}
+	y := make([]float64, len(h))
+	for i, v := range h {
+		c.Categories = append(c.Categories, strconv.Itoa(i))
+		y[i] = float64(v)
+	}
+	c.Series = []plots.Series{{Name: "buffers", Y: y}}
+	return c
+}
+
+func usageHeat(s *model.Series) *plots.Chart {
+	if len(s.Usage) < 2 {
+		return nil
+	}
+	h := &plots.Heat{}
+	for _, t := range s.UsageTimeS {
+		h.XLabels = append(h.XLabels, f1(t))
+	}
+	levels := len(s.Usage[0])
+	for u := 0; u < levels; u++ {
+		h.YLabels = append(h.YLabels, strconv.Itoa(u))
+		row := make([]float64, len(s.Usage))
+		for i, hist := range s.Usage {
+			if u < len(hist) {
+				row[i] = float64(hist[u])
+			}
+		}
+		h.Values = append(h.Values, row)
+	}
+	return &plots.Chart{ID: "usage_heat", Title: "Usage-count histogram over time (buffers at each usage_count)", Kind: "heatmap", XName: "simulated time (s)", YName: "usage_count", Heat: h}
+}
+
+func joinLines(ls []string) string {
+	var b bytes.Buffer
+	for i, l := range ls {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(l)
+	}
+	return b.String()
+}
+
+func sizeText(b int64) string {
+	switch {
+	case b%(1<<30) == 0:
+		return strconv.FormatInt(b>>30, 10) + "GB"
+	case b%(1<<20) == 0:
+		return strconv.FormatInt(b>>20, 10) + "MB"
+	case b%(1<<10) == 0:
+		return strconv.FormatInt(b>>10, 10) + "kB"
+	}
+	return strconv.FormatInt(b, 10) + "B"
+}
+
+func f1(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
+func f3(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
+func f4(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }

@@ -1,0 +1,251 @@
+// Package report writes a run's outputs (design.md §4): DIR/summary.json,
+// DIR/timeseries.csv, DIR/report.html and, when asked, DIR/pgbench_log, all
+// at once into a fresh directory that replaces DIR only when everything is
+// written (a failed run leaves no partial DIR), plus the pgbench-style
+// summary on stdout. The CLI and the sweep runner both use it; so can a
+// user's Go program.
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/pgbufsim/pgbufsim/configs"
+	"github.com/pgbufsim/pgbufsim/model"
+)
+
+// Files are a run's output files, in memory.
+type Files map[string][]byte
+
+// Render produces every output file of a run. sc is the scenario that ran;
+// its fully defaulted configuration goes into summary.json.
+func Render(sc model.Scenario, res *model.Result) (Files, error) {
+	cfg, err := ConfigValue(sc)
+	if err != nil {
+		return nil, err
+	}
+	res.Config = cfg
+	summary, err := SummaryJSON(res)
+	if err != nil {
+		return nil, err
+	}
+	html, err := HTML(sc, res)
+	if err != nil {
+		return nil, err
+	}
+	f := Files{
+		"summary.json":   summary,
+		"timeseries.csv": TimeseriesCSV(res.Series),
+		"report.html":    html,
+	}
+	if res.PGBenchLog != nil {
+		f["pgbench_log"] = res.PGBenchLog
+	}
+	return f, nil
+}
+
+// ConfigValue returns the scenario's fully defaulted configuration as a
+// generic value for JSON. JSON is YAML, so `jq .config summary.json >
+// x.yaml` gives a scenario file that repeats the run.
+func ConfigValue(sc model.Scenario) (any, error) {
+	text, err := configs.Encode(sc)
+	if err != nil {
+		return nil, err
+	}
+	var v any
+	if err := yaml.Unmarshal(text, &v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// SummaryJSON encodes the result (indented, trailing newline).
+func SummaryJSON(res *model.Result) ([]byte, error) {
+	b, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// TimeseriesCSV renders the time series with a header row.
+func TimeseriesCSV(s *model.Series) []byte {
+	var b bytes.Buffer
+	b.WriteString("time_s,phase")
+	for _, c := range s.Columns {
+		b.WriteByte(',')
+		b.WriteString(c)
+	}
+	b.WriteByte('\n')
+	for i, row := range s.Rows {
+		b.WriteString(strconv.FormatFloat(s.TimeS[i], 'f', -1, 64))
+		b.WriteByte(',')
+		b.WriteString(csvField(s.Phase[i]))
+		for _, v := range row {
+			b.WriteByte(',')
+			b.WriteString(strconv.FormatFloat(v, 'f', -1, 64))
+		}
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+func csvField(s string) string {
+	if strings.ContainsAny(s, ",\"\n") {
+		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	}
+	return s
+}
+
+// WriteDir writes files into dir atomically: everything goes into a fresh
+// sibling directory first, which then replaces dir. On error nothing of the
+// new run is left behind, and an existing dir is untouched.
+func WriteDir(dir string, files Files) error {
+	dir = filepath.Clean(dir)
+	parent := filepath.Dir(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp-")
+	if err != nil {
+		return err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			os.RemoveAll(tmp)
+		}
+	}()
+	for _, n := range slices.Sorted(maps.Keys(files)) {
+		if err := os.WriteFile(filepath.Join(tmp, n), files[n], 0o644); err != nil {
+			return err
+		}
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return err
+	}
+	var old string
+	if _, err := os.Stat(dir); err == nil {
+		old = tmp + ".old"
+		if err := os.Rename(dir, old); err != nil {
+			return fmt.Errorf("replacing %s: %v", dir, err)
+		}
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if old != "" {
+			os.Rename(old, dir)
+		}
+		return err
+	}
+	ok = true
+	if old != "" {
+		os.RemoveAll(old)
+	}
+	return nil
+}
+
+// PrintSummary writes the pgbench-style summary (pgbench.c printResults,
+// PG15 wording) plus percentiles, buffer figures and the seed.
+func PrintSummary(w io.Writer, sc model.Scenario, res *model.Result, outDir string) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
+	for _, h := range res.Header {
+		p("%s", h)
+	}
+	t := res.Totals
+	var measured []model.PhaseResult
+	for _, ph := range res.Phases {
+		if !ph.Warmup {
+			measured = append(measured, ph)
+		}
+	}
+	if len(measured) == 1 {
+		pc := sc.Workload.Phases[phaseIndex(sc, measured[0].Name)]
+		if pc.Duration > 0 {
+			p("duration: %d s", pc.Duration/1e9)
+		} else {
+			p("number of transactions per client: %d", pc.Transactions)
+		}
+	}
+	p("number of transactions actually processed: %d", t.Transactions)
+	p("number of failed transactions: 0 (0.000%%)")
+	if t.Skipped > 0 {
+		p("number of transactions skipped: %d (%.3f%%)", t.Skipped, pct(t.Skipped, t.Transactions+t.Skipped))
+	}
+	if lim := maxLatencyLimit(sc); lim > 0 {
+		p("number of transactions above the %.1f ms latency limit: %d/%d (%.3f%%)", float64(lim)/1e6, t.Late, t.Transactions, pct(t.Late, t.Transactions))
+	}
+	p("latency average = %.3f ms", t.LatencyMS.Mean)
+	p("latency stddev = %.3f ms", t.LatencyMS.Stddev)
+	if anyRate(sc) {
+		p("rate limit schedule lag: avg %.3f (max %.3f) ms", t.LagMS.Mean, t.LagMS.Max)
+	}
+	p("initial connection time = 0.000 ms")
+	p("tps = %f (without initial connection time)", t.TPS)
+	p("latency percentiles: p50 %.3f, p90 %.3f, p95 %.3f, p99 %.3f, p99.9 %.3f, max %.3f ms",
+		t.LatencyMS.P50, t.LatencyMS.P90, t.LatencyMS.P95, t.LatencyMS.P99, t.LatencyMS.P999, t.LatencyMS.Max)
+	b := t.Buffers
+	p("shared buffers: hit ratio %.4f (%d hits, %d reads), buffers_alloc %d, written by backends %d, bgwriter %d, checkpointer %d",
+		b.HitRatio, b.Hits, b.Reads, b.Alloc, b.Backend, b.Clean, b.Checkpoint)
+	p("os page cache: hit ratio %.4f; data disk utilisation %.3f, reads p99 %.3f ms", t.OSCache.HitRatio, t.Disk.Utilisation, t.Disk.ReadMS.P99)
+	if len(res.Phases) > 1 {
+		p("phases:")
+		for _, ph := range res.Phases {
+			tag := ""
+			if ph.Warmup {
+				tag = " (warmup, not in totals)"
+			}
+			p("  %-16s %8.1f s  %9d txns  tps %10.1f  latency avg %8.3f ms  p99 %8.3f ms  hit ratio %.4f%s",
+				ph.Name, ph.ElapsedS, ph.Transactions, ph.TPS, ph.LatencyMS.Mean, ph.LatencyMS.P99, ph.Buffers.HitRatio, tag)
+		}
+	}
+	p("policy: %s", res.Policy)
+	p("seed: %d", res.Seed)
+	if outDir != "" {
+		p("outputs: %s, %s, %s", filepath.Join(outDir, "summary.json"), filepath.Join(outDir, "timeseries.csv"), filepath.Join(outDir, "report.html"))
+	}
+}
+
+func phaseIndex(sc model.Scenario, name string) int {
+	for i, ph := range sc.Workload.Phases {
+		if ph.Name == name {
+			return i
+		}
+	}
+	return 0
+}
+
+func pct(a, b int64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return 100 * float64(a) / float64(b)
+}
+
+func maxLatencyLimit(sc model.Scenario) int64 {
+	var m int64
+	for _, ph := range sc.Workload.Phases {
+		if !ph.Warmup {
+			m = max(m, ph.LatencyLimit)
+		}
+	}
+	return m
+}
+
+func anyRate(sc model.Scenario) bool {
+	for _, ph := range sc.Workload.Phases {
+		if !ph.Warmup && ph.Rate > 0 {
+			return true
+		}
+	}
+	return false
+}
