@@ -4,10 +4,12 @@ go 1.26.0
 
 require (
 	github.com/go-echarts/go-echarts/v2 v2.6.7
-	github.com/klauspost/compress v1.20.4
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/term v0.48.0
 	gonum.org/v1/gonum v0.17.0
 )
 
-require golang.org/x/sys v0.50.0 // indirect
+require (
+	github.com/klauspost/compress v1.20.4 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+)

@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"github.com/pgbufsim/pgbufsim/model/bufpool"
+	"github.com/pgbufsim/pgbufsim/model/clog"
+	"github.com/pgbufsim/pgbufsim/policies"
 )
 
 // A backend is one client connection's server process, written as a state
@@ -32,7 +34,8 @@ const (
 	wWALFlush   // XLogFlush
 	wOSWrite    // pwrite into the OS cache (may be throttled)
 	wRead       // pread through the OS cache
-	wSleepUntil // rate-limit schedule
+	wSleepUntil // rate-limit schedule, \sleep, vacuum cost delay
+	wCheckpoint // CHECKPOINT: until the requested checkpoint ends
 )
 
 // Pin-flow stages (ReadBuffer / BufferAlloc / GetVictimBuffer).
@@ -61,7 +64,6 @@ type backend struct {
 	sub   int
 	level int
 	path  []int32
-	wrote bool
 	inTxn bool
 	xtarg int32 // block chosen for a new tuple
 	xext  bool  // that block is a relation extension
@@ -91,6 +93,32 @@ type backend struct {
 	started   int64
 	txNo      int64
 	done      bool
+	abortThis bool // this execution ends in ROLLBACK (abort_fraction)
+	worker    bool // an autovacuum worker, not a client
+
+	// transaction and visibility state
+	xid          uint32
+	snap         snapshot
+	snapValid    bool
+	cachedXid    uint32 // transam.c's one-entry cache (cachedFetchXid)
+	cachedStatus clog.Status
+	hcache       *policies.HintCache
+	commitLSN    int64
+	csub         int
+	pend         []pendStat
+
+	// op progress (scans, inserts, vacuum)
+	blk, scanEnd          int32
+	ring, bulkread        *bufpool.Ring
+	vacring               *bufpool.Ring
+	useVM, skipAV         bool
+	vmHeld, vmSlot        int32
+	vmClear, vmSet        bool
+	vmClearBlk, vmSetBlk  int32
+	rowsLeft, sinceCommit int64
+	horizon               uint32
+	removed               int64
+	vcost                 int
 }
 
 // OnEvent is the backend's sim.Handler.
@@ -154,6 +182,8 @@ func (b *backend) startWait() {
 		}
 	case wSleepUntil:
 		e.k.Schedule(b.wakeAt, b, evResume)
+	case wCheckpoint:
+		// registered with the checkpointer, which resumes us
 	default:
 		panic(fmt.Sprintf("backend %d: unknown wait %d", b.id, b.pending))
 	}
@@ -177,12 +207,19 @@ func (b *backend) advance() {
 			continue
 		}
 		if b.pc >= len(b.ops) {
+			if b.worker {
+				e.workerDone(b)
+				return
+			}
 			b.endTxn()
 			continue
 		}
 		o := &b.ops[b.pc]
 		if b.sub == 0 {
 			b.sub = 1
+			if o.stmt || b.worker {
+				b.takeSnapshot() // READ COMMITTED: a snapshot per statement
+			}
 			if o.stmt {
 				b.cpu += e.costs.Statement
 				if e.costs.ClientRoundTrip > 0 {
@@ -198,112 +235,6 @@ func (b *backend) advance() {
 		b.sub = 0
 		b.level = 0
 	}
-}
-
-// exec runs one op from its current sub-step; false means blocked.
-func (b *backend) exec(o *op) bool {
-	e := b.e
-	switch o.kind {
-	case opNone:
-		return true
-	case opFetch, opUpdate:
-		if b.sub == 1 {
-			b.path = o.t.pkey.bt.Path(o.key, b.path[:0])
-			b.sub = 2
-			b.level = 0
-		}
-		if b.sub == 2 {
-			for b.level < len(b.path) {
-				slot, ok := b.access(e.cat.GID(o.t.pkey.rel, b.path[b.level]), nil, false)
-				if !ok {
-					return false
-				}
-				b.cpu += e.costs.IndexLevel
-				e.pool.Unpin(slot)
-				b.level++
-			}
-			b.sub = 3
-		}
-		if b.sub == 3 {
-			blk := o.t.heap.BlockOf(o.key)
-			gid := e.cat.GID(o.t.rel, blk)
-			slot, ok := b.access(gid, nil, false)
-			if !ok {
-				return false
-			}
-			if o.kind == opFetch {
-				b.cpu += e.costs.TupleFetch
-				e.pool.Unpin(slot)
-				return true
-			}
-			b.cpu += e.costs.TupleUpdate
-			pruned, hot := o.t.heap.Update(blk)
-			if pruned {
-				b.modify(slot, gid, walPrune)
-			}
-			b.modify(slot, gid, walUpdate)
-			e.pool.Unpin(slot)
-			if hot {
-				return true
-			}
-			b.sub = 4
-		}
-		if b.sub == 4 { // non-HOT: place the new version
-			b.placeNew(o.t)
-			b.sub = 5
-		}
-		if b.sub == 5 {
-			gid := e.cat.GID(o.t.rel, b.xtarg)
-			slot, ok := b.access(gid, nil, b.xext)
-			if !ok {
-				return false
-			}
-			o.t.heap.Insert(b.xtarg)
-			o.t.heap.Move(o.key, b.xtarg)
-			b.cpu += e.costs.TupleUpdate
-			e.pool.Unpin(slot)
-			b.sub = 6
-		}
-		if b.sub == 6 { // and its index entry
-			gid := e.cat.GID(o.t.pkey.rel, o.t.pkey.bt.Leaf(o.key))
-			slot, ok := b.access(gid, nil, false)
-			if !ok {
-				return false
-			}
-			b.cpu += e.costs.IndexInsert
-			b.modify(slot, gid, walIndexInsert)
-			e.pool.Unpin(slot)
-		}
-		return true
-	case opInsert:
-		if b.sub == 1 {
-			b.placeNew(o.t)
-			b.sub = 2
-		}
-		gid := e.cat.GID(o.t.rel, b.xtarg)
-		slot, ok := b.access(gid, nil, b.xext)
-		if !ok {
-			return false
-		}
-		o.t.heap.Insert(b.xtarg)
-		b.cpu += e.costs.TupleUpdate
-		b.modify(slot, gid, walInsert)
-		e.pool.Unpin(slot)
-		return true
-	case opCommit:
-		if !b.wrote {
-			return true
-		}
-		if b.sub == 1 {
-			b.cpu += e.costs.Commit + e.costs.WALRecord
-			b.walTarget = e.wal.Insert(walCommit)
-			b.sub = 2
-			b.block(wWALFlush)
-			return false
-		}
-		return true
-	}
-	panic(fmt.Sprintf("unknown op %d", o.kind))
 }
 
 // placeNew picks the block for a new tuple, extending the relation if the
@@ -336,7 +267,6 @@ func (b *backend) modify(slot, gid int32, recBytes int64) {
 	}
 	lsn := e.wal.Insert(bytes)
 	e.pool.MarkDirty(slot, lsn)
-	b.wrote = true
 }
 
 // access returns the slot of gid once it is pinned and valid; false means
@@ -554,8 +484,9 @@ func (b *backend) buildTxn() {
 	for i := range c.script.vars {
 		c.vals[i] = c.script.vars[i].gen.Next(c.keys)
 	}
-	b.ops = c.script.build(b.e.db, c.vals, b.ops[:0])
-	b.pc, b.sub, b.level, b.wrote = 0, 0, 0, false
+	b.ops = c.script.build(b, c.vals, b.ops[:0])
+	b.abortThis = c.phase.cfg.AbortFraction > 0 && c.keys.Float64() < c.phase.cfg.AbortFraction
+	b.pc, b.sub, b.level = 0, 0, 0
 	b.inTxn = true
 }
 
@@ -570,6 +501,7 @@ func (b *backend) finish() {
 		return
 	}
 	b.done = true
+	b.e.removeProc(b)
 	b.client.phase.clientDone()
 }
 

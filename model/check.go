@@ -52,8 +52,25 @@ func Check(sc Scenario) []Problem {
 	} else if spec.Offline {
 		add("policies.replacement.name", "%q needs to know the future, so it only works in trace replay (simulate -trace FILE -policy %s); choose an online policy for a live simulation", spec.Name, spec.Name)
 	}
-	if sc.Tables.PGBench.Scale < 1 {
-		add("tables.pgbench.scale", "the pgbench workload needs pgbench tables: set a scale >= 1")
+	needPGBench := false
+	for _, ph := range sc.Workload.Phases {
+		if len(ph.Script.Steps) == 0 {
+			needPGBench = true
+		}
+	}
+	if needPGBench && sc.Tables.PGBench.Scale < 1 {
+		add("tables.pgbench.scale", "a built-in pgbench script needs pgbench tables: set a scale >= 1")
+	}
+	seen := map[string]bool{}
+	for i, tc := range sc.Tables.Relations {
+		at := "tables.relations[" + strconv.Itoa(i) + "]"
+		if seen[tc.Name] {
+			add(at+".name", "table %q is declared twice", tc.Name)
+		}
+		seen[tc.Name] = true
+		if _, _, err := tableLayout(tc); err != nil {
+			add(at+".row_width", "%v", err)
+		}
 	}
 	if len(sc.Workload.Phases) == 0 {
 		add("workload.phases", "the scenario has no phase to run")
@@ -72,16 +89,11 @@ func Check(sc Scenario) []Problem {
 				add(at, "%v", err)
 			}
 		}
-		s, err := builtinScript(ph.Script.Builtin)
-		if err != nil {
-			add(at+".script", "%v", err)
-			continue
-		}
-		if err := bindScript(s, ph.Set, max(sc.Tables.PGBench.Scale, 1), sc.Seed); err != nil {
+		if _, err := phaseScript(ph, sc, nil); err != nil {
 			if pe, ok := err.(Problem); ok {
 				add(at+"."+pe.Path, "%s", pe.Msg)
 			} else {
-				add(at+".set", "%v", err)
+				add(at+".script", "%v", err)
 			}
 		}
 	}

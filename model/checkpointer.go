@@ -83,6 +83,29 @@ type checkpointer struct {
 
 	cur  Checkpoint
 	list []Checkpoint
+
+	// CHECKPOINT commands waiting for a checkpoint that starts after
+	// their request (RequestCheckpoint with CHECKPOINT_WAIT).
+	waiters   []ckWaiter
+	immediate bool // CHECKPOINT_IMMEDIATE: no pacing sleeps
+}
+
+type ckWaiter struct {
+	b    *backend
+	when int64
+}
+
+// requestImmediate is the CHECKPOINT command: the running checkpoint, if
+// any, finishes without sleeping, and a new one (which the caller waits
+// for) starts after it.
+func (c *checkpointer) requestImmediate(b *backend) {
+	c.waiters = append(c.waiters, ckWaiter{b: b, when: c.e.k.Now()})
+	c.immediate = true
+	if c.running {
+		c.requested = "immediate"
+		return
+	}
+	c.begin("immediate")
 }
 
 func newCheckpointer(e *engine) *checkpointer {
@@ -242,7 +265,7 @@ func (c *checkpointer) afterWrite() {
 	it := c.items[c.next]
 	e.pool.Frames.Pins[it.slot]--
 	c.next++
-	if c.onSchedule() {
+	if !c.immediate && c.onSchedule() {
 		e.k.After(100*1e6, c, ckEvSleepDone)
 		return
 	}
@@ -269,6 +292,10 @@ func (c *checkpointer) endWrites() {
 	}
 	c.cur.WriteS = secs(e.k.Now())
 	c.cur.Written = c.written
+	// CheckPointCLOG: write every dirty clog page.
+	for _, page := range e.x.clog.DirtyPages() {
+		e.writeClogPage(page)
+	}
 	c.syncRels = c.syncRels[:0]
 	for r := range c.dirtyRels {
 		c.syncRels = append(c.syncRels, r)
@@ -295,6 +322,17 @@ func (c *checkpointer) syncLoop() {
 	c.list = append(c.list, c.cur)
 	e.marks = append(e.marks, Mark{TimeS: secs(now), Label: "checkpoint end"})
 	c.running = false
+	// Wake CHECKPOINT commands that this checkpoint satisfies.
+	keep := c.waiters[:0]
+	for _, w := range c.waiters {
+		if w.when <= c.startTime {
+			e.k.Schedule(now, w.b, evResume)
+		} else {
+			keep = append(keep, w)
+		}
+	}
+	c.waiters = keep
+	c.immediate = len(c.waiters) > 0
 	if c.requested != "" {
 		c.begin(c.requested)
 	}

@@ -58,9 +58,14 @@ type engine struct {
 	fpiCycle       []uint32 // per gid: checkpoint cycle of the last WAL-logged change
 	cycle          uint32
 
-	bgw   *bgwriter
-	ckpt  *checkpointer
-	marks []Mark
+	x       xacts
+	vis     visCounters
+	procs   []*backend // the proc array: client backends and autovacuum workers
+	hintWAL bool       // data_checksums or wal_log_hints
+	av      *autovacuum
+	bgw     *bgwriter
+	ckpt    *checkpointer
+	marks   []Mark
 
 	backends   []*backend
 	ioWaitHead []int32
@@ -68,13 +73,12 @@ type engine struct {
 	bufWrites struct{ backend, extends, clean, maxwritten, checkpoint uint64 }
 	cpuNs     int64
 
-	phases   []*phase
-	cur      *phase
-	totals   accum
-	series   *Series
-	sampler  *sampler
-	usageEnd []int64
-	pglog    *strings.Builder
+	phases  []*phase
+	cur     *phase
+	totals  accum
+	series  *Series
+	sampler *sampler
+	pglog   *strings.Builder
 
 	err error
 }
@@ -148,10 +152,7 @@ func build(sc Scenario) (*engine, error) {
 	}
 
 	// Database.
-	if sc.Tables.PGBench.Scale <= 0 {
-		return nil, fmt.Errorf("tables.pgbench.scale: the workload needs pgbench tables (scale >= 1)")
-	}
-	if e.db, err = buildPGBench(e.cat, sc.Tables.PGBench); err != nil {
+	if e.db, err = buildDatabase(e.cat, sc, ver); err != nil {
 		return nil, err
 	}
 
@@ -160,9 +161,7 @@ func build(sc Scenario) (*engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("policies.replacement: %v", err)
 	}
-	if spec.Offline {
-		return nil, fmt.Errorf("policies.replacement: %q needs to know the future, so it only works in trace replay (simulate -trace FILE -policy %s); choose an online policy for a live simulation", spec.Name, spec.Name)
-	}
+	_ = spec
 	nbuf := sc.Server.SharedBuffers / 8192
 	if nbuf < 16 {
 		return nil, fmt.Errorf("server.shared_buffers: %d buffers is below PostgreSQL's minimum of 16", nbuf)
@@ -175,6 +174,7 @@ func build(sc Scenario) (*engine, error) {
 		e.ioWaitHead[i] = -1
 	}
 	e.growPages(e.cat.GIDSpace() - 1)
+	e.initXacts()
 
 	// OS page cache and WAL.
 	e.os = oscache.New(e.k, e.dataDev, osConfig(sc.OS))
@@ -185,6 +185,8 @@ func build(sc Scenario) (*engine, error) {
 	}
 	e.wal = wal.New(e.k, e.walDev)
 	e.fullPageWrites = sc.Server.FullPageWrites
+	e.hintWAL = sc.Server.WALLogHints || sc.Server.DataChecksums != nil && *sc.Server.DataChecksums
+	e.av = &autovacuum{e: e}
 	e.bgw = newBgwriter(e)
 	e.ckpt = newCheckpointer(e)
 
@@ -263,6 +265,7 @@ func (e *engine) run(opt Options) (*Result, error) {
 	e.sampler.start()
 	e.bgw.start()
 	e.ckpt.start()
+	e.av.start()
 	e.startPhase(0)
 	next := int64(0)
 	if opt.Progress != nil && opt.ProgressEvery <= 0 {

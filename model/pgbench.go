@@ -4,9 +4,6 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/pgbufsim/pgbufsim/model/btree"
-	"github.com/pgbufsim/pgbufsim/model/catalog"
-	"github.com/pgbufsim/pgbufsim/model/heap"
 	"github.com/pgbufsim/pgbufsim/model/pgexpr"
 )
 
@@ -36,98 +33,6 @@ const (
 	walFPI         = 8240 // 8192-byte image plus headers (measured, pg-visibility-facts.md §1.7)
 )
 
-// table is a heap relation with its primary key, if any.
-type table struct {
-	name string
-	heap *heap.Table
-	rel  catalog.RelID
-	pkey *index
-}
-
-type index struct {
-	name string
-	bt   *btree.Index
-	rel  catalog.RelID
-}
-
-// database holds every relation of a run.
-type database struct {
-	cat                                  *catalog.Catalog
-	accounts, tellers, branches, history *table
-	scale                                int
-}
-
-func newTable(cat *catalog.Catalog, name string, rows int64, tuple, fillfactor int, withPkey bool) (*table, error) {
-	h, err := heap.New(name, rows, tuple, fillfactor)
-	if err != nil {
-		return nil, err
-	}
-	t := &table{name: name, heap: h}
-	t.rel = cat.Add(name, catalog.Heap, h.NBlocks())
-	if withPkey {
-		bt := btree.New(max(rows, 1))
-		t.pkey = &index{name: name + "_pkey", bt: bt}
-		t.pkey.rel = cat.Add(t.pkey.name, catalog.BTree, bt.NBlocks())
-	}
-	return t, nil
-}
-
-// buildPGBench creates pgbench_accounts, _tellers, _branches and _history as
-// `pgbench -i -s scale -F fillfactor` leaves them.
-func buildPGBench(cat *catalog.Catalog, cfg PGBenchTables) (*database, error) {
-	db := &database{cat: cat, scale: cfg.Scale}
-	s := int64(cfg.Scale)
-	var err error
-	if db.accounts, err = newTable(cat, "pgbench_accounts", accountsPerScale*s, accountsTuple, cfg.Fillfactor, true); err != nil {
-		return nil, err
-	}
-	if db.tellers, err = newTable(cat, "pgbench_tellers", tellersPerScale*s, tellersTuple, cfg.Fillfactor, true); err != nil {
-		return nil, err
-	}
-	if db.branches, err = newTable(cat, "pgbench_branches", branchesPerScale*s, branchesTuple, cfg.Fillfactor, true); err != nil {
-		return nil, err
-	}
-	if db.history, err = newTable(cat, "pgbench_history", 0, historyTuple, 100, false); err != nil {
-		return nil, err
-	}
-	return db, nil
-}
-
-// opKind is one step of a transaction.
-type opKind uint8
-
-const (
-	opNone   opKind = iota // a statement with no page work (BEGIN)
-	opFetch                // index scan by key, fetch the heap tuple
-	opUpdate               // index scan by key, heap_update
-	opInsert               // heap_insert at the end of the table
-	opCommit               // commit record, WAL flush
-)
-
-// op is one statement (or the commit) of a transaction.
-type op struct {
-	kind opKind
-	stmt bool // charge statement overhead and a client round trip first
-	t    *table
-	key  int64
-}
-
-// script builds the ops of one transaction of a built-in pgbench script
-// (pgbench.c builtin_script), with keys drawn by the client's generators.
-type script struct {
-	name string
-	vars []scriptVar
-	// build appends the transaction's ops for the drawn variable values.
-	build func(db *database, v []int64, ops []op) []op
-}
-
-type scriptVar struct {
-	name    string
-	def     string // default expression (the built-in script's \set)
-	gen     *pgexpr.Gen
-	comment string
-}
-
 // builtinScript returns a fresh copy of a built-in script.
 func builtinScript(name string) (*script, error) {
 	std := []scriptVar{
@@ -138,44 +43,42 @@ func builtinScript(name string) (*script, error) {
 	}
 	switch name {
 	case "tpcb-like":
-		return &script{name: "<builtin: TPC-B (sort of)>", vars: std, build: func(db *database, v []int64, ops []op) []op {
+		return &script{name: "<builtin: TPC-B (sort of)>", vars: std, build: func(b *backend, v []int64, ops []op) []op {
+			db := b.e.db
 			return append(ops,
 				op{kind: opNone, stmt: true}, // BEGIN
 				op{kind: opUpdate, stmt: true, t: db.accounts, key: v[0]},
 				op{kind: opFetch, stmt: true, t: db.accounts, key: v[0]},
 				op{kind: opUpdate, stmt: true, t: db.tellers, key: v[2]},
 				op{kind: opUpdate, stmt: true, t: db.branches, key: v[1]},
-				op{kind: opInsert, stmt: true, t: db.history},
+				op{kind: opInsert, stmt: true, t: db.history, n: 1},
 				op{kind: opCommit, stmt: true}, // END
 			)
 		}}, nil
 	case "simple-update":
-		return &script{name: "<builtin: simple update>", vars: std, build: func(db *database, v []int64, ops []op) []op {
+		return &script{name: "<builtin: simple update>", vars: std, build: func(b *backend, v []int64, ops []op) []op {
+			db := b.e.db
 			return append(ops,
 				op{kind: opNone, stmt: true},
 				op{kind: opUpdate, stmt: true, t: db.accounts, key: v[0]},
 				op{kind: opFetch, stmt: true, t: db.accounts, key: v[0]},
-				op{kind: opInsert, stmt: true, t: db.history},
+				op{kind: opInsert, stmt: true, t: db.history, n: 1},
 				op{kind: opCommit, stmt: true},
 			)
 		}}, nil
 	case "select-only":
-		return &script{name: "<builtin: select only>", vars: std[:1], build: func(db *database, v []int64, ops []op) []op {
-			return append(ops, op{kind: opFetch, stmt: true, t: db.accounts, key: v[0]}, op{kind: opCommit})
+		return &script{name: "<builtin: select only>", vars: std[:1], build: func(b *backend, v []int64, ops []op) []op {
+			return append(ops, op{kind: opFetch, stmt: true, t: b.e.db.accounts, key: v[0]}, op{kind: opCommit})
 		}}, nil
 	}
 	return nil, fmt.Errorf("unknown built-in script %q (valid: select-only, simple-update, tpcb-like)", name)
 }
 
 // bindScript compiles the script's variables, applying the phase's `set`
-// overrides, against :scale and friends.
-func bindScript(s *script, set map[string]string, scale int, seed int64) error {
-	vars := map[string]int64{
-		"scale":     int64(scale),
-		"naccounts": accountsPerScale * int64(scale),
-		"ntellers":  tellersPerScale * int64(scale),
-		"nbranches": branchesPerScale * int64(scale),
-	}
+// overrides, against :scale, :naccounts, :ntellers, :nbranches and, for a
+// step's key, :rows (the step's table's declared rows).
+func bindScript(s *script, set map[string]string, sc Scenario, seed int64) error {
+	scale := int64(sc.Tables.PGBench.Scale)
 	known := map[string]bool{}
 	for i := range s.vars {
 		known[s.vars[i].name] = true
@@ -196,17 +99,32 @@ func bindScript(s *script, set map[string]string, scale int, seed int64) error {
 	}
 	for i := range s.vars {
 		v := &s.vars[i]
+		vars := map[string]int64{
+			"scale":     scale,
+			"naccounts": accountsPerScale * scale,
+			"ntellers":  tellersPerScale * scale,
+			"nbranches": branchesPerScale * scale,
+		}
+		if v.rowsOf != "" {
+			vars["rows"] = max(tableRows(sc, v.rowsOf), 1)
+		}
 		src := v.def
+		path := v.name
 		if o, ok := set[v.name]; ok {
 			src = o
+			path = "set." + v.name
+		} else if v.rowsOf == "" {
+			path = "set." + v.name
+		} else {
+			path = "script." + v.name
 		}
 		e, err := pgexpr.Parse(src)
 		if err != nil {
-			return Problem{Path: "set." + v.name, Msg: err.Error()}
+			return Problem{Path: path, Msg: err.Error()}
 		}
 		g, err := e.Bind(vars, seed)
 		if err != nil {
-			return Problem{Path: "set." + v.name, Msg: err.Error()}
+			return Problem{Path: path, Msg: err.Error()}
 		}
 		v.gen = g
 	}

@@ -70,6 +70,39 @@ type Server struct {
 	WALLogHints    bool `yaml:"wal_log_hints"`
 	// DataChecksums: null = the version's initdb default (on from 18).
 	DataChecksums *bool `yaml:"data_checksums"`
+	// SynchronousCommit: commit waits for its WAL flush (on). Off: the WAL
+	// writer flushes every wal_writer_delay, and hint bits for a
+	// transaction cannot be set until its commit record is flushed.
+	SynchronousCommit bool  `yaml:"synchronous_commit"`
+	WALWriterDelay    int64 `yaml:"wal_writer_delay" unit:"duration,ms" range:"1ms,10s"`
+	// TransactionBuffers is the clog SLRU size in 17+ (0 = auto:
+	// shared_buffers/512 in 16-buffer steps, 16..1024); earlier versions
+	// size it from shared_buffers (docs/versions.md).
+	TransactionBuffers int64 `yaml:"transaction_buffers" unit:"bytes,8kB" range:"0,1GB"`
+
+	// Autovacuum (autovacuum.c): every naptime, tables whose dead tuples
+	// exceed threshold + scale_factor x reltuples (or, 13+, whose inserts
+	// exceed insert_threshold + insert_scale_factor x reltuples; -1
+	// disables) get a worker, at most max_workers at once, throttled by the
+	// cost-based delay.
+	Autovacuum                        bool    `yaml:"autovacuum"`
+	AutovacuumNaptime                 int64   `yaml:"autovacuum_naptime" unit:"duration,s" range:"1s,1d"`
+	AutovacuumMaxWorkers              int     `yaml:"autovacuum_max_workers" range:"1,262143"`
+	AutovacuumVacuumThreshold         int64   `yaml:"autovacuum_vacuum_threshold" range:"0,"`
+	AutovacuumVacuumScaleFactor       float64 `yaml:"autovacuum_vacuum_scale_factor" range:"0,100"`
+	AutovacuumVacuumInsertThreshold   int64   `yaml:"autovacuum_vacuum_insert_threshold" range:"-1,"`
+	AutovacuumVacuumInsertScaleFactor float64 `yaml:"autovacuum_vacuum_insert_scale_factor" range:"0,100"`
+	// AutovacuumVacuumCostDelay: -1 = the version's default (20ms before
+	// 12, 2ms from 12).
+	AutovacuumVacuumCostDelay int64 `yaml:"autovacuum_vacuum_cost_delay" unit:"duration,ms" range:"-1ms,100ms"`
+	VacuumCostLimit           int   `yaml:"vacuum_cost_limit" range:"1,10000"`
+	VacuumCostPageHit         int   `yaml:"vacuum_cost_page_hit" range:"0,10000"`
+	// VacuumCostPageMiss: -1 = the version's default (10 before 14, 2 from 14).
+	VacuumCostPageMiss  int `yaml:"vacuum_cost_page_miss" range:"-1,10000"`
+	VacuumCostPageDirty int `yaml:"vacuum_cost_page_dirty" range:"0,10000"`
+	// VacuumBufferUsageLimit is the VACUUM ring (-1 = the version's
+	// default: 256kB before 17, 2MB from 17).
+	VacuumBufferUsageLimit int64 `yaml:"vacuum_buffer_usage_limit" unit:"bytes,kB" range:"-1,16GB"`
 }
 
 // OS models the operating system below PostgreSQL (Linux's vm.* sysctls
@@ -124,6 +157,11 @@ type DeviceConfig struct {
 // Policies selects the pluggable policies.
 type Policies struct {
 	Replacement ReplacementConfig `yaml:"replacement" shorthand:"name"`
+	// HintCache is the 2011 hint-bit cache patch (policies.HintCache).
+	HintCache policies.HintCacheParams `yaml:"hint_cache"`
+	// AllVisible chooses what seqscans trust to skip per-tuple checks
+	// (policies.AllVisibleParams).
+	AllVisible policies.AllVisibleParams `yaml:"all_visible"`
 }
 
 // ReplacementConfig is a replacement policy name plus its parameters, whose
@@ -205,12 +243,79 @@ type Costs struct {
 	// besides the WAL flush.
 	WALRecord int64 `yaml:"wal_record" unit:"duration" range:"0,1s"`
 	Commit    int64 `yaml:"commit" unit:"duration" range:"0,1s"`
+
+	// Sequential scans: per page (pin, lock, prune check, line-pointer
+	// walk) and per tuple (executor work of count(*)).
+	ScanPage    int64 `yaml:"scan_page" unit:"duration" range:"0,1s"`
+	TupleDeform int64 `yaml:"tuple_deform" unit:"duration" range:"0,1s"`
+	// Visibility (pg-visibility-facts.md §8): the hinted fast path of
+	// HeapTupleSatisfiesMVCC; a snapshot xip entry searched; a proc-array
+	// entry visited (TransactionIdIsInProgress, GetSnapshotData); the
+	// transam.c one-entry cache; a clog SLRU hit and miss (the miss reads
+	// pg_xact through the OS cache); SetHintBits; the CPU of a hint-bit
+	// full-page image; a hint-cache probe; a VM bit test.
+	HintedCheck      int64 `yaml:"hinted_check" unit:"duration" range:"0,1s"`
+	XipPerXact       int64 `yaml:"xip_per_xact" unit:"duration" range:"0,1s"`
+	ProcArrayPerProc int64 `yaml:"procarray_per_proc" unit:"duration" range:"0,1s"`
+	TransamCacheHit  int64 `yaml:"transam_cache_hit" unit:"duration" range:"0,1s"`
+	ClogSLRUHit      int64 `yaml:"clog_slru_hit" unit:"duration" range:"0,1s"`
+	ClogSLRUMiss     int64 `yaml:"clog_slru_miss" unit:"duration" range:"0,1s"`
+	SetHintBits      int64 `yaml:"set_hint_bits" unit:"duration" range:"0,1s"`
+	HintFPI          int64 `yaml:"hint_fpi" unit:"duration" range:"0,1s"`
+	HintCacheProbe   int64 `yaml:"hint_cache_probe" unit:"duration" range:"0,1s"`
+	VMTest           int64 `yaml:"vm_test" unit:"duration" range:"0,1s"`
+	// VacuumTuple is HeapTupleSatisfiesVacuum plus pruning work per tuple.
+	VacuumTuple int64 `yaml:"vacuum_tuple" unit:"duration" range:"0,1s"`
 }
 
 // Tables declares the database.
 type Tables struct {
 	// PGBench builds pgbench's four tables at a scale factor (0 = none).
 	PGBench PGBenchTables `yaml:"pgbench"`
+	// Relations are user-declared heap tables (and groups of identical
+	// tables).
+	Relations []TableConfig `yaml:"relations"`
+}
+
+// TableConfig declares a heap table, or a group of Count identical tables
+// named NAME_1 .. NAME_Count.
+type TableConfig struct {
+	Name string `yaml:"name"`
+	// Size: Rows, or Pages (with RowsPerPage or RowWidth giving the rows).
+	Rows  int64 `yaml:"rows" range:"0,"`
+	Pages int64 `yaml:"pages" range:"0,"`
+	// Tuple width: RowWidth bytes of user data per row (the 24-byte tuple
+	// header and the 4-byte line pointer are added), or RowsPerPage.
+	RowWidth    int `yaml:"row_width" range:"0,8000"`
+	RowsPerPage int `yaml:"rows_per_page" range:"0,291"`
+	Fillfactor  int `yaml:"fillfactor" range:"10,100"`
+	Count       int `yaml:"count" range:"1,1000000"`
+	// State of the initially loaded rows: vacuumed (hinted, all-visible,
+	// as after VACUUM), hinted (hint bits set, not all-visible), or fresh
+	// (inserted by one committed transaction, never read).
+	State string `yaml:"state" enum:"vacuumed|hinted|fresh"`
+	// Index builds a B-tree primary key on the row number, needed by
+	// select/update/delete steps with a key.
+	Index bool `yaml:"index"`
+}
+
+// Defaults fills a new table declaration.
+func (t *TableConfig) Defaults() {
+	t.RowWidth = 100
+	t.Fillfactor = 100
+	t.Count = 1
+	t.State = "vacuumed"
+}
+
+// Validate checks a table declaration.
+func (t *TableConfig) Validate() error {
+	if strings.TrimSpace(t.Name) == "" {
+		return &strictyaml.FieldError{Path: "name", Msg: "every table needs a name"}
+	}
+	if t.Rows > 0 && t.Pages > 0 {
+		return &strictyaml.FieldError{Path: "pages", Msg: "give the size as rows or as pages, not both"}
+	}
+	return nil
 }
 
 // PGBenchTables is `pgbench -i -s scale -F fillfactor`.
@@ -240,7 +345,10 @@ type Phase struct {
 	// as fast as possible); LatencyLimit is pgbench -L.
 	Rate         float64 `yaml:"rate" range:"0,"`
 	LatencyLimit int64   `yaml:"latency_limit" unit:"duration" range:"0,"`
-	Script       Script  `yaml:"script" shorthand:"builtin"`
+	Script       Script  `yaml:"script" shorthand:"builtin" seqshorthand:"steps"`
+	// AbortFraction of the script's transactions end in ROLLBACK instead
+	// of COMMIT (a transaction that wrote leaves an aborted xid).
+	AbortFraction float64 `yaml:"abort_fraction" range:"0,1"`
 	// Set overrides the script's variables with pgbench expressions, e.g.
 	// aid: "random_gaussian(1, 100000 * :scale, 5)".
 	Set map[string]string `yaml:"set"`
@@ -249,15 +357,81 @@ type Phase struct {
 }
 
 // Defaults fills a new phase (strictyaml calls it for each list element).
+// A phase without a script runs tpcb-like (set by ResolveVersionDefaults,
+// so that a list of steps given as the script does not mix with it).
 func (p *Phase) Defaults() {
 	p.Clients = 1
 	p.Threads = 1
-	p.Script = Script{Builtin: "tpcb-like"}
 }
 
 // Script is a built-in pgbench script.
 type Script struct {
-	Builtin string `yaml:"builtin" enum:"tpcb-like|simple-update|select-only"`
+	Builtin string `yaml:"builtin" enum:"tpcb-like|simple-update|select-only|"`
+	Steps   []Step `yaml:"steps"`
+}
+
+// Step is one operation of a custom script; exactly one field is set.
+// Without begin/commit every step is a transaction of its own.
+type Step struct {
+	Begin  bool `yaml:"begin"`
+	Commit bool `yaml:"commit"`
+	// Abort ends the explicit transaction with ROLLBACK.
+	Abort      bool        `yaml:"abort"`
+	Seqscan    *TableStep  `yaml:"seqscan" shorthand:"table"`
+	Select     *KeyStep    `yaml:"select"`
+	Insert     *InsertStep `yaml:"insert"`
+	Update     *KeyStep    `yaml:"update"`
+	Delete     *KeyStep    `yaml:"delete" shorthand:"table"`
+	Vacuum     *TableStep  `yaml:"vacuum" shorthand:"table"`
+	Checkpoint bool        `yaml:"checkpoint"`
+	Sleep      int64       `yaml:"sleep" unit:"duration" range:"0,"`
+}
+
+// TableStep names a table. For a group of tables, Pick chooses the member:
+// "client" (client id modulo the group size, the default) or "random".
+type TableStep struct {
+	Table string `yaml:"table"`
+	Pick  string `yaml:"pick" enum:"client|random"`
+}
+
+// Defaults fills a new table step.
+func (t *TableStep) Defaults() { t.Pick = "client" }
+
+// KeyStep is a select, update or delete of the row whose number a pgbench
+// expression gives (delete without a key deletes every row).
+type KeyStep struct {
+	Table string `yaml:"table"`
+	Pick  string `yaml:"pick" enum:"client|random"`
+	Key   string `yaml:"key"`
+}
+
+// Defaults fills a new key step.
+func (k *KeyStep) Defaults() { k.Pick = "client" }
+
+// InsertStep appends rows (INSERT ... SELECT): in one transaction, or
+// committing every CommitEvery rows.
+type InsertStep struct {
+	Table       string `yaml:"table"`
+	Pick        string `yaml:"pick" enum:"client|random"`
+	Rows        int64  `yaml:"rows" range:"1,"`
+	CommitEvery int64  `yaml:"commit_every" range:"0,"`
+}
+
+// Defaults fills a new insert step.
+func (i *InsertStep) Defaults() { i.Pick = "client"; i.Rows = 1 }
+
+// Validate checks that exactly one operation is given.
+func (s *Step) Validate() error {
+	n := 0
+	for _, set := range []bool{s.Begin, s.Commit, s.Abort, s.Seqscan != nil, s.Select != nil, s.Insert != nil, s.Update != nil, s.Delete != nil, s.Vacuum != nil, s.Checkpoint, s.Sleep > 0} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return fmt.Errorf("a step is exactly one of begin, commit, abort, seqscan, select, insert, update, delete, vacuum, checkpoint, sleep (found %d)", n)
+	}
+	return nil
 }
 
 // Output controls what a run records.
@@ -279,19 +453,34 @@ func DefaultScenario() Scenario {
 		Name: "unnamed",
 		Seed: 1,
 		Server: Server{
-			Version:                    "17",
-			SharedBuffers:              128 << 20,
-			CPUs:                       4,
-			BgwriterDelay:              200 * ms,
-			BgwriterLRUMaxpages:        100,
-			BgwriterLRUMultiplier:      2.0,
-			BgwriterFlushAfter:         -1,
-			CheckpointTimeout:          300 * sec,
-			CheckpointCompletionTarget: -1,
-			CheckpointFlushAfter:       -1,
-			MaxWALSize:                 1 << 30,
-			CheckpointSegments:         3,
-			FullPageWrites:             true,
+			Version:                           "17",
+			SharedBuffers:                     128 << 20,
+			CPUs:                              4,
+			BgwriterDelay:                     200 * ms,
+			BgwriterLRUMaxpages:               100,
+			BgwriterLRUMultiplier:             2.0,
+			BgwriterFlushAfter:                -1,
+			CheckpointTimeout:                 300 * sec,
+			CheckpointCompletionTarget:        -1,
+			CheckpointFlushAfter:              -1,
+			MaxWALSize:                        1 << 30,
+			CheckpointSegments:                3,
+			FullPageWrites:                    true,
+			SynchronousCommit:                 true,
+			WALWriterDelay:                    200 * ms,
+			Autovacuum:                        true,
+			AutovacuumNaptime:                 60 * sec,
+			AutovacuumMaxWorkers:              3,
+			AutovacuumVacuumThreshold:         50,
+			AutovacuumVacuumScaleFactor:       0.2,
+			AutovacuumVacuumInsertThreshold:   1000,
+			AutovacuumVacuumInsertScaleFactor: 0.2,
+			AutovacuumVacuumCostDelay:         -1,
+			VacuumCostLimit:                   200,
+			VacuumCostPageHit:                 1,
+			VacuumCostPageMiss:                -1,
+			VacuumCostPageDirty:               20,
+			VacuumBufferUsageLimit:            -1,
 		},
 		OS: OS{
 			PageCache:               4 << 30,
@@ -306,10 +495,14 @@ func DefaultScenario() Scenario {
 			Data: DeviceConfig{Preset: "sata-ssd"},
 			WAL:  DeviceConfig{Preset: "data"},
 		},
-		Policies: Policies{Replacement: ReplacementConfig{Policy: "clock-sweep"}},
-		Costs:    DefaultCosts(),
-		Tables:   Tables{PGBench: PGBenchTables{Fillfactor: 100}},
-		Output:   Output{Interval: 1e9},
+		Policies: Policies{
+			Replacement: ReplacementConfig{Policy: "clock-sweep"},
+			HintCache:   policies.DefaultHintCacheParams(),
+			AllVisible:  policies.DefaultAllVisibleParams(),
+		},
+		Costs:  DefaultCosts(),
+		Tables: Tables{PGBench: PGBenchTables{Fillfactor: 100}},
+		Output: Output{Interval: 1e9},
 	}
 }
 
@@ -317,18 +510,31 @@ func DefaultScenario() Scenario {
 func DefaultCosts() Costs {
 	const us = 1000
 	return Costs{
-		Statement:       25 * us,
-		ClientRoundTrip: 15 * us,
-		BufferHit:       150,
-		SweepStep:       8,
-		OSRead:          2 * us,
-		OSWrite:         3 * us,
-		IndexLevel:      300,
-		TupleFetch:      300,
-		TupleUpdate:     1500,
-		IndexInsert:     1000,
-		WALRecord:       500,
-		Commit:          5 * us,
+		Statement:        25 * us,
+		ClientRoundTrip:  15 * us,
+		BufferHit:        150,
+		SweepStep:        8,
+		OSRead:           2 * us,
+		OSWrite:          3 * us,
+		IndexLevel:       300,
+		TupleFetch:       300,
+		TupleUpdate:      1500,
+		IndexInsert:      1000,
+		WALRecord:        500,
+		Commit:           5 * us,
+		ScanPage:         1500,
+		TupleDeform:      22,
+		HintedCheck:      5,
+		XipPerXact:       0,
+		ProcArrayPerProc: 2,
+		TransamCacheHit:  10,
+		ClogSLRUHit:      45,
+		ClogSLRUMiss:     1600,
+		SetHintBits:      5,
+		HintFPI:          5500,
+		HintCacheProbe:   3,
+		VMTest:           15,
+		VacuumTuple:      30,
 	}
 }
 
@@ -342,6 +548,9 @@ func (p *Phase) Validate() error {
 	if (p.Duration > 0) == (p.Transactions > 0) {
 		return &strictyaml.FieldError{Path: "duration", Msg: "set exactly one of duration and transactions (pgbench -T or -t)"}
 	}
+	if p.Script.Builtin != "" && len(p.Script.Steps) > 0 {
+		return &strictyaml.FieldError{Path: "script", Msg: "give either a built-in script name or a list of steps, not both"}
+	}
 	if p.Threads > p.Clients {
 		return &strictyaml.FieldError{Path: "threads", Msg: fmt.Sprintf("%d threads for %d clients (pgbench requires threads <= clients)", p.Threads, p.Clients)}
 	}
@@ -353,6 +562,11 @@ func (p *Phase) Validate() error {
 // by server.version's values. The loader calls it after decoding, so the
 // fully defaulted configuration shows the values actually used.
 func ResolveVersionDefaults(sc *Scenario) {
+	for i := range sc.Workload.Phases {
+		if ph := &sc.Workload.Phases[i]; ph.Script.Builtin == "" && len(ph.Script.Steps) == 0 {
+			ph.Script.Builtin = "tpcb-like"
+		}
+	}
 	v, err := Version(sc.Server.Version)
 	if err != nil {
 		return
@@ -374,6 +588,24 @@ func ResolveVersionDefaults(sc *Scenario) {
 		s.CheckpointFlushAfter = 256 << 10
 		if v < 906 {
 			s.CheckpointFlushAfter = 0
+		}
+	}
+	if s.AutovacuumVacuumCostDelay < 0 {
+		s.AutovacuumVacuumCostDelay = 2 * ms
+		if v < 1200 {
+			s.AutovacuumVacuumCostDelay = 20 * ms
+		}
+	}
+	if s.VacuumCostPageMiss < 0 {
+		s.VacuumCostPageMiss = 2
+		if v < 1400 {
+			s.VacuumCostPageMiss = 10
+		}
+	}
+	if s.VacuumBufferUsageLimit < 0 {
+		s.VacuumBufferUsageLimit = 2 << 20
+		if v < 1700 {
+			s.VacuumBufferUsageLimit = 256 << 10
 		}
 	}
 	if s.DataChecksums == nil {

@@ -48,11 +48,8 @@ type thread struct {
 }
 
 func newPhase(e *engine, idx int, cfg Phase) (*phase, error) {
-	s, err := builtinScript(cfg.Script.Builtin)
+	s, err := phaseScript(cfg, e.sc, e.db)
 	if err != nil {
-		return nil, fmt.Errorf("workload.phases[%d].script: %v", idx, err)
-	}
-	if err := bindScript(s, cfg.Set, e.sc.Tables.PGBench.Scale, e.sc.Seed); err != nil {
 		return nil, fmt.Errorf("workload.phases[%d].%v", idx, err)
 	}
 	if cfg.Clients < 1 {
@@ -98,9 +95,10 @@ func (e *engine) startPhase(i int) {
 			script: ph.script,
 			vals:   make([]int64, len(ph.script.vars)),
 		}
-		b := &backend{e: e, id: int32(len(e.backends)), client: cl, nextWait: -1}
+		b := &backend{e: e, id: int32(len(e.backends)), client: cl, nextWait: -1, hcache: e.newHintCache()}
 		cl.b = b
 		e.backends = append(e.backends, b)
+		e.procs = append(e.procs, b)
 		ph.clients = append(ph.clients, cl)
 	}
 	for _, cl := range ph.clients {

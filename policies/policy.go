@@ -10,6 +10,13 @@
 // victim. This mirrors PostgreSQL's split between bufmgr.c (BufferAlloc,
 // PinBuffer) and freelist.c (StrategyGetBuffer, the clock sweep).
 //
+// The policies, one file each: clock-sweep (clocksweep.go; freelist.c
+// StrategyGetBuffer, bufmgr.c PinBuffer), lru (lru.go), 2q (twoq.go;
+// Johnson and Shasha, VLDB 1994), arc (arc.go; Megiddo and Modha, FAST
+// 2003), sieve (sieve.go; Zhang et al., NSDI 2024) and opt (opt.go;
+// Belady 1966, trace replay only). Only clock-sweep distinguishes ring
+// pins; the reference policies ignore the ring flag.
+//
 // Adding a policy touches its own file and one line of registry.go.
 //
 // This package imports no other package of the project.

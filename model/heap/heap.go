@@ -1,15 +1,26 @@
-// Package heap models the space inside a PostgreSQL heap relation at page
-// granularity: how many tuples a page holds (from the tuple width and the
-// fillfactor, as heap_insert / RelationGetBufferForTuple fill pages), dead
-// tuple versions left by updates, on-access pruning (heap_page_prune_opt)
-// that turns them back into free space, HOT updates (heap_update keeps the
-// new version on the same page when it fits and no indexed column changed)
-// and non-HOT updates, whose new version goes to the relation's insertion
-// target (rd_targblock) or a newly extended page, with a new index entry.
+// Package heap models a PostgreSQL heap relation at page granularity,
+// without one object per tuple:
 //
-// Rows are numbered 1..Rows in load order, so row r starts on block
-// (r-1)/RowsPerPage; rows moved by non-HOT updates are remembered in a
-// sparse map.
+//   - each page holds a few tuple groups: tuples with the same xmin, xmax
+//     and hint bits (t_infomask HEAP_XMIN_COMMITTED, HEAP_XMIN_INVALID,
+//     HEAP_XMAX_COMMITTED, HEAP_XMAX_INVALID; frozen = both xmin bits),
+//     and a count;
+//   - pages never changed since the table was loaded share one implicit
+//     state (the table's base group), so a 500-million-row table costs a
+//     few bytes per page;
+//   - PD_ALL_VISIBLE is a bit per page (the visibility map's all-visible
+//     bit is always equal to it: PostgreSQL sets and clears both together,
+//     heapam.c heap_insert/heap_update/heap_delete, vacuumlazy.c);
+//   - how many tuples fit (tuple width and fillfactor, as heap_insert and
+//     RelationGetBufferForTuple fill pages), on-access pruning of dead
+//     versions (heap_page_prune_opt), HOT updates (the new version stays on
+//     the page when it fits and no indexed column changed), and non-HOT
+//     updates, whose new version goes to the insertion target block
+//     (rd_targblock) or a newly extended page.
+//
+// Rows are numbered 1..Rows in load order; row r starts on block
+// (r-1)/RowsPerPage. Rows moved by non-HOT updates and the xmin of each
+// row's current version after an update are kept in sparse maps.
 package heap
 
 import "fmt"
@@ -19,68 +30,292 @@ const (
 	headerBytes = 24 // PageHeaderData
 )
 
-// Table is one heap relation's page-level space state.
+// Hint bits (htup_details.h t_infomask).
+const (
+	XminCommitted uint8 = 1 << iota
+	XminInvalid
+	XmaxCommitted
+	XmaxInvalid
+	// Frozen is HEAP_XMIN_FROZEN (both xmin bits, 9.4+).
+	Frozen = XminCommitted | XminInvalid
+)
+
+// Group is a run of tuples on one page with the same header state.
+type Group struct {
+	Xmin, Xmax uint32 // Xmax 0: not deleted or updated
+	N          uint16
+	Hints      uint8
+}
+
+// Table is one heap relation's page-level state.
 type Table struct {
 	Name string
 	// RowsPerPage is how many rows the initial load put on each page;
 	// MaxRows how many fit physically (fillfactor only limits inserts).
 	RowsPerPage int
 	MaxRows     int
-	Rows        int64
+	Rows        int64 // rows loaded initially
 
-	free   []uint8 // free tuple slots per block
-	dead   []uint8 // dead, unpruned tuple versions per block
-	moved  map[int64]int32
-	target int32 // insertion target block (rd_targblock), -1 if none
+	base    Group // state of every tuple on a never-changed page
+	loaded  int32 // blocks holding loaded rows
+	nblocks int32
+
+	state   []int32   // per block: 0 = base state, else index into pages
+	pages   [][]Group // explicit page states; pages[0] unused
+	freeIdx []int32   // recycled indexes into pages
+	allVis  []uint64  // PD_ALL_VISIBLE / VM all-visible bit per block
+
+	moved   map[int64]int32  // row -> block of its current version
+	rowXmin map[int64]uint32 // row -> xmin of its current version
+	target  int32            // insertion target block (rd_targblock), -1 if none
 
 	Stats Stats
 }
 
 // Stats count heap operations.
 type Stats struct {
-	HOTUpdates, Updates, Inserts, Prunes, Extends uint64
+	HOTUpdates, Updates, Inserts, Deletes, Prunes, Extends uint64
+	PrunedTuples                                          uint64
 }
 
-// New creates a table of rows tuples, each tupleBytes wide including its
-// 4-byte line pointer, loaded at the given fillfactor (10..100).
-func New(name string, rows int64, tupleBytes, fillfactor int) (*Table, error) {
-	if tupleBytes < 8 || tupleBytes > pageBytes-headerBytes {
-		return nil, fmt.Errorf("table %s: tuple width %d bytes is outside [8, %d]", name, tupleBytes, pageBytes-headerBytes)
+// Layout computes tuples per page for rows of width bytes of user data (a
+// 23-byte tuple header MAXALIGNed to 24, the data MAXALIGNed, a 4-byte line
+// pointer) at a fillfactor.
+func Layout(width, fillfactor int) (perPage, maxRows int, err error) {
+	if width < 0 || width > pageBytes-headerBytes-32 {
+		return 0, 0, fmt.Errorf("row width %d bytes is outside [0, %d]", width, pageBytes-headerBytes-32)
 	}
-	maxRows := (pageBytes - headerBytes) / tupleBytes
+	tuple := 24 + (width+7)/8*8 + 4
+	return LayoutTuple(tuple, fillfactor)
+}
+
+// LayoutTuple is Layout for a known on-page tuple size (line pointer
+// included).
+func LayoutTuple(tupleBytes, fillfactor int) (perPage, maxRows int, err error) {
+	if tupleBytes < 8 || tupleBytes > pageBytes-headerBytes {
+		return 0, 0, fmt.Errorf("tuple size %d bytes is outside [8, %d]", tupleBytes, pageBytes-headerBytes)
+	}
+	maxRows = min((pageBytes-headerBytes)/tupleBytes, 291) // MaxHeapTuplesPerPage
 	// Inserts stop once free space would drop below (100-ff)% of the page
 	// (RelationGetTargetPageFreeSpace).
 	reserve := pageBytes * (100 - fillfactor) / 100
-	perPage := (pageBytes - headerBytes - reserve) / tupleBytes
-	perPage = max(perPage, 1)
-	return NewPerPage(name, rows, perPage, maxRows), nil
+	perPage = max((pageBytes-headerBytes-reserve)/tupleBytes, 1)
+	return min(perPage, maxRows), maxRows, nil
+}
+
+// New creates a table of rows tuples of tupleBytes each (line pointer
+// included) loaded at fillfactor, every loaded tuple in state base.
+func New(name string, rows int64, tupleBytes, fillfactor int, base Group, allVisible bool) (*Table, error) {
+	perPage, maxRows, err := LayoutTuple(tupleBytes, fillfactor)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %v", name, err)
+	}
+	return NewPerPage(name, rows, perPage, maxRows, base, allVisible), nil
 }
 
 // NewPerPage creates a table with an explicit layout.
-func NewPerPage(name string, rows int64, perPage, maxRows int) *Table {
+func NewPerPage(name string, rows int64, perPage, maxRows int, base Group, allVisible bool) *Table {
 	maxRows = max(maxRows, perPage)
-	t := &Table{Name: name, RowsPerPage: perPage, MaxRows: min(maxRows, 255), Rows: rows, target: -1}
-	n := t.initialBlocks()
-	t.free = make([]uint8, n)
-	t.dead = make([]uint8, n)
-	slack := uint8(t.MaxRows - perPage)
-	for b := range t.free {
-		t.free[b] = slack
+	t := &Table{Name: name, RowsPerPage: perPage, MaxRows: maxRows, Rows: rows, base: base, target: -1}
+	n := int32((rows + int64(perPage) - 1) / int64(perPage))
+	t.loaded = n
+	t.pages = [][]Group{nil}
+	t.grow(n)
+	if allVisible {
+		for b := int32(0); b < n; b++ {
+			t.setAllVisible(b, true)
+		}
 	}
 	if n > 0 {
-		last := rows - int64(n-1)*int64(perPage)
-		t.free[n-1] = uint8(t.MaxRows - int(last))
-		t.target = int32(n - 1)
+		t.target = n - 1
 	}
 	return t
 }
 
-func (t *Table) initialBlocks() int {
-	return int((t.Rows + int64(t.RowsPerPage) - 1) / int64(t.RowsPerPage))
+func (t *Table) grow(n int32) {
+	for t.nblocks < n {
+		t.state = append(t.state, 0)
+		if int(t.nblocks)/64 >= len(t.allVis) {
+			t.allVis = append(t.allVis, 0)
+		}
+		if t.nblocks >= t.loaded {
+			// A new page starts empty: give it an explicit, empty state.
+			t.state[t.nblocks] = t.newState(nil)
+		}
+		t.nblocks++
+	}
+}
+
+func (t *Table) newState(g []Group) int32 {
+	if n := len(t.freeIdx); n > 0 {
+		i := t.freeIdx[n-1]
+		t.freeIdx = t.freeIdx[:n-1]
+		t.pages[i] = g
+		return i
+	}
+	t.pages = append(t.pages, g)
+	return int32(len(t.pages) - 1)
 }
 
 // NBlocks is the current relation size.
-func (t *Table) NBlocks() int32 { return int32(len(t.free)) }
+func (t *Table) NBlocks() int32 { return t.nblocks }
+
+// rowsOnLoaded is how many loaded rows block b (< loaded) holds.
+func (t *Table) rowsOnLoaded(b int32) int {
+	if b == t.loaded-1 {
+		return int(t.Rows - int64(b)*int64(t.RowsPerPage))
+	}
+	return t.RowsPerPage
+}
+
+// Groups returns block b's tuple groups. For a never-changed page it
+// returns a one-element view into buf; callers must not keep it.
+func (t *Table) Groups(b int32, buf *[1]Group) []Group {
+	if s := t.state[b]; s != 0 {
+		return t.pages[s]
+	}
+	buf[0] = t.base
+	buf[0].N = uint16(t.rowsOnLoaded(b))
+	return buf[:]
+}
+
+// Explicit reports whether block b has its own state (has changed since load).
+func (t *Table) Explicit(b int32) bool { return t.state[b] != 0 }
+
+// mut returns block b's groups for modification, materialising the base
+// state if needed.
+func (t *Table) mut(b int32) *[]Group {
+	if t.state[b] == 0 {
+		g := t.base
+		g.N = uint16(t.rowsOnLoaded(b))
+		t.state[b] = t.newState([]Group{g})
+	}
+	return &t.pages[t.state[b]]
+}
+
+// SetHints ORs hint bits into every group of block b matching xid as xmin
+// (xminBits) or xmax (xmaxBits), merging groups that become identical.
+func (t *Table) SetHints(b int32, xid uint32, xminBits, xmaxBits uint8) {
+	t.SetGroupHints(b, func(g Group) uint8 {
+		var bits uint8
+		if xminBits != 0 && g.Xmin == xid {
+			bits |= xminBits
+		}
+		if xmaxBits != 0 && g.Xmax == xid && g.Xmax != 0 {
+			bits |= xmaxBits
+		}
+		return bits
+	})
+}
+
+// SetGroupHints sets hint bits on every group of block b as decided by fn,
+// which returns the bits to OR in for a group (0 for none).
+func (t *Table) SetGroupHints(b int32, fn func(g Group) uint8) {
+	gs := t.mut(b)
+	var changed []Group
+	a := *gs
+	out := a[:0]
+	for _, g := range a {
+		if bits := fn(g); bits != 0 && g.Hints|bits != g.Hints {
+			g.Hints |= bits
+			changed = append(changed, g)
+			continue
+		}
+		out = append(out, g)
+	}
+	clear(a[len(out):])
+	*gs = out
+	for _, g := range changed {
+		add(gs, g)
+	}
+}
+
+// add puts g into the groups, joining an identical group if there is one.
+func add(gs *[]Group, g Group) {
+	if g.N == 0 {
+		return
+	}
+	for i := range *gs {
+		if o := &(*gs)[i]; o.Xmin == g.Xmin && o.Xmax == g.Xmax && o.Hints == g.Hints {
+			o.N += g.N
+			return
+		}
+	}
+	*gs = append(*gs, g)
+}
+
+// merge combines groups with identical headers.
+func (t *Table) merge(gs *[]Group) {
+	a := *gs
+	out := a[:0]
+	for _, g := range a {
+		if g.N == 0 {
+			continue
+		}
+		found := false
+		for j := range out {
+			if out[j].Xmin == g.Xmin && out[j].Xmax == g.Xmax && out[j].Hints == g.Hints {
+				out[j].N += g.N
+				found = true
+				break
+			}
+		}
+		if !found {
+			out = append(out, g)
+		}
+	}
+	*gs = out
+}
+
+// Tuples returns the number of tuples (live or dead, unpruned) on block b.
+func (t *Table) Tuples(b int32) int {
+	if t.state[b] == 0 {
+		return t.rowsOnLoaded(b)
+	}
+	n := 0
+	for _, g := range t.pages[t.state[b]] {
+		n += int(g.N)
+	}
+	return n
+}
+
+// Free returns the tuple slots left on block b.
+func (t *Table) Free(b int32) int { return t.MaxRows - t.Tuples(b) }
+
+// AllVisible reports PD_ALL_VISIBLE of block b.
+func (t *Table) AllVisible(b int32) bool { return t.allVis[b/64]>>(b%64)&1 != 0 }
+
+// setAllVisible sets or clears PD_ALL_VISIBLE (and the VM bit).
+func (t *Table) setAllVisible(b int32, v bool) {
+	if v {
+		t.allVis[b/64] |= 1 << (b % 64)
+	} else {
+		t.allVis[b/64] &^= 1 << (b % 64)
+	}
+}
+
+// SetAllVisible is VACUUM's PageSetAllVisible + visibilitymap_set.
+func (t *Table) SetAllVisible(b int32) { t.setAllVisible(b, true) }
+
+// ClearAllVisible is PageClearAllVisible + visibilitymap_clear, done by
+// every insert, update and delete on the page. It reports whether the bit
+// was set (then the VM page must be updated too).
+func (t *Table) ClearAllVisible(b int32) bool {
+	was := t.AllVisible(b)
+	t.setAllVisible(b, false)
+	return was
+}
+
+// AllVisibleCount counts the all-visible pages.
+func (t *Table) AllVisibleCount() int {
+	n := 0
+	for b := int32(0); b < t.nblocks; b++ {
+		if t.AllVisible(b) {
+			n++
+		}
+	}
+	return n
+}
 
 // BlockOf returns the block holding the current version of row.
 func (t *Table) BlockOf(row int64) int32 {
@@ -92,26 +327,131 @@ func (t *Table) BlockOf(row int64) int32 {
 	return int32((row - 1) / int64(t.RowsPerPage))
 }
 
-// Update applies heap_update to a row whose current version is on block b:
-// prune the page first if it has dead versions and no free slot, then
-// keep the new version on the page (HOT) if a slot is free. It reports
-// whether it pruned and whether the update was HOT. A non-HOT caller must
-// then place the new version with PlaceNew and Move the row.
-func (t *Table) Update(b int32) (pruned, hot bool) {
-	t.Stats.Updates++
-	if t.free[b] == 0 && t.dead[b] > 0 {
-		t.free[b] += t.dead[b]
-		t.dead[b] = 0
+// RowXmin returns the xmin of row's current version.
+func (t *Table) RowXmin(row int64) uint32 {
+	if t.rowXmin != nil {
+		if x, ok := t.rowXmin[row]; ok {
+			return x
+		}
+	}
+	return t.base.Xmin
+}
+
+// RowGroup returns the header of row's current version on block b (the
+// live group with the row's xmin), for a visibility check of that tuple.
+func (t *Table) RowGroup(row int64, b int32) Group {
+	x := t.RowXmin(row)
+	var buf [1]Group
+	for _, g := range t.Groups(b, &buf) {
+		if g.Xmin == x && g.Xmax == 0 {
+			g.N = 1
+			return g
+		}
+	}
+	// The version is not live on this page (deleted): report any group
+	// with that xmin.
+	for _, g := range t.Groups(b, &buf) {
+		if g.Xmin == x {
+			g.N = 1
+			return g
+		}
+	}
+	g := t.base
+	g.N = 1
+	return g
+}
+
+// Insert adds n tuples inserted by xid to block b (heap_insert), clearing
+// PD_ALL_VISIBLE. The caller has checked Free.
+func (t *Table) Insert(b int32, xid uint32, n int) {
+	add(t.mut(b), Group{Xmin: xid, N: uint16(n)})
+	t.ClearAllVisible(b)
+	t.Stats.Inserts += uint64(n)
+}
+
+// DeleteRow marks row's current version on block b deleted by xid
+// (heap_delete, or the old version of heap_update).
+func (t *Table) DeleteRow(row int64, b int32, xid uint32) {
+	x := t.RowXmin(row)
+	gs := t.mut(b)
+	for i := range *gs {
+		g := (*gs)[i]
+		if g.Xmin == x && g.Xmax == 0 && g.N > 0 {
+			if g.N == 1 {
+				last := len(*gs) - 1
+				(*gs)[i] = (*gs)[last]
+				*gs = (*gs)[:last]
+			} else {
+				(*gs)[i].N--
+			}
+			add(gs, Group{Xmin: g.Xmin, Xmax: xid, N: 1, Hints: g.Hints &^ (XmaxCommitted | XmaxInvalid)})
+			break
+		}
+	}
+	t.ClearAllVisible(b)
+	t.Stats.Deletes++
+}
+
+// DeleteAll marks every live tuple of block b deleted by xid, except those
+// whose xmin live() rejects (not visible to the deleter). It returns how
+// many tuples it deleted.
+func (t *Table) DeleteAll(b int32, xid uint32, live func(g Group) bool) int {
+	gs := t.mut(b)
+	n := 0
+	for i := range *gs {
+		g := &(*gs)[i]
+		if g.Xmax == 0 && live(*g) {
+			g.Xmax = xid
+			g.Hints &^= XmaxCommitted | XmaxInvalid
+			n += int(g.N)
+		}
+	}
+	t.merge(gs)
+	if n > 0 {
+		t.ClearAllVisible(b)
+	}
+	t.Stats.Deletes += uint64(n)
+	return n
+}
+
+// SetRowVersion records that row's current version has xmin xid and lives
+// on block b.
+func (t *Table) SetRowVersion(row int64, b int32, xid uint32) {
+	if t.rowXmin == nil {
+		t.rowXmin = make(map[int64]uint32)
+	}
+	t.rowXmin[row] = xid
+	if b != int32((row-1)/int64(t.RowsPerPage)) || t.moved != nil && t.moved[row] != 0 {
+		if t.moved == nil {
+			t.moved = make(map[int64]int32)
+		}
+		t.moved[row] = b
+	}
+}
+
+// Prune removes dead tuples from block b (heap_page_prune): dead(g)
+// decides, per group, whether its tuples are dead to every transaction.
+// It returns the number of tuples removed.
+func (t *Table) Prune(b int32, dead func(g Group) bool) int {
+	if t.state[b] == 0 {
+		return 0 // a never-changed page has nothing to prune
+	}
+	gs := &t.pages[t.state[b]]
+	n := 0
+	out := (*gs)[:0]
+	for _, g := range *gs {
+		if dead(g) {
+			n += int(g.N)
+			continue
+		}
+		out = append(out, g)
+	}
+	*gs = out
+	if n > 0 {
 		t.Stats.Prunes++
-		pruned = true
+		t.Stats.PrunedTuples += uint64(n)
 	}
-	t.dead[b]++
-	if t.free[b] > 0 {
-		t.free[b]--
-		t.Stats.HOTUpdates++
-		return pruned, true
-	}
-	return pruned, false
+	return n
 }
 
 // PlaceNew finds a block for a new tuple (RelationGetBufferForTuple without
@@ -119,38 +459,30 @@ func (t *Table) Update(b int32) (pruned, hot bool) {
 // extend reports that the relation must grow by one block, which the
 // caller does (smgrextend) before calling Extended.
 func (t *Table) PlaceNew() (block int32, extend bool) {
-	if t.target >= 0 && t.free[t.target] > 0 {
+	if t.target >= 0 && t.Free(t.target) > 0 {
 		return t.target, false
 	}
-	return int32(len(t.free)), true
+	return t.nblocks, true
 }
 
 // Extended records that block was added to the relation.
 func (t *Table) Extended(block int32) {
-	for int32(len(t.free)) <= block {
-		t.free = append(t.free, uint8(t.MaxRows))
-		t.dead = append(t.dead, 0)
-	}
+	t.grow(block + 1)
 	t.target = block
 	t.Stats.Extends++
 }
 
-// Insert takes a free slot on block (heap_insert or the new version of a
-// non-HOT update).
-func (t *Table) Insert(block int32) {
-	if t.free[block] > 0 {
-		t.free[block]--
-	}
-	t.Stats.Inserts++
-}
-
-// Move records that row's current version now lives on block.
-func (t *Table) Move(row int64, block int32) {
-	if t.moved == nil {
-		t.moved = make(map[int64]int32)
-	}
-	t.moved[row] = block
+// Truncate empties the table (TRUNCATE, or VACUUM truncating empty pages
+// at the end is not modelled): every block is dropped.
+func (t *Table) Truncate() {
+	t.state, t.allVis, t.pages, t.freeIdx = nil, nil, [][]Group{nil}, nil
+	t.nblocks, t.loaded, t.Rows, t.target = 0, 0, 0, -1
+	t.moved, t.rowXmin = nil, nil
 }
 
 // Moved returns how many rows live away from their load position.
 func (t *Table) Moved() int { return len(t.moved) }
+
+// ExplicitPages returns how many pages have their own state (for memory
+// reporting).
+func (t *Table) ExplicitPages() int { return len(t.pages) - 1 - len(t.freeIdx) }

@@ -2,6 +2,8 @@ package heap
 
 import "testing"
 
+var frozen = Group{Xmin: 2, Hints: Frozen}
+
 // pgbench_accounts: 121-byte tuples MAXALIGNed to 128 plus a 4-byte line
 // pointer give 61 rows per 8 kB page and 1639.34 pages per 100000 rows
 // (pg-buffers-facts.md §6.2: 1640 pages at scale 1, 16394 at scale 10).
@@ -10,7 +12,7 @@ func TestPGBenchAccountsLayout(t *testing.T) {
 		rows   int64
 		blocks int32
 	}{{100000, 1640}, {1000000, 16394}} {
-		tb, err := New("accounts", c.rows, 132, 100)
+		tb, err := New("accounts", c.rows, 132, 100, frozen, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -21,48 +23,85 @@ func TestPGBenchAccountsLayout(t *testing.T) {
 			t.Errorf("%d rows: %d blocks, want %d", c.rows, tb.NBlocks(), c.blocks)
 		}
 	}
+	// (int, ~70-char text) rows as in seed 001: 24-byte header + 4 + 71
+	// (1-byte varlena header) = 99, MAXALIGNed to 104, + 4-byte line
+	// pointer = 108 bytes: 75 rows per page.
+	per, _, _ := Layout(4+71, 100)
+	if per != 75 {
+		t.Errorf("int + 70-char text: %d rows per page, want 75", per)
+	}
 }
 
 // With fillfactor 100 the first update of a row on a full page cannot be
 // HOT; once the page has been pruned, later updates are HOT
 // (pg-buffers-facts.md §6.2 "Side effect to model").
 func TestHOTAfterPrune(t *testing.T) {
-	tb, _ := New("accounts", 61*3, 132, 100)
-	if tb.NBlocks() != 3 {
-		t.Fatalf("%d blocks", tb.NBlocks())
-	}
+	tb, _ := New("accounts", 61*3, 132, 100, frozen, true)
 	b := tb.BlockOf(5)
-	if _, hot := tb.Update(b); hot {
-		t.Fatal("first update of a full page was HOT")
+	if tb.Free(b) != 0 {
+		t.Fatalf("loaded page has %d free slots", tb.Free(b))
+	}
+	tb.DeleteRow(5, b, 100) // old version of the update
+	if tb.AllVisible(b) {
+		t.Error("an update left PD_ALL_VISIBLE set")
 	}
 	blk, ext := tb.PlaceNew()
 	if !ext || blk != 3 {
 		t.Fatalf("PlaceNew = %d, %v; want extension to block 3", blk, ext)
 	}
 	tb.Extended(blk)
-	tb.Insert(blk)
-	tb.Move(5, blk)
-	if tb.BlockOf(5) != 3 {
-		t.Fatal("moved row not found on its new block")
+	tb.Insert(blk, 100, 1)
+	tb.SetRowVersion(5, blk, 100)
+	if tb.BlockOf(5) != 3 || tb.RowXmin(5) != 100 {
+		t.Fatalf("moved row: block %d xmin %d", tb.BlockOf(5), tb.RowXmin(5))
 	}
-	// Second update of another row on block 0: prune reclaims the dead
-	// version, the update is HOT.
-	pruned, hot := tb.Update(b)
-	if !pruned || !hot {
-		t.Fatalf("second update: pruned=%v hot=%v, want both", pruned, hot)
+	// Once xid 100 is committed and older than every snapshot, pruning
+	// frees the old version's slot and the next update is HOT.
+	dead := func(g Group) bool { return g.Xmax == 100 }
+	if n := tb.Prune(b, dead); n != 1 || tb.Free(b) != 1 {
+		t.Fatalf("prune removed %d, free %d", n, tb.Free(b))
 	}
-	// The next new tuple goes to the target block, which still has room.
-	if blk2, ext2 := tb.PlaceNew(); ext2 || blk2 != 3 {
-		t.Fatalf("PlaceNew = %d, %v; want target 3", blk2, ext2)
+	tb.DeleteRow(7, b, 101)
+	if tb.Free(b) != 1 {
+		t.Fatalf("free %d after delete", tb.Free(b))
+	}
+	tb.Insert(b, 101, 1)
+	tb.SetRowVersion(7, b, 101)
+	if tb.BlockOf(7) != b || tb.Free(b) != 0 {
+		t.Fatalf("HOT update: block %d free %d", tb.BlockOf(7), tb.Free(b))
+	}
+	g := tb.RowGroup(7, b)
+	if g.Xmin != 101 || g.Xmax != 0 {
+		t.Errorf("row 7's version: %+v", g)
+	}
+}
+
+func TestGroupsMergeAndHints(t *testing.T) {
+	tb := NewPerPage("t", 0, 100, 100, Group{}, false)
+	tb.Extended(0)
+	tb.Insert(0, 10, 40)
+	tb.Insert(0, 10, 20)
+	var buf [1]Group
+	if gs := tb.Groups(0, &buf); len(gs) != 1 || gs[0].N != 60 {
+		t.Fatalf("groups %+v", gs)
+	}
+	tb.SetHints(0, 10, XminCommitted, 0)
+	if gs := tb.Groups(0, &buf); gs[0].Hints != XminCommitted {
+		t.Fatalf("hints %+v", gs)
+	}
+	n := tb.DeleteAll(0, 11, func(Group) bool { return true })
+	if n != 60 {
+		t.Fatalf("deleted %d", n)
+	}
+	gs := tb.Groups(0, &buf)
+	if len(gs) != 1 || gs[0].Xmax != 11 || gs[0].Hints != XminCommitted {
+		t.Fatalf("after delete %+v", gs)
 	}
 }
 
 func TestFillfactorLeavesRoomForHOT(t *testing.T) {
-	tb, _ := New("accounts", 1000, 132, 90)
-	if tb.RowsPerPage >= tb.MaxRows {
+	tb, _ := New("accounts", 1000, 132, 90, frozen, false)
+	if tb.RowsPerPage >= tb.MaxRows || tb.Free(0) == 0 {
 		t.Fatalf("fillfactor 90: %d rows per page of %d", tb.RowsPerPage, tb.MaxRows)
-	}
-	if _, hot := tb.Update(0); !hot {
-		t.Fatal("update on a page with fillfactor slack was not HOT")
 	}
 }

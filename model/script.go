@@ -1,0 +1,260 @@
+package model
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/pgbufsim/pgbufsim/model/pgexpr"
+)
+
+// opKind is one step of a transaction.
+type opKind uint8
+
+const (
+	opNone       opKind = iota // a statement with no page work (BEGIN)
+	opFetch                    // index scan by key, fetch the heap tuple
+	opUpdate                   // index scan by key, heap_update
+	opInsert                   // heap_insert of n rows at the end of the table
+	opSeqscan                  // SELECT count(*): a sequential scan
+	opDeleteKey                // index scan by key, heap_delete
+	opDeleteAll                // DELETE FROM t: a scan deleting every visible row
+	opVacuum                   // VACUUM t
+	opCheckpoint               // CHECKPOINT (immediate, waits for completion)
+	opSleep                    // \sleep (client side)
+	opCommit                   // COMMIT: commit record, WAL flush
+	opAbort                    // ROLLBACK
+)
+
+var opNames = [...]string{"begin", "select", "update", "insert", "seqscan", "delete", "delete", "vacuum", "checkpoint", "sleep", "commit", "abort"}
+
+func (k opKind) String() string { return opNames[k] }
+
+// op is one statement (or the commit) of a transaction.
+type op struct {
+	kind  opKind
+	stmt  bool // charge statement overhead and a client round trip first
+	t     *table
+	key   int64
+	n     int64 // rows to insert
+	every int64 // insert: commit every this many rows (0 = at the end)
+	dur   int64 // sleep
+}
+
+// script builds the ops of one execution of a script, with keys drawn by
+// the client's generators.
+type script struct {
+	name string
+	vars []scriptVar
+	// build appends the transaction's ops for the drawn variable values.
+	build func(b *backend, v []int64, ops []op) []op
+}
+
+type scriptVar struct {
+	name string
+	def  string // the expression (a built-in script's \set, or a step's key)
+	gen  *pgexpr.Gen
+	// rowsOf names the table whose row count is :rows in def, if any.
+	rowsOf string
+}
+
+// compileSteps turns a custom script into a script. Tables are resolved
+// against db when it exists (at run time), or only checked by name
+// against the scenario's declarations (validation, db == nil).
+func compileSteps(steps []Step, sc Scenario, db *database) (*script, error) {
+	declared := map[string]TableConfig{}
+	for _, tc := range sc.Tables.Relations {
+		declared[tc.Name] = tc
+		for m := 1; tc.Count > 1 && m <= tc.Count; m++ {
+			declared[tc.Name+"_"+strconv.Itoa(m)] = tc
+		}
+	}
+	if sc.Tables.PGBench.Scale > 0 {
+		for _, n := range []string{"pgbench_accounts", "pgbench_tellers", "pgbench_branches", "pgbench_history"} {
+			declared[n] = TableConfig{Name: n, Index: n != "pgbench_history", Count: 1}
+		}
+	}
+	s := &script{name: "custom"}
+	type stepPlan struct {
+		kind     opKind
+		table    string
+		pick     string
+		keyVar   int // index into vars, -1 none
+		n, every int64
+		dur      int64
+		txnStart bool
+	}
+	var plan []stepPlan
+	inTxn := false
+	needTable := func(i int, name, what string, needIndex bool) error {
+		tc, ok := declared[name]
+		if !ok {
+			return Problem{Path: fmt.Sprintf("script.steps[%d].%s.table", i, what), Msg: fmt.Sprintf("unknown table %q (declare it under tables.relations, or use pgbench tables)", name)}
+		}
+		if needIndex && !tc.Index {
+			return Problem{Path: fmt.Sprintf("script.steps[%d].%s.key", i, what), Msg: fmt.Sprintf("table %q has no index to find a row by key (set index: true in its declaration)", name)}
+		}
+		return nil
+	}
+	// A delete before any insert into a table that starts empty deletes
+	// nothing, which is surely a mistake in the scenario.
+	inserted := map[string]bool{}
+	for i, st := range steps {
+		p := stepPlan{keyVar: -1}
+		switch {
+		case st.Begin:
+			if inTxn {
+				return nil, Problem{Path: fmt.Sprintf("script.steps[%d].begin", i), Msg: "already inside a transaction (missing commit?)"}
+			}
+			inTxn = true
+			p.kind = opNone
+		case st.Commit, st.Abort:
+			if !inTxn {
+				return nil, Problem{Path: fmt.Sprintf("script.steps[%d]", i), Msg: "commit/abort without begin"}
+			}
+			inTxn = false
+			p.kind = opCommit
+			if st.Abort {
+				p.kind = opAbort
+			}
+		case st.Seqscan != nil:
+			p.kind, p.table, p.pick = opSeqscan, st.Seqscan.Table, st.Seqscan.Pick
+			if err := needTable(i, p.table, "seqscan", false); err != nil {
+				return nil, err
+			}
+		case st.Vacuum != nil:
+			if inTxn {
+				return nil, Problem{Path: fmt.Sprintf("script.steps[%d].vacuum", i), Msg: "VACUUM cannot run inside a transaction block"}
+			}
+			p.kind, p.table, p.pick = opVacuum, st.Vacuum.Table, st.Vacuum.Pick
+			if err := needTable(i, p.table, "vacuum", false); err != nil {
+				return nil, err
+			}
+		case st.Insert != nil:
+			p.kind, p.table, p.pick, p.n, p.every = opInsert, st.Insert.Table, st.Insert.Pick, st.Insert.Rows, st.Insert.CommitEvery
+			if err := needTable(i, p.table, "insert", false); err != nil {
+				return nil, err
+			}
+			if p.every > 0 && inTxn {
+				return nil, Problem{Path: fmt.Sprintf("script.steps[%d].insert.commit_every", i), Msg: "commit_every commits, so it cannot be used inside begin/commit"}
+			}
+			inserted[p.table] = true
+		case st.Select != nil, st.Update != nil, st.Delete != nil:
+			ks, what, kind := st.Select, "select", opFetch
+			if st.Update != nil {
+				ks, what, kind = st.Update, "update", opUpdate
+			}
+			if st.Delete != nil {
+				ks, what, kind = st.Delete, "delete", opDeleteKey
+			}
+			p.kind, p.table, p.pick = kind, ks.Table, ks.Pick
+			if ks.Key == "" && kind != opDeleteKey {
+				return nil, Problem{Path: fmt.Sprintf("script.steps[%d].%s.key", i, what), Msg: "a key expression is needed, e.g. \"random(1, :rows)\""}
+			}
+			if ks.Key == "" {
+				p.kind = opDeleteAll
+				if err := needTable(i, p.table, what, false); err != nil {
+					return nil, err
+				}
+				if tc := declared[p.table]; tc.Rows == 0 && tc.Pages == 0 && !inserted[p.table] {
+					return nil, Problem{Path: fmt.Sprintf("script.steps[%d].delete", i), Msg: fmt.Sprintf("table %q starts empty and no earlier step inserts into it: the delete would delete nothing", p.table)}
+				}
+			} else {
+				if err := needTable(i, p.table, what, true); err != nil {
+					return nil, err
+				}
+				p.keyVar = len(s.vars)
+				s.vars = append(s.vars, scriptVar{name: fmt.Sprintf("steps[%d].%s.key", i, what), def: ks.Key, rowsOf: p.table})
+			}
+		case st.Checkpoint:
+			p.kind = opCheckpoint
+		case st.Sleep > 0:
+			p.kind, p.dur = opSleep, st.Sleep
+		default:
+			return nil, Problem{Path: fmt.Sprintf("script.steps[%d]", i), Msg: "empty step"}
+		}
+		p.txnStart = !inTxn
+		plan = append(plan, p)
+	}
+	if inTxn {
+		return nil, Problem{Path: "script.steps", Msg: "the script ends inside a transaction (begin without commit)"}
+	}
+	if len(plan) == 0 {
+		return nil, Problem{Path: "script.steps", Msg: "the script has no steps"}
+	}
+	s.build = func(b *backend, v []int64, ops []op) []op {
+		explicit := false
+		for _, p := range plan {
+			o := op{kind: p.kind, stmt: p.kind != opSleep, n: p.n, every: p.every, dur: p.dur}
+			if p.table != "" {
+				o.t = b.pickTable(p.table, p.pick)
+			}
+			if p.keyVar >= 0 {
+				o.key = v[p.keyVar]
+			}
+			switch p.kind {
+			case opNone:
+				explicit = true
+			case opCommit, opAbort:
+				explicit = false
+			}
+			ops = append(ops, o)
+			// Autocommit: a statement outside begin/commit commits at once.
+			if !explicit && p.kind != opNone && p.kind != opCommit && p.kind != opAbort && p.kind != opSleep && p.kind != opCheckpoint && p.kind != opVacuum {
+				ops = append(ops, op{kind: opCommit})
+			}
+		}
+		return ops
+	}
+	return s, nil
+}
+
+// pickTable chooses a member of a table group for this client.
+func (b *backend) pickTable(name, pick string) *table {
+	ts := b.e.db.lookup(name)
+	if len(ts) == 1 {
+		return ts[0]
+	}
+	if pick == "random" {
+		return ts[b.client.keys.IntN(len(ts))]
+	}
+	return ts[b.client.id%len(ts)]
+}
+
+// tableRows is the declared row count of a table (for :rows).
+func tableRows(sc Scenario, name string) int64 {
+	for _, tc := range sc.Tables.Relations {
+		if tc.Name == name || len(name) > len(tc.Name) && name[:len(tc.Name)+1] == tc.Name+"_" {
+			if tc.Pages > 0 {
+				per, _, _ := tableLayout(tc)
+				return tc.Pages * int64(per)
+			}
+			return tc.Rows
+		}
+	}
+	switch name {
+	case "pgbench_accounts":
+		return accountsPerScale * int64(sc.Tables.PGBench.Scale)
+	case "pgbench_tellers":
+		return tellersPerScale * int64(sc.Tables.PGBench.Scale)
+	case "pgbench_branches":
+		return branchesPerScale * int64(sc.Tables.PGBench.Scale)
+	}
+	return 0
+}
+
+// phaseScript builds and binds a phase's script.
+func phaseScript(ph Phase, sc Scenario, db *database) (*script, error) {
+	var s *script
+	var err error
+	if len(ph.Script.Steps) > 0 {
+		if s, err = compileSteps(ph.Script.Steps, sc, db); err != nil {
+			return nil, err
+		}
+	} else if s, err = builtinScript(ph.Script.Builtin); err != nil {
+		return nil, Problem{Path: "script", Msg: err.Error()}
+	}
+	if err := bindScript(s, ph.Set, sc, sc.Seed); err != nil {
+		return nil, err
+	}
+	return s, nil
+}

@@ -1,0 +1,167 @@
+package model
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/pgbufsim/pgbufsim/model/btree"
+	"github.com/pgbufsim/pgbufsim/model/catalog"
+	"github.com/pgbufsim/pgbufsim/model/heap"
+)
+
+// table is a heap relation with its visibility-map fork and, optionally, a
+// primary key.
+type table struct {
+	name string
+	heap *heap.Table
+	rel  catalog.RelID
+	vm   catalog.RelID // visibility map fork
+	pkey *index
+
+	// pgstat counters for autovacuum (n_dead_tup, n_ins_since_vacuum,
+	// reltuples as of the last vacuum or load).
+	deadTuples, insSinceVacuum int64
+	reltuples                  int64
+	vacuuming                  bool
+	vacuums, autovacuums       int64
+}
+
+type index struct {
+	name string
+	bt   *btree.Index
+	rel  catalog.RelID
+}
+
+// database holds every relation of a run.
+type database struct {
+	cat                                  *catalog.Catalog
+	accounts, tellers, branches, history *table
+	scale                                int
+	tables                               []*table
+	groups                               map[string][]*table // declared name -> members
+	heapPerVM                            int32
+}
+
+// heapPerVMPage is how many heap pages one visibility-map page covers:
+// 32672 with the 2-bit format of 9.6+, 65344 with one bit per page before
+// (pg-visibility-facts.md §6.1).
+func heapPerVMPage(ver int) int32 {
+	if ver >= 906 {
+		return 32672
+	}
+	return 65344
+}
+
+func (db *database) addTable(name string, h *heap.Table, withPkey bool) *table {
+	t := &table{name: name, heap: h, reltuples: h.Rows}
+	t.rel = db.cat.Add(name, catalog.Heap, h.NBlocks())
+	t.vm = db.cat.Add(name+"_vm", catalog.VM, db.vmPagesFor(h.NBlocks()))
+	if withPkey {
+		bt := btree.New(max(h.Rows, 1))
+		t.pkey = &index{name: name + "_pkey", bt: bt}
+		t.pkey.rel = db.cat.Add(t.pkey.name, catalog.BTree, bt.NBlocks())
+	}
+	db.tables = append(db.tables, t)
+	db.groups[name] = append(db.groups[name], t)
+	return t
+}
+
+func (db *database) vmPagesFor(blocks int32) int32 {
+	if blocks == 0 {
+		return 0
+	}
+	return (blocks + db.heapPerVM - 1) / db.heapPerVM
+}
+
+// vmGID returns the gid of the VM page covering heap block blk, extending
+// the fork if the heap has grown past it.
+func (e *engine) vmGID(t *table, blk int32) int32 {
+	vmBlk := blk / e.db.heapPerVM
+	for e.cat.Rel(t.vm).NBlocks <= vmBlk {
+		_, gid := e.cat.Extend(t.vm)
+		e.growPages(gid)
+	}
+	return e.cat.GID(t.vm, vmBlk)
+}
+
+// baseState is the header state of loaded rows for a declared state.
+func baseState(state string, ver int) (heap.Group, bool) {
+	switch state {
+	case "fresh":
+		return heap.Group{Xmin: firstLoadXid}, false
+	case "hinted":
+		return heap.Group{Xmin: firstLoadXid, Hints: heap.XminCommitted}, false
+	}
+	// vacuumed: hinted and all-visible; frozen from 14 (COPY FREEZE in
+	// pgbench -i, and VACUUM's opportunistic freezing).
+	g := heap.Group{Xmin: firstLoadXid, Hints: heap.XminCommitted}
+	if ver >= 1400 {
+		g.Hints = heap.Frozen
+	}
+	return g, true
+}
+
+// buildDatabase creates pgbench's tables (if scale > 0) and the declared
+// relations.
+func buildDatabase(cat *catalog.Catalog, sc Scenario, ver int) (*database, error) {
+	db := &database{cat: cat, scale: sc.Tables.PGBench.Scale, groups: map[string][]*table{}, heapPerVM: heapPerVMPage(ver)}
+	if s := int64(sc.Tables.PGBench.Scale); s > 0 {
+		ff := sc.Tables.PGBench.Fillfactor
+		base, allVis := baseState("vacuumed", ver)
+		mk := func(name string, rows int64, tuple, fill int, pkey bool) (*table, error) {
+			h, err := heap.New(name, rows, tuple, fill, base, allVis)
+			if err != nil {
+				return nil, err
+			}
+			return db.addTable(name, h, pkey), nil
+		}
+		var err error
+		if db.accounts, err = mk("pgbench_accounts", accountsPerScale*s, accountsTuple, ff, true); err != nil {
+			return nil, err
+		}
+		if db.tellers, err = mk("pgbench_tellers", tellersPerScale*s, tellersTuple, ff, true); err != nil {
+			return nil, err
+		}
+		if db.branches, err = mk("pgbench_branches", branchesPerScale*s, branchesTuple, ff, true); err != nil {
+			return nil, err
+		}
+		if db.history, err = mk("pgbench_history", 0, historyTuple, 100, false); err != nil {
+			return nil, err
+		}
+	}
+	for i, tc := range sc.Tables.Relations {
+		at := "tables.relations[" + strconv.Itoa(i) + "]"
+		perPage, maxRows, err := tableLayout(tc)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", at, err)
+		}
+		rows := tc.Rows
+		if tc.Pages > 0 {
+			rows = tc.Pages * int64(perPage)
+		}
+		base, allVis := baseState(tc.State, ver)
+		for m := 1; m <= tc.Count; m++ {
+			name := tc.Name
+			if tc.Count > 1 {
+				name = tc.Name + "_" + strconv.Itoa(m)
+			}
+			h := heap.NewPerPage(name, rows, perPage, maxRows, base, allVis && rows > 0)
+			t := db.addTable(name, h, tc.Index)
+			if tc.Count > 1 {
+				db.groups[tc.Name] = append(db.groups[tc.Name], t)
+			}
+		}
+	}
+	return db, nil
+}
+
+// tableLayout is a declared table's rows per page and physical capacity.
+func tableLayout(tc TableConfig) (perPage, maxRows int, err error) {
+	if tc.RowsPerPage > 0 {
+		return tc.RowsPerPage, tc.RowsPerPage, nil
+	}
+	return heap.Layout(tc.RowWidth, tc.Fillfactor)
+}
+
+// lookup finds a table (or group) by its declared name.
+func (db *database) lookup(name string) []*table { return db.groups[name] }

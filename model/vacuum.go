@@ -1,0 +1,314 @@
+package model
+
+import (
+	"github.com/pgbufsim/pgbufsim/model/bufpool"
+	"github.com/pgbufsim/pgbufsim/model/clog"
+	"github.com/pgbufsim/pgbufsim/model/heap"
+)
+
+// VACUUM (lazy vacuum, src/backend/access/heap/vacuumlazy.c) and
+// autovacuum (src/backend/postmaster/autovacuum.c), as pg-visibility-facts.md
+// §5-§7 describe them: VACUUM reads the table through its ring, skipping
+// runs of at least SKIP_PAGES_THRESHOLD all-visible pages; on each page it
+// prunes tuples dead to everyone, sets hint bits while judging tuples
+// (HeapTupleSatisfiesVacuum), and when every remaining tuple is visible to
+// all sets PD_ALL_VISIBLE and the VM bit (WAL-logged); if it removed tuples
+// it then scans the table's indexes. Autovacuum workers run the same code
+// with the cost-based delay.
+
+func (b *backend) execVacuum(o *op) bool {
+	e := b.e
+	t := o.t
+	s := &e.sc.Server
+	if b.sub == 1 {
+		if t.vacuuming {
+			return true // another vacuum holds the table's lock: skip, as autovacuum does
+		}
+		t.vacuuming = true
+		b.blk = 0
+		b.scanEnd = t.heap.NBlocks()
+		if b.vacring == nil && s.VacuumBufferUsageLimit > 0 {
+			b.vacring = e.pool.NewRing(bufpool.Vacuum, int(s.VacuumBufferUsageLimit/8192))
+		}
+		b.horizon = e.oldestXmin()
+		b.removed = 0
+		b.vcost = 0
+		b.sub = 2
+	}
+	for b.sub >= 2 && b.sub <= 4 && b.blk < b.scanEnd {
+		blk := b.blk
+		if b.sub == 2 {
+			if t.heap.AllVisible(blk) {
+				run := int32(0)
+				for blk+run < b.scanEnd && t.heap.AllVisible(blk+run) {
+					run++
+				}
+				if run >= skipPagesThreshold {
+					b.blk += run
+					continue
+				}
+			}
+			b.sub = 3
+		}
+		if b.sub == 3 {
+			gid := e.cat.GID(t.rel, blk)
+			reads := e.pool.Stats.Reads
+			slot, ok := b.access(gid, b.vacring, false)
+			if !ok {
+				return false
+			}
+			if e.pool.Stats.Reads != reads {
+				b.vcost += s.VacuumCostPageMiss
+			} else {
+				b.vcost += s.VacuumCostPageHit
+			}
+			b.vacuumPage(t, blk, slot, gid)
+			e.pool.Unpin(slot)
+			b.sub = 4
+		}
+		if b.sub == 4 {
+			if !b.clearVMSet(t) {
+				return false
+			}
+			b.blk++
+			b.sub = 2
+			if b.worker && b.vcost >= s.VacuumCostLimit && s.AutovacuumVacuumCostDelay > 0 {
+				// vacuum_delay_point: sleep, then carry on.
+				b.vcost = 0
+				b.wakeAt = e.k.Now() + s.AutovacuumVacuumCostDelay
+				b.sub = 5
+				b.block(wSleepUntil)
+				return false
+			}
+		}
+	}
+	if b.sub == 5 {
+		b.wakeAt = 0
+		b.sub = 2
+		return b.execVacuum(o)
+	}
+	if b.sub == 2 || b.sub == 3 || b.sub == 4 {
+		b.sub = 6
+		b.level = 0
+	}
+	if b.sub == 6 { // index vacuum: read every index page through the ring
+		if b.removed > 0 && t.pkey != nil {
+			for int32(b.level) < t.pkey.bt.NBlocks() {
+				slot, ok := b.access(e.cat.GID(t.pkey.rel, int32(b.level)), b.vacring, false)
+				if !ok {
+					return false
+				}
+				b.cpu += e.costs.IndexLevel
+				e.pool.Unpin(slot)
+				b.level++
+			}
+		}
+		b.sub = 7
+	}
+	live := int64(0)
+	for blk := int32(0); blk < t.heap.NBlocks(); blk++ {
+		live += int64(t.heap.Tuples(blk))
+	}
+	t.reltuples = live
+	t.deadTuples = 0
+	t.insSinceVacuum = 0
+	t.vacuuming = false
+	t.vacuums++
+	return true
+}
+
+// vacuumPage prunes, hints and, if possible, marks one page all-visible.
+func (b *backend) vacuumPage(t *table, blk, slot, gid int32) {
+	e := b.e
+	h := t.heap
+	b.cpu += e.costs.ScanPage + int64(h.Tuples(blk))*e.costs.VacuumTuple
+	if n := b.prune(t, blk); n > 0 {
+		b.removed += int64(n)
+		b.modify(slot, gid, walVacuum)
+		b.vcost += e.sc.Server.VacuumCostPageDirty
+	}
+	// HeapTupleSatisfiesVacuum sets hint bits on the tuples it judges.
+	changed := false
+	allVisible := true
+	var buf [1]heap.Group
+	var judged [8]struct {
+		xid uint32
+		st  clog.Status
+	}
+	nj := 0
+	status := func(xid uint32) clog.Status {
+		for _, j := range judged[:nj] {
+			if j.xid == xid {
+				return j.st
+			}
+		}
+		st := clog.InProgress
+		running := false
+		for _, x := range e.x.running {
+			if x == xid {
+				running = true
+				break
+			}
+		}
+		b.cpu += e.costs.ProcArrayPerProc * e.numProcs()
+		if !running {
+			st = b.fetchStatus(xid)
+		}
+		if nj < len(judged) {
+			judged[nj].xid, judged[nj].st = xid, st
+			nj++
+		}
+		return st
+	}
+	for _, g := range h.Groups(blk, &buf) {
+		if g.Hints&(heap.XminCommitted|heap.XminInvalid) == 0 {
+			if status(g.Xmin) != clog.InProgress {
+				changed = true
+			}
+		}
+		if g.Xmax != 0 && g.Hints&(heap.XmaxCommitted|heap.XmaxInvalid) == 0 {
+			if status(g.Xmax) != clog.InProgress {
+				changed = true
+			}
+		}
+	}
+	if changed {
+		h.SetGroupHints(blk, func(g heap.Group) uint8 {
+			var bits uint8
+			if g.Hints&(heap.XminCommitted|heap.XminInvalid) == 0 {
+				switch status(g.Xmin) {
+				case clog.Committed:
+					if e.canSetCommitHint(g.Xmin) {
+						bits |= heap.XminCommitted
+					}
+				case clog.Aborted:
+					bits |= heap.XminInvalid
+				}
+			}
+			if g.Xmax != 0 && g.Hints&(heap.XmaxCommitted|heap.XmaxInvalid) == 0 {
+				switch status(g.Xmax) {
+				case clog.Committed:
+					if e.canSetCommitHint(g.Xmax) {
+						bits |= heap.XmaxCommitted
+					}
+				case clog.Aborted:
+					bits |= heap.XmaxInvalid
+				}
+			}
+			if bits != 0 {
+				e.vis.hintBitsSet += int64(g.N)
+			}
+			return bits
+		})
+		if e.pool.Flags[slot]&bufpool.Dirty == 0 {
+			b.vcost += e.sc.Server.VacuumCostPageDirty
+		}
+		b.markDirtyHint(slot, gid)
+	}
+	for _, g := range h.Groups(blk, &buf) {
+		committed := g.Hints&heap.XminCommitted != 0
+		if !committed || g.Hints&heap.XminInvalid != 0 && g.Hints&heap.Frozen != heap.Frozen {
+			allVisible = false
+			break
+		}
+		if g.Hints&heap.Frozen != heap.Frozen && g.Xmin >= b.horizon {
+			allVisible = false
+			break
+		}
+		if g.Xmax != 0 && g.Hints&heap.XmaxInvalid == 0 {
+			allVisible = false
+			break
+		}
+	}
+	if allVisible && !h.AllVisible(blk) {
+		h.SetAllVisible(blk)
+		e.vis.allVisiblePagesSet++
+		b.modify(slot, gid, walVisible)
+		b.vmSet, b.vmSetBlk = true, blk
+	}
+}
+
+// clearVMSet sets the page's VM bit (visibilitymap_set: pin the VM page,
+// set the bit, dirty it; the XLOG_HEAP2_VISIBLE record was logged with the
+// heap page).
+func (b *backend) clearVMSet(t *table) bool {
+	if !b.vmSet {
+		return true
+	}
+	e := b.e
+	slot, ok := b.access(e.vmGID(t, b.vmSetBlk), nil, false)
+	if !ok {
+		return false
+	}
+	e.pool.MarkDirty(slot, e.wal.InsertLSN())
+	e.pool.Unpin(slot)
+	b.vmSet = false
+	return true
+}
+
+// autovacuum is the launcher: every naptime it starts a worker on each
+// table past its thresholds, up to autovacuum_max_workers at once.
+type autovacuum struct {
+	e       *engine
+	workers int
+}
+
+func (a *autovacuum) start() {
+	if a.e.sc.Server.Autovacuum {
+		a.e.k.After(a.e.sc.Server.AutovacuumNaptime, a, 0)
+	}
+}
+
+func (a *autovacuum) OnEvent(int64) {
+	e := a.e
+	s := &e.sc.Server
+	if e.cur == nil {
+		return
+	}
+	e.k.After(s.AutovacuumNaptime, a, 0)
+	for _, t := range e.db.tables {
+		if a.workers >= s.AutovacuumMaxWorkers {
+			break
+		}
+		if t.vacuuming {
+			continue
+		}
+		rt := float64(t.reltuples)
+		need := float64(t.deadTuples) > float64(s.AutovacuumVacuumThreshold)+s.AutovacuumVacuumScaleFactor*rt
+		if e.ver >= 1300 && s.AutovacuumVacuumInsertThreshold >= 0 {
+			need = need || float64(t.insSinceVacuum) > float64(s.AutovacuumVacuumInsertThreshold)+s.AutovacuumVacuumInsertScaleFactor*rt
+		}
+		if need {
+			a.workers++
+			t.autovacuums++
+			e.startWorker(t)
+		}
+	}
+}
+
+// startWorker runs VACUUM on t in a new autovacuum worker backend.
+func (e *engine) startWorker(t *table) {
+	b := &backend{e: e, id: int32(len(e.backends)), nextWait: -1, worker: true}
+	e.backends = append(e.backends, b)
+	e.procs = append(e.procs, b)
+	b.ops = append(b.ops, op{kind: opVacuum, t: t})
+	b.inTxn = true
+	b.advance()
+}
+
+// workerDone retires a finished autovacuum worker.
+func (e *engine) workerDone(b *backend) {
+	b.done = true
+	e.av.workers--
+	e.removeProc(b)
+}
+
+func (e *engine) removeProc(b *backend) {
+	for i, p := range e.procs {
+		if p == b {
+			copy(e.procs[i:], e.procs[i+1:])
+			e.procs = e.procs[:len(e.procs)-1]
+			return
+		}
+	}
+}

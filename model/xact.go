@@ -1,0 +1,524 @@
+package model
+
+import (
+	"github.com/pgbufsim/pgbufsim/model/catalog"
+	"github.com/pgbufsim/pgbufsim/model/clog"
+	"github.com/pgbufsim/pgbufsim/model/heap"
+	"github.com/pgbufsim/pgbufsim/policies"
+)
+
+// Transactions and tuple visibility, as PostgreSQL runs them:
+//
+//   - xids are assigned at a transaction's first write (lazy xid
+//     assignment, 8.3+) from a counter that starts after the loads;
+//   - the proc array lists running xids; a snapshot (GetSnapshotData,
+//     O(backends)) records xmin, xmax and the running xids (xip);
+//   - HeapTupleSatisfiesMVCC (heapam_visibility.c, tqual.c before 12)
+//     checks a tuple's xmin and then its xmax: hint bits first; then the
+//     current transaction; then "still running?" (XidInMVCCSnapshot from
+//     PostgreSQL 10; TransactionIdIsInProgress, a proc-array scan, before
+//     it); then TransactionIdDidCommit through transam.c's one-entry cache
+//     and the clog SLRU (pg-visibility-facts.md §1-§3);
+//   - SetHintBits sets a COMMITTED bit only when the commit record is
+//     flushed; MarkBufferDirtyHint dirties a clean page and, with data
+//     checksums or wal_log_hints, writes one full-page image per page per
+//     checkpoint cycle (§1.6, §1.7).
+
+// firstLoadXid is the xid that loaded the declared tables (committed
+// before the run starts); FirstNormalTransactionId is 3.
+const firstLoadXid = 3
+
+// frozenXid marks frozen tuples (FrozenTransactionId).
+const frozenXid = 2
+
+// snapshot is an MVCC snapshot.
+type snapshot struct {
+	xmin, xmax uint32
+	xip        []uint32
+}
+
+// xacts is the engine's transaction state.
+type xacts struct {
+	next    uint32
+	clog    *clog.Log
+	clogRel catalog.RelID
+	running []uint32 // in-progress xids, unordered
+}
+
+func (e *engine) initXacts() {
+	nb := e.sc.Server.SharedBuffers / 8192
+	e.x.clog = clog.New(clog.Buffers(e.ver, nb, e.sc.Server.TransactionBuffers/8192), e.ver >= 1700)
+	e.x.clogRel = e.cat.Add("pg_xact", catalog.Heap, 1)
+	e.x.next = firstLoadXid
+	// The loads committed before the run.
+	e.x.clog.Extend(0)
+	e.x.clog.Set(firstLoadXid, clog.Committed, 0)
+	e.x.next = firstLoadXid + 1
+	e.growPages(e.cat.GIDSpace() - 1)
+}
+
+// oldestXmin is the horizon below which committed deletions are dead to
+// everyone (GetOldestNonRemovableTransactionId): the oldest running xid or
+// snapshot xmin.
+func (e *engine) oldestXmin() uint32 {
+	h := e.x.next
+	for _, x := range e.x.running {
+		h = min(h, x)
+	}
+	for _, b := range e.activeBackends() {
+		if b.snapValid && b.snap.xmin < h {
+			h = b.snap.xmin
+		}
+	}
+	return h
+}
+
+// activeBackends lists the backends of the current phase and the vacuum
+// workers (the proc array's members).
+func (e *engine) activeBackends() []*backend {
+	return e.procs
+}
+
+// numProcs is the proc array's size for cost purposes.
+func (e *engine) numProcs() int64 { return int64(len(e.procs)) + 4 } // + background processes
+
+// assignXid gives b an xid (GetNewTransactionId), extending the clog when
+// the xid starts a new page (ExtendCLOG zeroes it in the SLRU, possibly
+// writing a dirty victim).
+func (b *backend) assignXid() {
+	e := b.e
+	if b.xid != 0 {
+		return
+	}
+	xid := e.x.next
+	e.x.next++
+	if xid%clog.XactsPerPage == 0 {
+		if v := e.x.clog.Extend(clog.Page(xid)); v >= 0 {
+			e.writeClogPage(v)
+			b.cpu += e.costs.OSWrite
+		}
+		e.clogGrow(clog.Page(xid))
+	}
+	b.xid = xid
+	e.x.running = append(e.x.running, xid)
+}
+
+// endXact records the outcome (TransactionIdCommitTree / AbortTree) in the
+// clog and removes the xid from the proc array.
+func (b *backend) endXact(committed bool, lsn int64) {
+	e := b.e
+	if b.xid == 0 {
+		return
+	}
+	page := clog.Page(b.xid)
+	hit, victim := e.x.clog.Access(page)
+	if victim >= 0 {
+		e.writeClogPage(victim)
+		b.cpu += e.costs.OSWrite
+	}
+	if hit {
+		b.cpu += e.costs.ClogSLRUHit
+	} else {
+		b.cpu += e.costs.ClogSLRUMiss
+		e.vis.clogSLRUMisses++
+	}
+	st := clog.Aborted
+	if committed {
+		st = clog.Committed
+	}
+	e.x.clog.Set(b.xid, st, lsn)
+	for i, x := range e.x.running {
+		if x == b.xid {
+			e.x.running[i] = e.x.running[len(e.x.running)-1]
+			e.x.running = e.x.running[:len(e.x.running)-1]
+			break
+		}
+	}
+	if committed {
+		e.tableStats(b, true)
+	} else {
+		e.tableStats(b, false)
+	}
+	b.xid = 0
+}
+
+// clogGrow makes sure the pg_xact relation covers page.
+func (e *engine) clogGrow(page int32) {
+	for e.cat.Rel(e.x.clogRel).NBlocks <= page {
+		_, gid := e.cat.Extend(e.x.clogRel)
+		e.growPages(gid)
+	}
+}
+
+// writeClogPage writes a clog page to pg_xact (SlruInternalWritePage): a
+// pwrite into the OS cache by the process that needs the slot.
+func (e *engine) writeClogPage(page int32) {
+	e.clogGrow(page)
+	gid := e.cat.GID(e.x.clogRel, page)
+	e.os.Write(gid, nil, 0)
+	e.noteWrite(gid)
+	e.vis.clogWrites++
+}
+
+// takeSnapshot is GetSnapshotData for the statement starting now.
+func (b *backend) takeSnapshot() {
+	e := b.e
+	b.snap.xmin, b.snap.xmax = e.x.next, e.x.next
+	b.snap.xip = b.snap.xip[:0]
+	for _, x := range e.x.running {
+		if x == b.xid {
+			continue
+		}
+		b.snap.xip = append(b.snap.xip, x)
+		b.snap.xmin = min(b.snap.xmin, x)
+	}
+	if b.xid != 0 {
+		b.snap.xmin = min(b.snap.xmin, b.xid)
+	}
+	b.snapValid = true
+	b.cpu += e.costs.ProcArrayPerProc * e.numProcs()
+}
+
+// inSnapshot is XidInMVCCSnapshot: is xid still running for b's snapshot?
+func (b *backend) inSnapshot(xid uint32) bool {
+	if xid < b.snap.xmin {
+		return false
+	}
+	if xid >= b.snap.xmax {
+		return true
+	}
+	b.cpu += b.e.costs.XipPerXact * int64(len(b.snap.xip))
+	for _, x := range b.snap.xip {
+		if x == xid {
+			return true
+		}
+	}
+	return false
+}
+
+// inProgress is TransactionIdIsInProgress, the pre-PostgreSQL-10 test: a
+// scan of the proc array unless xid is older than RecentXmin.
+func (b *backend) inProgress(xid uint32) bool {
+	e := b.e
+	if xid < b.snap.xmin {
+		return false
+	}
+	e.vis.procarrayScans++
+	b.cpu += e.costs.ProcArrayPerProc * e.numProcs()
+	for _, x := range e.x.running {
+		if x == xid {
+			return true
+		}
+	}
+	return false
+}
+
+// fetchStatus is TransactionLogFetch: the one-entry cache, then the clog
+// SLRU (a miss reads the pg_xact page through the OS cache).
+func (b *backend) fetchStatus(xid uint32) clog.Status {
+	e := b.e
+	e.vis.clogLookups++
+	if xid == b.cachedXid {
+		e.vis.transamCacheHits++
+		b.cpu += e.costs.TransamCacheHit
+		return b.cachedStatus
+	}
+	hit, victim := e.x.clog.Access(clog.Page(xid))
+	if victim >= 0 {
+		e.writeClogPage(victim)
+		b.cpu += e.costs.OSWrite
+	}
+	if hit {
+		e.vis.clogSLRUHits++
+		b.cpu += e.costs.ClogSLRUHit
+	} else {
+		e.vis.clogSLRUMisses++
+		b.cpu += e.costs.ClogSLRUMiss
+		e.clogGrow(clog.Page(xid))
+		gid := e.cat.GID(e.x.clogRel, clog.Page(xid))
+		if !e.os.Contains(gid) {
+			// pg_xact pages normally come from the OS cache; a cold
+			// page costs a device read, charged as its mean latency
+			// (the read happens inside the visibility check).
+			e.vis.clogDiskReads++
+			b.cpu += e.dataDev.Params().ReadTime
+		}
+		e.os.Read(gid, nil, 0)
+	}
+	st := e.x.clog.Get(xid)
+	if st != clog.InProgress {
+		b.cachedXid, b.cachedStatus = xid, st
+	}
+	return st
+}
+
+// xidState is what a visibility check learned about an xid.
+type xidState uint8
+
+const (
+	xsRunning xidState = iota // in progress for this snapshot
+	xsCommitted
+	xsAborted
+	xsMine // the current transaction
+)
+
+// judge decides an unhinted xid's state for b's snapshot, in
+// HeapTupleSatisfiesMVCC's order for the server version.
+func (b *backend) judge(xid uint32) xidState {
+	e := b.e
+	if xid == b.xid && xid != 0 {
+		return xsMine
+	}
+	if e.ver < 1000 {
+		if b.inProgress(xid) {
+			return xsRunning
+		}
+	} else if b.inSnapshot(xid) {
+		return xsRunning
+	}
+	switch b.fetchStatus(xid) {
+	case clog.Committed:
+		return xsCommitted
+	case clog.Aborted:
+		return xsAborted
+	}
+	return xsAborted // crashed: neither committed nor running
+}
+
+// canSetCommitHint is SetHintBits' rule: a COMMITTED hint only once the
+// commit record is flushed.
+func (e *engine) canSetCommitHint(xid uint32) bool {
+	return !e.wal.NeedsFlush(e.x.clog.CommitLSN(xid))
+}
+
+// visCounters are the visibility metrics (design.md §4).
+type visCounters struct {
+	tuplesChecked, allVisibleSkips, hintBitHits, clogLookups         int64
+	transamCacheHits, clogSLRUHits, clogSLRUMisses, procarrayScans   int64
+	hintBitsSet, hintDirtiedPages, hintCacheHits, hintCacheMisses    int64
+	vmLookups, clogWrites, clogDiskReads, allVisiblePagesSet, pruned int64
+}
+
+// checkPage runs the visibility checks of one page visit over groups (the
+// whole page for a scan, one tuple for an index fetch) and returns how many
+// tuples are visible. It charges CPU, sets hint bits and dirties the page
+// as PostgreSQL would; with the hint cache it first tries to answer every
+// unhinted xid from the cache.
+func (b *backend) checkPage(t *table, blk int32, slot, gid int32, groups []heap.Group) int {
+	e := b.e
+	c := &e.costs
+	var cacheAll bool
+	if b.hcache != nil {
+		cacheAll = b.cacheAnswersAll(groups)
+	}
+	visible := 0
+	dirtied := false
+	var setMin, setMax [16]uint32 // xids whose hints to set (small page-local sets)
+	nMin, nMax := 0, 0
+	var invMin, invMax [16]uint32
+	nInvMin, nInvMax := 0, 0
+	for _, g := range groups {
+		n := int64(g.N)
+		e.vis.tuplesChecked += n
+		vis := false
+		// xmin side
+		switch {
+		case g.Hints&heap.XminCommitted != 0:
+			e.vis.hintBitHits += n
+			b.cpu += c.HintedCheck * n
+			vis = g.Hints&heap.Frozen == heap.Frozen || !b.inSnapshotN(g.Xmin, n)
+		case g.Hints&heap.XminInvalid != 0:
+			e.vis.hintBitHits += n
+			b.cpu += c.HintedCheck * n
+		case cacheAll && b.hcacheKnows(g.Xmin):
+			e.vis.hintCacheHits += n
+			b.cpu += c.HintCacheProbe * n
+			vis = true
+		default:
+			st := b.judgeGroup(g.Xmin, g, n)
+			switch st {
+			case xsMine:
+				vis = true
+			case xsCommitted:
+				vis = true
+				if e.canSetCommitHint(g.Xmin) && nMin < len(setMin) {
+					setMin[nMin] = g.Xmin
+					nMin++
+				}
+				if b.hcache != nil {
+					b.hcache.Add(g.Xmin)
+				}
+			case xsAborted:
+				if nInvMin < len(invMin) {
+					invMin[nInvMin] = g.Xmin
+					nInvMin++
+				}
+			}
+		}
+		if vis && g.Xmax != 0 {
+			switch {
+			case g.Hints&heap.XmaxInvalid != 0:
+			case g.Hints&heap.XmaxCommitted != 0:
+				vis = b.inSnapshotN(g.Xmax, n)
+			case cacheAll && b.hcacheKnows(g.Xmax):
+				e.vis.hintCacheHits += n
+				b.cpu += c.HintCacheProbe * n
+				vis = false
+			default:
+				st := b.judgeGroup(g.Xmax, g, n)
+				switch st {
+				case xsMine, xsCommitted:
+					vis = false
+					if st == xsCommitted {
+						if e.canSetCommitHint(g.Xmax) && nMax < len(setMax) {
+							setMax[nMax] = g.Xmax
+							nMax++
+						}
+						if b.hcache != nil {
+							b.hcache.Add(g.Xmax)
+						}
+					}
+				case xsAborted:
+					if nInvMax < len(invMax) {
+						invMax[nInvMax] = g.Xmax
+						nInvMax++
+					}
+				}
+			}
+		}
+		if vis {
+			visible += int(g.N)
+		}
+	}
+	// SetHintBits on the tuples judged above, then MarkBufferDirtyHint.
+	if nMin+nMax+nInvMin+nInvMax > 0 {
+		set := func(g heap.Group) uint8 {
+			var bits uint8
+			if g.Hints&(heap.XminCommitted|heap.XminInvalid) == 0 {
+				for _, x := range setMin[:nMin] {
+					if g.Xmin == x {
+						bits |= heap.XminCommitted
+					}
+				}
+				for _, x := range invMin[:nInvMin] {
+					if g.Xmin == x {
+						bits |= heap.XminInvalid
+					}
+				}
+			}
+			if g.Xmax != 0 && g.Hints&(heap.XmaxCommitted|heap.XmaxInvalid) == 0 {
+				for _, x := range setMax[:nMax] {
+					if g.Xmax == x {
+						bits |= heap.XmaxCommitted
+					}
+				}
+				for _, x := range invMax[:nInvMax] {
+					if g.Xmax == x {
+						bits |= heap.XmaxInvalid
+					}
+				}
+			}
+			if bits != 0 {
+				e.vis.hintBitsSet += int64(g.N)
+				b.cpu += c.SetHintBits * int64(g.N)
+			}
+			return bits
+		}
+		t.heap.SetGroupHints(blk, set)
+		dirtied = true
+	}
+	if dirtied {
+		b.markDirtyHint(slot, gid)
+	}
+	return visible
+}
+
+// judgeGroup judges xid for a group of n tuples: the first tuple pays the
+// full path, the others hit transam.c's one-entry cache — unless both
+// xmin and xmax need lookups, when the cache ping-pongs between them and
+// every tuple goes to the clog SLRU (pg-visibility-facts.md §2).
+func (b *backend) judgeGroup(xid uint32, g heap.Group, n int64) xidState {
+	e := b.e
+	st := b.judge(xid)
+	if n <= 1 || st == xsMine {
+		return st
+	}
+	rest := n - 1
+	if e.ver < 1000 && xid >= b.snap.xmin {
+		e.vis.procarrayScans += rest
+		b.cpu += e.costs.ProcArrayPerProc * e.numProcs() * rest
+	}
+	if st == xsRunning {
+		return st
+	}
+	pingPong := g.Xmax != 0 && g.Hints&(heap.XminCommitted|heap.XminInvalid) == 0 && g.Hints&(heap.XmaxCommitted|heap.XmaxInvalid) == 0
+	e.vis.clogLookups += rest
+	if pingPong {
+		e.vis.clogSLRUHits += rest
+		b.cpu += e.costs.ClogSLRUHit * rest
+	} else {
+		e.vis.transamCacheHits += rest
+		b.cpu += e.costs.TransamCacheHit * rest
+	}
+	return st
+}
+
+// inSnapshotN is inSnapshot for a group of n tuples with the same xid.
+func (b *backend) inSnapshotN(xid uint32, n int64) bool {
+	if xid < b.snap.xmin || xid == frozenXid {
+		return false
+	}
+	r := b.inSnapshot(xid)
+	if n > 1 && xid < b.snap.xmax {
+		b.cpu += b.e.costs.XipPerXact * int64(len(b.snap.xip)) * (n - 1)
+	}
+	return r
+}
+
+// cacheAnswersAll reports whether the hint cache knows every unhinted xid
+// of the groups committed, counting one probe per group and a miss when it
+// does not (then the page falls back to PostgreSQL's path).
+func (b *backend) cacheAnswersAll(groups []heap.Group) bool {
+	e := b.e
+	for _, g := range groups {
+		if g.Hints&(heap.XminCommitted|heap.XminInvalid) == 0 && !b.hcache.Peek(g.Xmin) {
+			e.vis.hintCacheMisses++
+			b.cpu += e.costs.HintCacheProbe
+			return false
+		}
+		if g.Xmax != 0 && g.Hints&(heap.XmaxCommitted|heap.XmaxInvalid) == 0 && !b.hcache.Peek(g.Xmax) {
+			e.vis.hintCacheMisses++
+			b.cpu += e.costs.HintCacheProbe
+			return false
+		}
+	}
+	return true
+}
+
+func (b *backend) hcacheKnows(xid uint32) bool { return b.hcache.Peek(xid) }
+
+// markDirtyHint is MarkBufferDirtyHint: a clean page becomes dirty without
+// WAL, unless data checksums or wal_log_hints require an XLOG_FPI_FOR_HINT
+// image on the page's first change since the checkpoint's redo point.
+func (b *backend) markDirtyHint(slot, gid int32) {
+	e := b.e
+	p := e.pool
+	lsn := p.LSN[slot]
+	if e.hintWAL && e.fullPageWrites && e.fpiCycle[gid] != e.cycle {
+		e.fpiCycle[gid] = e.cycle
+		lsn = e.wal.Insert(walFPI)
+		e.wal.Stats.FPIHint++
+		b.cpu += e.costs.HintFPI
+	}
+	if p.MarkDirty(slot, lsn) {
+		e.vis.hintDirtiedPages++
+	}
+}
+
+// newHintCache gives a backend its cache when the policy is on.
+func (e *engine) newHintCache() *policies.HintCache {
+	if !e.sc.Policies.HintCache.Enabled {
+		return nil
+	}
+	return policies.NewHintCache(e.sc.Policies.HintCache)
+}

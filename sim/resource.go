@@ -1,0 +1,260 @@
+package sim
+
+import "fmt"
+
+// Resource is a FIFO queue in front of a fixed number of identical servers:
+// CPU cores, the channels of a device, or a lock when there is one server.
+// Work arrives either as a Request (hold a server for a known service time)
+// or as an Acquire (hold a server until Release). Both wait in one FIFO, and
+// a freed server goes straight to the head of the queue, so a request can
+// never overtake an earlier one — not even one issued by the completion
+// callback of the request that freed the server.
+//
+// The statistics are the usual time-weighted ones of queueing theory
+// (Kleinrock, "Queueing Systems", vol. 1): busy-server and queue-length
+// integrals updated at every state change, and per-request waits.
+type Resource struct {
+	k       *Kernel
+	name    string
+	servers int
+	busy    int // servers in use, by Requests and Acquire holds
+	held    int // servers held by Acquire, awaiting Release
+	queue   waiterRing
+
+	// Requests in service, indexed by the arg of their completion event.
+	// At most `servers` requests are in service at once, so the table never
+	// grows.
+	slots []slot
+	free  []int32 // stack of unused slot indices
+
+	// Statistics since creation or the last ResetStats.
+	statsFrom int64   // start of the statistics window
+	last      int64   // time the integrals were last brought up to date
+	busyNs    float64 // integral of busy servers over time
+	queueNs   float64 // integral of queue length over time
+	waitNs    float64 // sum of queue waits of requests that started service
+	served    uint64  // requests (and acquisitions) that started service
+	maxQueue  int
+}
+
+// slot remembers whom to tell when a Request finishes.
+type slot struct {
+	done Handler
+	arg  int64
+}
+
+// ResourceStats summarises a Resource since its creation or last ResetStats.
+type ResourceStats struct {
+	// Served counts requests and acquisitions that started service
+	// (immediately or after waiting) in the window.
+	Served uint64
+	// Utilisation is BusyNs / (servers * ElapsedNs): the mean fraction of
+	// servers in use.
+	Utilisation float64
+	// MeanQueueLen is QueueNs / ElapsedNs: the time-average number waiting.
+	MeanQueueLen float64
+	// MeanWaitNs is the mean time spent queued by the Served requests
+	// (0 for those granted immediately).
+	MeanWaitNs float64
+	// MaxQueueLen is the longest queue seen in the window.
+	MaxQueueLen int
+	// BusyNs and QueueNs are the integrals over time of busy servers and of
+	// queue length (server-ns and waiter-ns).
+	BusyNs, QueueNs float64
+	// ElapsedNs is the length of the window.
+	ElapsedNs int64
+}
+
+// NewResource returns an idle resource with the given number of servers,
+// attached to k. servers < 1 is a bug in the caller (configuration must be
+// validated before a run is built), so it panics.
+func NewResource(k *Kernel, name string, servers int) *Resource {
+	if k == nil {
+		panic(fmt.Sprintf("sim: NewResource(%q) with a nil Kernel", name))
+	}
+	if servers < 1 {
+		panic(fmt.Sprintf("sim: NewResource(%q) needs at least 1 server, got %d", name, servers))
+	}
+	r := &Resource{
+		k:         k,
+		name:      name,
+		servers:   servers,
+		slots:     make([]slot, servers),
+		free:      make([]int32, servers),
+		statsFrom: k.now,
+		last:      k.now,
+	}
+	for i := range r.free {
+		// Hand out slot 0 first: purely cosmetic, but it keeps traces tidy.
+		r.free[i] = int32(servers - 1 - i)
+	}
+	return r
+}
+
+// Name is the name given to NewResource.
+func (r *Resource) Name() string { return r.name }
+
+// Servers is the number of servers.
+func (r *Resource) Servers() int { return r.servers }
+
+// Busy is the number of servers in use now.
+func (r *Resource) Busy() int { return r.busy }
+
+// QueueLen is the number of requests waiting for a server now.
+func (r *Resource) QueueLen() int { return r.queue.len() }
+
+// Request takes one server for service nanoseconds, queueing FIFO behind
+// earlier requests if all servers are busy; done.OnEvent(arg) fires when the
+// service completes. done may be nil when nobody waits for the completion
+// (a write-back the issuer does not wait for). A negative service time is a
+// bug in the caller and panics.
+func (r *Resource) Request(service int64, done Handler, arg int64) {
+	if service < 0 {
+		panic(fmt.Sprintf("sim: %s: Request with negative service time %d ns", r.name, service))
+	}
+	if r.busy < r.servers {
+		r.account()
+		r.busy++
+		r.served++
+		r.startService(service, done, arg)
+		return
+	}
+	r.enqueue(waiter{h: done, arg: arg, service: service, since: r.k.now})
+}
+
+// Acquire takes one server for an open-ended hold. If a server is free and
+// nobody is queued it returns true: the caller holds the server now and no
+// callback follows. Otherwise it returns false and the caller waits in the
+// FIFO; when a server is handed over, granted.OnEvent(arg) fires as an event
+// at the hand-over time, and the caller holds the server from then on.
+// Either way the holder must call Release.
+func (r *Resource) Acquire(granted Handler, arg int64) bool {
+	if granted == nil {
+		panic(fmt.Sprintf("sim: %s: Acquire with a nil Handler", r.name))
+	}
+	if r.busy < r.servers {
+		r.account()
+		r.busy++
+		r.held++
+		r.served++
+		return true
+	}
+	r.enqueue(waiter{h: granted, arg: arg, service: acquireHold, since: r.k.now})
+	return false
+}
+
+// Release frees a server taken by Acquire and hands it to the next waiter,
+// if any. Releasing when no server is held by Acquire panics: it means the
+// model released twice or released what it never held.
+func (r *Resource) Release() {
+	if r.held == 0 {
+		panic(fmt.Sprintf("sim: %s: Release with no server held by Acquire", r.name))
+	}
+	r.held--
+	r.freeServer()
+}
+
+// enqueue puts w at the tail of the FIFO. Only called with all servers busy:
+// a free server is always handed to the queue head at once, so a non-empty
+// queue implies busy == servers.
+func (r *Resource) enqueue(w waiter) {
+	r.account()
+	r.queue.push(w)
+	if n := r.queue.len(); n > r.maxQueue {
+		r.maxQueue = n
+	}
+}
+
+// startService books a slot for a Request and schedules its completion.
+func (r *Resource) startService(service int64, done Handler, arg int64) {
+	n := len(r.free) - 1
+	s := r.free[n]
+	r.free = r.free[:n]
+	r.slots[s] = slot{done: done, arg: arg}
+	r.k.After(service, (*completion)(r), int64(s))
+}
+
+// freeServer gives a server that just became free to the queue head, or
+// marks it idle. The busy count does not change on a hand-over, so no
+// instant exists at which the server is idle while someone waits.
+func (r *Resource) freeServer() {
+	r.account()
+	if r.queue.len() == 0 {
+		r.busy--
+		return
+	}
+	w := r.queue.pop()
+	r.served++
+	r.waitNs += float64(r.k.now - w.since)
+	if w.service == acquireHold {
+		r.held++
+		r.k.Schedule(r.k.now, w.h, w.arg)
+		return
+	}
+	r.startService(w.service, w.h, w.arg)
+}
+
+// completion is the Handler of a Request's completion event; its arg is the
+// slot index. Converting *Resource to *completion costs nothing and keeps
+// OnEvent out of Resource's exported method set.
+type completion Resource
+
+func (c *completion) OnEvent(arg int64) {
+	r := (*Resource)(c)
+	s := r.slots[arg]
+	r.slots[arg] = slot{}
+	r.free = append(r.free, int32(arg))
+	// Free the server (handing it to the queue head, if any) before telling
+	// the requester, so the requester sees the resource as it now is: an
+	// Acquire or Request it issues at once gets the server if nobody was
+	// waiting, and queues behind the earlier waiters otherwise.
+	r.freeServer()
+	if s.done != nil {
+		s.done.OnEvent(s.arg)
+	}
+}
+
+// account brings the time-weighted integrals up to Now(). It must run
+// before every change of busy or queue length.
+func (r *Resource) account() {
+	now := r.k.now
+	if dt := now - r.last; dt > 0 {
+		r.busyNs += float64(r.busy) * float64(dt)
+		r.queueNs += float64(r.queue.len()) * float64(dt)
+		r.last = now
+	}
+}
+
+// Stats returns the statistics of the window from creation (or the last
+// ResetStats) to Now(). Ratios over an empty window are 0.
+func (r *Resource) Stats() ResourceStats {
+	dt := float64(r.k.now - r.last)
+	st := ResourceStats{
+		Served:      r.served,
+		MaxQueueLen: r.maxQueue,
+		BusyNs:      r.busyNs + float64(r.busy)*dt,
+		QueueNs:     r.queueNs + float64(r.queue.len())*dt,
+		ElapsedNs:   r.k.now - r.statsFrom,
+	}
+	if st.ElapsedNs > 0 {
+		el := float64(st.ElapsedNs)
+		st.Utilisation = st.BusyNs / (float64(r.servers) * el)
+		st.MeanQueueLen = st.QueueNs / el
+	}
+	if r.served > 0 {
+		st.MeanWaitNs = r.waitNs / float64(r.served)
+	}
+	return st
+}
+
+// ResetStats starts a new statistics window at Now(), e.g. after a warm-up.
+// The state (busy servers, queue) is kept; MaxQueueLen restarts from the
+// current queue length. Requests already queued count their whole wait when
+// they start service.
+func (r *Resource) ResetStats() {
+	now := r.k.now
+	r.statsFrom, r.last = now, now
+	r.busyNs, r.queueNs, r.waitNs = 0, 0, 0
+	r.served = 0
+	r.maxQueue = r.queue.len()
+}

@@ -1,0 +1,213 @@
+package sim
+
+import (
+	"math"
+	"slices"
+	"testing"
+)
+
+func TestAcquireRelease(t *testing.T) {
+	k := NewKernel()
+	lock := NewResource(k, "lock", 1)
+	r := &recorder{k: k}
+	if lock.Name() != "lock" || lock.Servers() != 1 {
+		t.Fatalf("Name/Servers = %q/%d", lock.Name(), lock.Servers())
+	}
+	// Immediate grant: true, no callback, server busy.
+	if !lock.Acquire(r, 1) {
+		t.Fatal("Acquire on an idle resource was not granted immediately")
+	}
+	if lock.Busy() != 1 || lock.QueueLen() != 0 {
+		t.Fatalf("Busy/QueueLen = %d/%d, want 1/0", lock.Busy(), lock.QueueLen())
+	}
+	// Two more wait in FIFO order; a Request queues between them.
+	k.RunUntil(10)
+	if lock.Acquire(r, 2) {
+		t.Fatal("Acquire on a held lock was granted")
+	}
+	k.RunUntil(20)
+	lock.Request(5, r, 3)
+	k.RunUntil(30)
+	if lock.Acquire(r, 4) {
+		t.Fatal("Acquire on a held lock was granted")
+	}
+	if lock.QueueLen() != 3 || len(r.log) != 0 {
+		t.Fatalf("QueueLen=%d callbacks=%v, want 3 and none", lock.QueueLen(), r.log)
+	}
+
+	// Release at 100 hands the lock to waiter 2 (granted as an event at 100).
+	k.RunUntil(100)
+	lock.Release()
+	if lock.Busy() != 1 || lock.QueueLen() != 2 {
+		t.Fatalf("after hand-over Busy/QueueLen = %d/%d, want 1/2", lock.Busy(), lock.QueueLen())
+	}
+	// Nobody can barge in at the hand-over instant: a new Acquire queues.
+	if lock.Acquire(r, 5) {
+		t.Fatal("Acquire barged past the FIFO at the hand-over instant")
+	}
+	k.RunUntil(100)
+	if !slices.Equal(r.log, []firing{{100, 2}}) {
+		t.Fatalf("callbacks %v, want waiter 2 granted at 100", r.log)
+	}
+	// Waiter 2 releases at 150: the Request (3) starts and completes at 155,
+	// handing the lock to 4. The completion callback runs inside the
+	// completion event while the grant is a new event at the same instant,
+	// so 3 is logged before 4.
+	k.RunUntil(150)
+	lock.Release()
+	k.RunUntil(155)
+	want := []firing{{100, 2}, {155, 3}, {155, 4}}
+	if !slices.Equal(r.log, want) {
+		t.Fatalf("callbacks %v, want %v", r.log, want)
+	}
+	lock.Release() // 4 releases; 5 is granted
+	k.RunUntil(160)
+	lock.Release() // 5 releases; idle
+	if lock.Busy() != 0 || lock.QueueLen() != 0 {
+		t.Fatalf("Busy/QueueLen = %d/%d at the end, want 0/0", lock.Busy(), lock.QueueLen())
+	}
+	mustPanic(t, "Release with no server held", lock.Release)
+
+	st := lock.Stats()
+	// Served: 1, 2, 3, 4, 5. Waits: 0, 100-10, 150-20, 155-30, 155-100.
+	// Longest queue: 2, 3, 4 before the first release (5 joins after 2 left).
+	if st.Served != 5 || st.MeanWaitNs != (0+90+130+125+55)/5.0 || st.MaxQueueLen != 3 {
+		t.Fatalf("Served=%d MeanWaitNs=%v MaxQueueLen=%d, want 5 80 3", st.Served, st.MeanWaitNs, st.MaxQueueLen)
+	}
+	// Busy from 0 to 160 without a gap.
+	if st.BusyNs != 160 || st.Utilisation != 1 {
+		t.Fatalf("BusyNs=%v Utilisation=%v, want 160 1", st.BusyNs, st.Utilisation)
+	}
+}
+
+func TestReleaseWithOnlyRequestsPanics(t *testing.T) {
+	k := NewKernel()
+	res := NewResource(k, "disk", 2)
+	res.Request(10, nil, 0) // a Request's server is freed by its completion, not by Release
+	mustPanic(t, "disk: Release with no server held", res.Release)
+}
+
+// acquireOnDone tries to Acquire the resource from a Request's completion
+// callback.
+type acquireOnDone struct {
+	res     *Resource
+	granted bool
+}
+
+func (a *acquireOnDone) OnEvent(int64) { a.granted = a.res.Acquire(a, 1) }
+
+// TestCompletionFreesServerFirst: by the time a completion callback runs,
+// the server is free, so the requester can take it again at once.
+func TestCompletionFreesServerFirst(t *testing.T) {
+	k := NewKernel()
+	res := NewResource(k, "lock", 1)
+	a := &acquireOnDone{res: res}
+	res.Request(10, a, 0)
+	k.Run()
+	if !a.granted || res.Busy() != 1 || res.QueueLen() != 0 {
+		t.Fatalf("Acquire from the completion callback: granted=%v Busy=%d QueueLen=%d, want true 1 0",
+			a.granted, res.Busy(), res.QueueLen())
+	}
+	if st := res.Stats(); st.MaxQueueLen != 0 || st.Served != 2 {
+		t.Fatalf("MaxQueueLen=%d Served=%d, want 0 2", st.MaxQueueLen, st.Served)
+	}
+}
+
+func TestNewResourcePanics(t *testing.T) {
+	k := NewKernel()
+	mustPanic(t, `NewResource("cpu") needs at least 1 server, got 0`, func() { NewResource(k, "cpu", 0) })
+	mustPanic(t, "nil Kernel", func() { NewResource(nil, "cpu", 1) })
+	res := NewResource(k, "cpu", 1)
+	mustPanic(t, "negative service time", func() { res.Request(-1, nil, 0) })
+	mustPanic(t, "Acquire with a nil Handler", func() { res.Acquire(nil, 0) })
+}
+
+// closedLoop re-requests service the moment its previous request completes,
+// until it has issued limit requests in all: the hand-over rule says each
+// re-request must queue behind everyone already waiting.
+type closedLoop struct {
+	k       *Kernel
+	res     *Resource
+	service int64
+	done    []firing
+	issued  int
+	limit   int
+}
+
+func (c *closedLoop) start(id int64) {
+	c.issued++
+	c.res.Request(c.service, c, id)
+}
+
+func (c *closedLoop) OnEvent(arg int64) {
+	c.done = append(c.done, firing{c.k.Now(), arg})
+	if c.issued < c.limit {
+		c.start(arg)
+	}
+}
+
+// TestRequestFIFOAndServers checks the timing of a 2-server FIFO with
+// deterministic service: three greedy clients share two servers round-robin.
+func TestRequestFIFOAndServers(t *testing.T) {
+	k := NewKernel()
+	res := NewResource(k, "chan", 2)
+	c := &closedLoop{k: k, res: res, service: 10, limit: 9}
+	for id := range int64(3) {
+		c.start(id)
+	}
+	k.Run()
+	// 0 and 1 start at 0; 2 waits. At 10: 0 and 1 finish, 2 and 0 start,
+	// 1 queues; at 20: 2 and 0 finish, 1 and 2 start; and so on.
+	want := []firing{{10, 0}, {10, 1}, {20, 2}, {20, 0}, {30, 1}, {30, 2}, {40, 0}, {40, 1}, {50, 2}}
+	if !slices.Equal(c.done, want) {
+		t.Fatalf("completions %v, want %v", c.done, want)
+	}
+	st := res.Stats()
+	// Both servers busy over [0,40) = 80 server-ns; only the 9th request
+	// (client 2's third) runs over [40,50) = 10.
+	if st.BusyNs != 90 || st.ElapsedNs != 50 || math.Abs(st.Utilisation-0.9) > 1e-15 {
+		t.Fatalf("BusyNs=%v ElapsedNs=%d Utilisation=%v, want 90 50 0.9", st.BusyNs, st.ElapsedNs, st.Utilisation)
+	}
+	// One waiter over [0,40): each requester waits exactly 10 once per round.
+	if st.QueueNs != 40 || st.MeanQueueLen != 0.8 {
+		t.Fatalf("QueueNs=%v MeanQueueLen=%v, want 40 0.8", st.QueueNs, st.MeanQueueLen)
+	}
+}
+
+func TestResetStats(t *testing.T) {
+	k := NewKernel()
+	res := NewResource(k, "cpu", 1)
+	res.Request(100, nil, 0)
+	res.Request(100, nil, 0)
+	k.RunUntil(50)
+	res.ResetStats()
+	k.RunUntil(250)
+	st := res.Stats()
+	// Window [50,250): busy until 200; the queued request waited 100 (0->100),
+	// counted whole when it started at 100.
+	if st.ElapsedNs != 200 || st.BusyNs != 150 || st.Served != 1 || st.MeanWaitNs != 100 ||
+		st.QueueNs != 50 || st.MaxQueueLen != 1 {
+		t.Fatalf("stats after reset %+v", st)
+	}
+	empty := NewResource(k, "idle", 3).Stats()
+	if empty.Utilisation != 0 || empty.MeanWaitNs != 0 || empty.MeanQueueLen != 0 {
+		t.Fatalf("empty window stats %+v, want zeros", empty)
+	}
+}
+
+func TestResourceSteadyStateAllocatesNothing(t *testing.T) {
+	k := NewKernel()
+	res := NewResource(k, "cpu", 4)
+	c := &closedLoop{k: k, res: res, service: 7, limit: math.MaxInt}
+	c.done = make([]firing, 0, 1<<16)
+	for id := range int64(16) {
+		c.start(id)
+	}
+	for range 1000 { // let the ring grow to its working size
+		k.Step()
+	}
+	allocs := testing.AllocsPerRun(1000, func() { k.Step() })
+	if allocs != 0 {
+		t.Fatalf("Resource Request/complete allocates %.1f times per event, want 0", allocs)
+	}
+}
