@@ -36,7 +36,13 @@ const (
 	wRead       // pread through the OS cache
 	wSleepUntil // rate-limit schedule, \sleep, vacuum cost delay
 	wCheckpoint // CHECKPOINT: until the requested checkpoint ends
+	wCPU        // only the CPU burst (a time slice, or the end of a transaction)
 )
+
+// cpuQuantum bounds one CPU burst: a backend doing long CPU-only work (a
+// scan of cached pages) gives the core back at page boundaries after this
+// much, like a time slice, so concurrent backends share the cores.
+const cpuQuantum = 1 * 1000 * 1000
 
 // Pin-flow stages (ReadBuffer / BufferAlloc / GetVictimBuffer).
 const (
@@ -79,14 +85,15 @@ type backend struct {
 	nextWait  int32 // next backend waiting on the same slot's I/O
 
 	// waiting
-	pending   int
-	blocked   bool
-	inCPU     bool
-	cpu       int64
-	walTarget int64
-	writeGid  int32
-	holdTime  int64
-	wakeAt    int64
+	pending    int
+	blocked    bool
+	inCPU      bool
+	cpu        int64
+	walTarget  int64
+	writeGid   int32
+	holdTime   int64
+	lockWaited bool
+	wakeAt     int64
 
 	// transaction timing
 	scheduled int64
@@ -137,6 +144,17 @@ func (b *backend) OnEvent(arg int64) {
 	}
 }
 
+// yield takes a CPU burst when a time slice's worth of CPU has
+// accumulated; ops call it at page boundaries. It reports whether the
+// backend blocked (the op must return false and resume at the same point).
+func (b *backend) yield() bool {
+	if b.cpu < cpuQuantum {
+		return false
+	}
+	b.block(wCPU)
+	return true
+}
+
 // block starts wait w, after a CPU burst of the accumulated cost if any.
 func (b *backend) block(w int) {
 	b.pending = w
@@ -163,8 +181,11 @@ func (b *backend) startWait() {
 			b.resume()
 		}
 	case wLock:
+		b.lockWaited = false
 		if e.stratLock.Acquire(b, evResume) {
 			b.resume()
+		} else {
+			b.lockWaited = true
 		}
 	case wLockHold:
 		e.k.After(b.holdTime, b, evLockRelease)
@@ -184,6 +205,8 @@ func (b *backend) startWait() {
 		e.k.Schedule(b.wakeAt, b, evResume)
 	case wCheckpoint:
 		// registered with the checkpointer, which resumes us
+	case wCPU:
+		b.resume()
 	default:
 		panic(fmt.Sprintf("backend %d: unknown wait %d", b.id, b.pending))
 	}
@@ -207,6 +230,10 @@ func (b *backend) advance() {
 			continue
 		}
 		if b.pc >= len(b.ops) {
+			if b.cpu > 0 {
+				b.block(wCPU) // the transaction ends when its CPU work is done
+				continue
+			}
 			if b.worker {
 				e.workerDone(b)
 				return
@@ -215,6 +242,10 @@ func (b *backend) advance() {
 			continue
 		}
 		o := &b.ops[b.pc]
+		if b.sub == 0 && b.cpu >= cpuQuantum {
+			b.block(wCPU)
+			continue
+		}
 		if b.sub == 0 {
 			b.sub = 1
 			if o.stmt || b.worker {
@@ -325,7 +356,13 @@ func (b *backend) pinStep() (int32, bool) {
 			// BufFreelistLock (<= 9.4) is held for the whole search.
 			slot, steps := p.GetVictim(b.pinRing, now)
 			b.victim = slot
-			b.holdTime = e.costs.SweepStep * int64(steps+1)
+			b.holdTime = e.costs.LWLockHold + e.costs.SweepStep*int64(steps)
+			if b.lockWaited {
+				// A contended LWLock is handed over by waking a sleeping
+				// waiter (PGSemaphoreUnlock); the lock is useless to
+				// everyone until that process runs.
+				b.holdTime += e.costs.LockHandoff
+			}
 			b.ps = psVictimChosen
 			b.block(wLockHold)
 			return -1, false

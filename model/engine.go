@@ -266,6 +266,7 @@ func (e *engine) run(opt Options) (*Result, error) {
 	e.bgw.start()
 	e.ckpt.start()
 	e.av.start()
+	e.wal.StartWriter(e.sc.Server.WALWriterDelay)
 	e.startPhase(0)
 	next := int64(0)
 	if opt.Progress != nil && opt.ProgressEvery <= 0 {

@@ -34,6 +34,22 @@ const (
 	cFPI
 	cFPIHint
 	cWALBytes
+	cTuplesChecked
+	cAllVisibleSkips
+	cHintBitHits
+	cClogLookups
+	cTransamCacheHits
+	cClogSLRUHits
+	cClogSLRUMisses
+	cProcarrayScans
+	cHintBitsSet
+	cHintDirtiedPages
+	cHintCacheHits
+	cHintCacheMisses
+	cVMLookups
+	cClogWrites
+	cAllVisibleSet
+	cPruned
 	nCounters
 )
 
@@ -82,6 +98,23 @@ func (e *engine) snapshot() counters {
 		cFPI:        int64(e.wal.Stats.FPI),
 		cFPIHint:    int64(e.wal.Stats.FPIHint),
 		cWALBytes:   e.wal.Stats.Bytes,
+
+		cTuplesChecked:    e.vis.tuplesChecked,
+		cAllVisibleSkips:  e.vis.allVisibleSkips,
+		cHintBitHits:      e.vis.hintBitHits,
+		cClogLookups:      e.vis.clogLookups,
+		cTransamCacheHits: e.vis.transamCacheHits,
+		cClogSLRUHits:     e.vis.clogSLRUHits,
+		cClogSLRUMisses:   e.vis.clogSLRUMisses,
+		cProcarrayScans:   e.vis.procarrayScans,
+		cHintBitsSet:      e.vis.hintBitsSet,
+		cHintDirtiedPages: e.vis.hintDirtiedPages,
+		cHintCacheHits:    e.vis.hintCacheHits,
+		cHintCacheMisses:  e.vis.hintCacheMisses,
+		cVMLookups:        e.vis.vmLookups,
+		cClogWrites:       e.vis.clogWrites,
+		cAllVisibleSet:    e.vis.allVisiblePagesSet,
+		cPruned:           e.vis.pruned,
 	}
 	c.f[fCPUBusy] = e.cpuRes.Stats().BusyNs
 	ds := e.dataDev.Resource().Stats()
@@ -188,6 +221,24 @@ func (e *engine) metrics(c counters, dur int64, txns, skipped, late int64, lat, 
 		m.CPU.Utilisation = round6(c.f[fCPUBusy] / float64(dur) / float64(e.sc.Server.CPUs))
 	}
 	m.CPU.BusySeconds = round6(c.f[fCPUBusy] / 1e9)
+	m.Visibility = Visibility{
+		TuplesChecked:      c.n[cTuplesChecked],
+		AllVisibleSkips:    c.n[cAllVisibleSkips],
+		HintBitHits:        c.n[cHintBitHits],
+		ClogLookups:        c.n[cClogLookups],
+		TransamCacheHits:   c.n[cTransamCacheHits],
+		ClogSLRUHits:       c.n[cClogSLRUHits],
+		ClogSLRUMisses:     c.n[cClogSLRUMisses],
+		ProcarrayScans:     c.n[cProcarrayScans],
+		HintBitsSet:        c.n[cHintBitsSet],
+		HintDirtiedPages:   c.n[cHintDirtiedPages],
+		HintCacheHits:      c.n[cHintCacheHits],
+		HintCacheMisses:    c.n[cHintCacheMisses],
+		VMLookups:          c.n[cVMLookups],
+		ClogWrites:         c.n[cClogWrites],
+		AllVisiblePagesSet: c.n[cAllVisibleSet],
+		PrunedTuples:       c.n[cPruned],
+	}
 	m.WAL = WALM{Records: c.n[cWALRecords], Bytes: c.n[cWALBytes], Flushes: c.n[cWALFlushes], FPI: c.n[cFPI], FPIHint: c.n[cFPIHint]}
 	return m
 }

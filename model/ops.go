@@ -215,6 +215,9 @@ func (b *backend) execInsert(o *op) bool {
 			if b.rowsLeft == 0 {
 				return true
 			}
+			if b.yield() {
+				return false
+			}
 			b.assignXid()
 			b.placeNew(t)
 			b.sub = 3
@@ -286,6 +289,9 @@ func (b *backend) execScan(o *op) bool {
 	}
 	for b.blk < b.scanEnd {
 		blk := b.blk
+		if b.sub == 2 && b.yield() {
+			return false
+		}
 		if b.useVM && b.sub == 2 {
 			vmBlk := blk / e.db.heapPerVM
 			if vmBlk != b.vmHeld {

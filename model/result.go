@@ -73,17 +73,40 @@ type Runtime struct {
 
 // Metrics are the counters and distributions of a phase or of the totals.
 type Metrics struct {
-	Transactions int64   `json:"transactions"`
-	TPS          float64 `json:"tps"`
-	Skipped      int64   `json:"skipped"`
-	Late         int64   `json:"late"`
-	LatencyMS    Dist    `json:"latency_ms"`
-	LagMS        Dist    `json:"lag_ms"`
-	Buffers      Buffers `json:"buffers"`
-	OSCache      OSCache `json:"os_cache"`
-	Disk         Disk    `json:"disk"`
-	WAL          WALM    `json:"wal"`
-	CPU          CPU     `json:"cpu"`
+	Transactions int64      `json:"transactions"`
+	TPS          float64    `json:"tps"`
+	Skipped      int64      `json:"skipped"`
+	Late         int64      `json:"late"`
+	LatencyMS    Dist       `json:"latency_ms"`
+	LagMS        Dist       `json:"lag_ms"`
+	Buffers      Buffers    `json:"buffers"`
+	OSCache      OSCache    `json:"os_cache"`
+	Disk         Disk       `json:"disk"`
+	WAL          WALM       `json:"wal"`
+	Visibility   Visibility `json:"visibility"`
+	CPU          CPU        `json:"cpu"`
+}
+
+// Visibility counts the work of deciding tuple visibility
+// (pg-visibility-facts.md). Tuple counts are per tuple examined; pages
+// per page.
+type Visibility struct {
+	TuplesChecked      int64 `json:"tuples_checked"`        // tuples whose visibility was tested
+	AllVisibleSkips    int64 `json:"all_visible_skips"`     // scan pages whose tuple checks were skipped (all-visible)
+	HintBitHits        int64 `json:"hint_bit_hits"`         // tuples answered by their hint bits
+	ClogLookups        int64 `json:"clog_lookups"`          // TransactionLogFetch calls
+	TransamCacheHits   int64 `json:"transam_cache_hits"`    // ... answered by transam.c's one-entry cache
+	ClogSLRUHits       int64 `json:"clog_slru_hits"`        // ... by a clog SLRU buffer
+	ClogSLRUMisses     int64 `json:"clog_slru_misses"`      // ... by reading a pg_xact page
+	ProcarrayScans     int64 `json:"procarray_scans"`       // TransactionIdIsInProgress proc-array scans
+	HintBitsSet        int64 `json:"hint_bits_set"`         // tuples that got a hint bit
+	HintDirtiedPages   int64 `json:"hint_dirtied_pages"`    // clean pages dirtied only by hint bits
+	HintCacheHits      int64 `json:"hint_cache_hits"`       // tuples answered by the hint-bit cache
+	HintCacheMisses    int64 `json:"hint_cache_misses"`     // page visits the cache could not answer
+	VMLookups          int64 `json:"vm_lookups"`            // VM bit tests by scans (all_visible: vm)
+	ClogWrites         int64 `json:"clog_writes"`           // clog pages written (eviction, checkpoint)
+	AllVisiblePagesSet int64 `json:"all_visible_pages_set"` // pages VACUUM marked all-visible
+	PrunedTuples       int64 `json:"pruned_tuples"`         // dead tuples removed by pruning
 }
 
 // Dist summarises a distribution in milliseconds. Percentiles come from a

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/pgbufsim/pgbufsim/internal/strictyaml"
 	"github.com/pgbufsim/pgbufsim/policies"
 )
@@ -27,11 +29,31 @@ type Scenario struct {
 	Tables   Tables   `yaml:"tables"`
 	Workload Workload `yaml:"workload"`
 	Output   Output   `yaml:"output"`
+	// Sweep, if present, makes the scenario a sweep: the sweep runner
+	// (package sweep) expands it into one scenario per point and
+	// replicate; model.Run ignores it.
+	Sweep *Sweep `yaml:"sweep"`
 
 	// Replicate numbers repeated runs of one sweep point; together with
 	// Seed it derives every random stream. Not a YAML key: sweeps set it.
 	Replicate int `yaml:"-"`
 }
+
+// Sweep is the `sweep:` block: axes map configuration paths to lists of
+// values (their cartesian product is run), each point Replicates times.
+type Sweep struct {
+	Replicates int `yaml:"replicates" range:"1,100000"`
+	// Axes is a mapping from a key path (e.g. server.shared_buffers) to a
+	// list of values, kept raw (in file order) until the sweep runner
+	// validates each value against the key.
+	Axes yaml.Node `yaml:"axes"`
+	// Metrics names the summary metrics sweep.html charts (dotted paths
+	// into summary.json's totals, e.g. latency_ms.p99).
+	Metrics []string `yaml:"metrics"`
+}
+
+// Defaults fills a new sweep block.
+func (s *Sweep) Defaults() { s.Replicates = 1 }
 
 // Server holds the PostgreSQL settings (GUC names as in postgresql.conf).
 type Server struct {
@@ -228,6 +250,12 @@ type Costs struct {
 	BufferHit int64 `yaml:"buffer_hit" unit:"duration" range:"0,1s"`
 	// SweepStep is one clock-sweep step (one buffer header inspected).
 	SweepStep int64 `yaml:"sweep_step" unit:"duration" range:"0,1s"`
+	// LWLockHold is the strategy lock's hold time per victim search besides
+	// the sweep steps (acquire, pin, release: cache-line transfers).
+	LWLockHold int64 `yaml:"lwlock_hold" unit:"duration" range:"0,1s"`
+	// LockHandoff is the time a contended LWLock (the <= 9.4 strategy lock)
+	// stays unusable while its next holder is woken from its semaphore.
+	LockHandoff int64 `yaml:"lock_handoff" unit:"duration" range:"0,1s"`
 	// OSRead is a pread() of 8 kB served by the OS page cache; OSWrite a
 	// pwrite() of 8 kB into it.
 	OSRead  int64 `yaml:"os_read" unit:"duration" range:"0,1s"`
@@ -514,6 +542,8 @@ func DefaultCosts() Costs {
 		ClientRoundTrip:  15 * us,
 		BufferHit:        150,
 		SweepStep:        8,
+		LockHandoff:      10 * us,
+		LWLockHold:       500,
 		OSRead:           2 * us,
 		OSWrite:          3 * us,
 		IndexLevel:       300,

@@ -37,6 +37,9 @@ func (b *backend) execVacuum(o *op) bool {
 	}
 	for b.sub >= 2 && b.sub <= 4 && b.blk < b.scanEnd {
 		blk := b.blk
+		if b.sub == 2 && b.yield() {
+			return false
+		}
 		if b.sub == 2 {
 			if t.heap.AllVisible(blk) {
 				run := int32(0)
@@ -110,6 +113,7 @@ func (b *backend) execVacuum(o *op) bool {
 		live += int64(t.heap.Tuples(blk))
 	}
 	t.reltuples = live
+	t.heap.Vacuumed()
 	t.deadTuples = 0
 	t.insSinceVacuum = 0
 	t.vacuuming = false
@@ -221,9 +225,14 @@ func (b *backend) vacuumPage(t *table, blk, slot, gid int32) {
 		}
 	}
 	if allVisible && !h.AllVisible(blk) {
+		// PageSetAllVisible + MarkBufferDirty; visibilitymap_set logs
+		// XLOG_HEAP2_VISIBLE, which carries an image of the heap page only
+		// when hint bits are WAL-logged (checksums, wal_log_hints: 9.3+).
 		h.SetAllVisible(blk)
 		e.vis.allVisiblePagesSet++
-		b.modify(slot, gid, walVisible)
+		b.cpu += e.costs.WALRecord
+		e.wal.Insert(walVisible)
+		b.markDirtyHint(slot, gid)
 		b.vmSet, b.vmSetBlk = true, blk
 	}
 }

@@ -19,12 +19,12 @@ import (
 
 // Slot flags (BM_* in buf_internals.h).
 const (
-	Valid           = 1 << iota // BM_VALID: the page contents are usable
-	Dirty                       // BM_DIRTY
-	IOInProgress                // BM_IO_IN_PROGRESS: being read in (or written out)
-	CheckpointNeeded            // BM_CHECKPOINT_NEEDED
-	Evicting                    // chosen as a victim; its old page is being written
-	Permanent                   // BM_PERMANENT
+	Valid            = 1 << iota // BM_VALID: the page contents are usable
+	Dirty                        // BM_DIRTY
+	IOInProgress                 // BM_IO_IN_PROGRESS: being read in (or written out)
+	CheckpointNeeded             // BM_CHECKPOINT_NEEDED
+	Evicting                     // chosen as a victim; its old page is being written
+	Permanent                    // BM_PERMANENT
 )
 
 // Strategy kinds (BufferAccessStrategyType).

@@ -11,16 +11,16 @@ func TestBuffersByVersion(t *testing.T) {
 		tb       int64
 		want     int
 	}{
-		{901, nb128MB, 0, 8},          // <= 9.1: NUM_CLOG_BUFFERS 8
-		{902, nb128MB, 0, 32},         // 9.2-9.5: min(32, max(4, NBuffers/512))
-		{905, 1024, 0, 4},             // floor of 4 at 8MB
-		{906, nb128MB, 0, 32},         // 9.6-16: cap 128
-		{1600, 65536, 0, 128},         // 512MB reaches the 128 cap
-		{1600, 1 << 20, 0, 128},       // 8GB still 128
-		{1700, nb128MB, 0, 32},        // 17+: NBuffers/512 rounded to 16
-		{1700, 4096, 0, 16},           // floor 16
-		{1700, 1 << 20, 0, 1024},      // 8GB: 2048 -> cap 1024
-		{1700, nb128MB, 100, 100},     // explicit transaction_buffers
+		{901, nb128MB, 0, 8},      // <= 9.1: NUM_CLOG_BUFFERS 8
+		{902, nb128MB, 0, 32},     // 9.2-9.5: min(32, max(4, NBuffers/512))
+		{905, 1024, 0, 4},         // floor of 4 at 8MB
+		{906, nb128MB, 0, 32},     // 9.6-16: cap 128
+		{1600, 65536, 0, 128},     // 512MB reaches the 128 cap
+		{1600, 1 << 20, 0, 128},   // 8GB still 128
+		{1700, nb128MB, 0, 32},    // 17+: NBuffers/512 rounded to 16
+		{1700, 4096, 0, 16},       // floor 16
+		{1700, 1 << 20, 0, 1024},  // 8GB: 2048 -> cap 1024
+		{1700, nb128MB, 100, 100}, // explicit transaction_buffers
 		{1700, nb128MB, 1 << 20, 131072},
 	}
 	for _, c := range cases {
@@ -81,7 +81,7 @@ func TestLRUNeverLatest(t *testing.T) {
 
 // PostgreSQL 17+: a page lives only in bank page % nbanks.
 func TestBanks(t *testing.T) {
-	l := New(32, true) // two banks of 16
+	l := New(32, true)                  // two banks of 16
 	for p := int32(0); p < 40; p += 2 { // all even pages: bank 0
 		l.Access(p)
 	}

@@ -62,12 +62,14 @@ type Table struct {
 
 	state   []int32   // per block: 0 = base state, else index into pages
 	pages   [][]Group // explicit page states; pages[0] unused
+	ntup    []uint16  // tuples on each explicit page (the sum of its groups' N)
 	freeIdx []int32   // recycled indexes into pages
 	allVis  []uint64  // PD_ALL_VISIBLE / VM all-visible bit per block
 
 	moved   map[int64]int32  // row -> block of its current version
 	rowXmin map[int64]uint32 // row -> xmin of its current version
 	target  int32            // insertion target block (rd_targblock), -1 if none
+	fsmNext int32            // free space map: first block VACUUM may have freed, scanning forward
 
 	Stats Stats
 }
@@ -75,7 +77,7 @@ type Table struct {
 // Stats count heap operations.
 type Stats struct {
 	HOTUpdates, Updates, Inserts, Deletes, Prunes, Extends uint64
-	PrunedTuples                                          uint64
+	PrunedTuples                                           uint64
 }
 
 // Layout computes tuples per page for rows of width bytes of user data (a
@@ -120,6 +122,7 @@ func NewPerPage(name string, rows int64, perPage, maxRows int, base Group, allVi
 	n := int32((rows + int64(perPage) - 1) / int64(perPage))
 	t.loaded = n
 	t.pages = [][]Group{nil}
+	t.ntup = []uint16{0}
 	t.grow(n)
 	if allVisible {
 		for b := int32(0); b < n; b++ {
@@ -129,6 +132,7 @@ func NewPerPage(name string, rows int64, perPage, maxRows int, base Group, allVi
 	if n > 0 {
 		t.target = n - 1
 	}
+	t.fsmNext = n
 	return t
 }
 
@@ -147,13 +151,18 @@ func (t *Table) grow(n int32) {
 }
 
 func (t *Table) newState(g []Group) int32 {
-	if n := len(t.freeIdx); n > 0 {
-		i := t.freeIdx[n-1]
-		t.freeIdx = t.freeIdx[:n-1]
-		t.pages[i] = g
+	n := uint16(0)
+	for _, x := range g {
+		n += x.N
+	}
+	if k := len(t.freeIdx); k > 0 {
+		i := t.freeIdx[k-1]
+		t.freeIdx = t.freeIdx[:k-1]
+		t.pages[i], t.ntup[i] = g, n
 		return i
 	}
 	t.pages = append(t.pages, g)
+	t.ntup = append(t.ntup, n)
 	return int32(len(t.pages) - 1)
 }
 
@@ -269,14 +278,10 @@ func (t *Table) merge(gs *[]Group) {
 
 // Tuples returns the number of tuples (live or dead, unpruned) on block b.
 func (t *Table) Tuples(b int32) int {
-	if t.state[b] == 0 {
-		return t.rowsOnLoaded(b)
+	if s := t.state[b]; s != 0 {
+		return int(t.ntup[s])
 	}
-	n := 0
-	for _, g := range t.pages[t.state[b]] {
-		n += int(g.N)
-	}
-	return n
+	return t.rowsOnLoaded(b)
 }
 
 // Free returns the tuple slots left on block b.
@@ -365,6 +370,7 @@ func (t *Table) RowGroup(row int64, b int32) Group {
 // PD_ALL_VISIBLE. The caller has checked Free.
 func (t *Table) Insert(b int32, xid uint32, n int) {
 	add(t.mut(b), Group{Xmin: xid, N: uint16(n)})
+	t.ntup[t.state[b]] += uint16(n)
 	t.ClearAllVisible(b)
 	t.Stats.Inserts += uint64(n)
 }
@@ -447,6 +453,7 @@ func (t *Table) Prune(b int32, dead func(g Group) bool) int {
 		out = append(out, g)
 	}
 	*gs = out
+	t.ntup[t.state[b]] -= uint16(n)
 	if n > 0 {
 		t.Stats.Prunes++
 		t.Stats.PrunedTuples += uint64(n)
@@ -462,8 +469,21 @@ func (t *Table) PlaceNew() (block int32, extend bool) {
 	if t.target >= 0 && t.Free(t.target) > 0 {
 		return t.target, false
 	}
+	// The free space map, as VACUUM left it: pages with room, in block
+	// order (RecordPageWithFreeSpace / GetPageWithFreeSpace).
+	for t.fsmNext < t.nblocks {
+		if t.Free(t.fsmNext) > 0 {
+			t.target = t.fsmNext
+			return t.target, false
+		}
+		t.fsmNext++
+	}
 	return t.nblocks, true
 }
+
+// Vacuumed tells the free space map that VACUUM has recorded the free
+// space of every page.
+func (t *Table) Vacuumed() { t.fsmNext = 0 }
 
 // Extended records that block was added to the relation.
 func (t *Table) Extended(block int32) {
@@ -475,8 +495,8 @@ func (t *Table) Extended(block int32) {
 // Truncate empties the table (TRUNCATE, or VACUUM truncating empty pages
 // at the end is not modelled): every block is dropped.
 func (t *Table) Truncate() {
-	t.state, t.allVis, t.pages, t.freeIdx = nil, nil, [][]Group{nil}, nil
-	t.nblocks, t.loaded, t.Rows, t.target = 0, 0, 0, -1
+	t.state, t.allVis, t.pages, t.ntup, t.freeIdx = nil, nil, [][]Group{nil}, []uint16{0}, nil
+	t.nblocks, t.loaded, t.Rows, t.target, t.fsmNext = 0, 0, 0, -1, 0
 	t.moved, t.rowXmin = nil, nil
 }
 

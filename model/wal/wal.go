@@ -55,6 +55,30 @@ type waiter struct {
 	arg  int64
 }
 
+// walWriter is the WAL writer process (walwriter.c): every
+// wal_writer_delay it flushes what has been inserted, so that WAL of
+// asynchronous commits and of non-committing work (VACUUM, bulk loads)
+// becomes durable without waiting for a commit or a buffer write.
+type walWriter struct {
+	w     *WAL
+	delay int64
+}
+
+func (ww *walWriter) OnEvent(int64) {
+	w := ww.w
+	if w.insert > w.flushed && !w.flushing {
+		w.Flush(w.insert, nil, 0)
+	}
+	w.k.After(ww.delay, ww, 0)
+}
+
+// StartWriter starts the WAL writer with the given delay.
+func (w *WAL) StartWriter(delay int64) {
+	if delay > 0 {
+		w.k.After(delay, &walWriter{w: w, delay: delay}, 0)
+	}
+}
+
 // New creates an empty log on dev.
 func New(k *sim.Kernel, dev *storage.Device) *WAL {
 	return &WAL{k: k, dev: dev}
@@ -111,7 +135,9 @@ func (w *WAL) OnEvent(int64) {
 	var pending bool
 	for _, wt := range w.waiters {
 		if wt.upto <= w.flushed {
-			w.k.Schedule(w.k.Now(), wt.h, wt.arg)
+			if wt.h != nil {
+				w.k.Schedule(w.k.Now(), wt.h, wt.arg)
+			}
 		} else {
 			keep = append(keep, wt)
 			pending = true

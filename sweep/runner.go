@@ -1,0 +1,304 @@
+package sweep
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/pgbufsim/pgbufsim/configs"
+	"github.com/pgbufsim/pgbufsim/model"
+	"github.com/pgbufsim/pgbufsim/report"
+)
+
+// Options control Run.
+type Options struct {
+	// Dir is the output directory. Empty keeps everything in memory: no
+	// per-run reports, no journal, nothing to resume.
+	Dir string
+	// Parallel is the number of runs at once; 0 means GOMAXPROCS.
+	Parallel int
+	// Shard and Shards select every Shards-th point, starting at point
+	// Shard (0 <= Shard < Shards); Shards 0 or 1 runs every point.
+	Shard, Shards int
+	// Force removes Dir's previous sweep outputs first; without it a Dir
+	// holding finished runs of this sweep is resumed (those runs are
+	// skipped), and one holding runs of another sweep is refused.
+	Force bool
+	// Progress, if set, is called after each run finishes (never
+	// concurrently), and once before the first run with Row nil.
+	Progress func(Event)
+}
+
+// Event reports progress.
+type Event struct {
+	// Done counts finished runs of this invocation's share, including
+	// Skipped ones found finished in Dir; Total is the share's size.
+	Done, Total, Skipped int
+	// Point and Replicate name the run that finished (Point is nil in
+	// the first event); Row is its result, or Err says why it failed.
+	Point     *configs.SweepPoint
+	Replicate int
+	Row       *Row
+	Err       error
+}
+
+// ConflictError says Dir holds runs of a different sweep.
+type ConflictError struct{ Dir, Reason string }
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("%s holds runs of a different sweep (%s); use -force to start over, or choose another -out", e.Dir, e.Reason)
+}
+
+// RunError is a run that failed.
+type RunError struct {
+	Point     string
+	Replicate int
+	Err       error
+}
+
+func (e *RunError) Error() string {
+	return fmt.Sprintf("run %s replicate %d failed: %v", e.Point, e.Replicate, e.Err)
+}
+
+func (e *RunError) Unwrap() error { return e.Err }
+
+// RunDir is where a run's own outputs go inside a sweep directory.
+func RunDir(dir string, p configs.SweepPoint, replicate int) string {
+	return filepath.Join(dir, "runs", p.ID, "r"+strconv.Itoa(replicate))
+}
+
+// Run runs the plan's points (those of the selected shard) Replicates
+// times each, spread over Parallel workers, and returns every finished
+// run, including runs found finished in Dir. With a Dir it writes each
+// run's summary.json, timeseries.csv and report.html under Dir/runs/ and,
+// at the end, the sweep's outputs (see WriteFiles). Runs are independent:
+// run (point, r) is model.Run of the point's scenario with Replicate r, so
+// the results do not depend on Parallel, on the order runs finish in, or
+// on how the sweep was interrupted and resumed.
+//
+// The first failing run stops the dispatch of new runs; Run then returns
+// the runs that finished and a *RunError. Finished runs stay in the
+// journal, so a re-run resumes after fixing the cause.
+func Run(plan *configs.SweepPlan, opt Options) (*Results, error) {
+	if opt.Shards <= 0 {
+		opt.Shards = 1
+	}
+	if opt.Shard < 0 || opt.Shard >= opt.Shards {
+		return nil, fmt.Errorf("shard %d/%d: the index must be in 0..%d", opt.Shard, opt.Shards, opt.Shards-1)
+	}
+	if opt.Parallel <= 0 {
+		opt.Parallel = runtime.GOMAXPROCS(0)
+	}
+	if plan.Replicates < 1 {
+		return nil, fmt.Errorf("replicates must be at least 1")
+	}
+	hashes, err := planHashes(plan)
+	if err != nil {
+		return nil, err
+	}
+	var rows []Row
+	if opt.Dir != "" {
+		if rows, err = prepareDir(plan, hashes, opt); err != nil {
+			return nil, err
+		}
+	}
+	done := map[[2]int]bool{}
+	for _, r := range rows {
+		done[[2]int{r.Point, r.Replicate}] = true
+	}
+	var jobs, share [][2]int
+	for p := opt.Shard; p < len(plan.Points); p += opt.Shards {
+		for rep := 0; rep < plan.Replicates; rep++ {
+			share = append(share, [2]int{p, rep})
+			if !done[[2]int{p, rep}] {
+				jobs = append(jobs, [2]int{p, rep})
+			}
+		}
+	}
+	ev := Event{Total: len(share), Skipped: len(share) - len(jobs)}
+	ev.Done = ev.Skipped
+	if opt.Progress != nil {
+		opt.Progress(ev)
+	}
+
+	var journal *os.File
+	if opt.Dir != "" && len(jobs) > 0 {
+		journal, err = os.OpenFile(filepath.Join(opt.Dir, JournalFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		defer journal.Close()
+	}
+
+	var firstErr error
+	for out := range execute(plan, hashes, jobs, opt) {
+		ev.Done++
+		ev.Point, ev.Replicate, ev.Row, ev.Err = &plan.Points[out.point], out.rep, nil, out.err
+		if out.err == nil {
+			row := out.row
+			ev.Row = &row
+			rows = append(rows, row)
+			if journal != nil {
+				line, err := journalLine(toJournal(plan, row))
+				if err == nil {
+					_, err = journal.Write(line)
+				}
+				if err != nil && firstErr == nil {
+					firstErr = fmt.Errorf("writing the journal: %v", err)
+				}
+			}
+		} else if firstErr == nil {
+			firstErr = out.err
+		}
+		if opt.Progress != nil {
+			opt.Progress(ev)
+		}
+	}
+	res := NewResults(plan, rows)
+	if opt.Dir != "" {
+		if err := finishDir(res, opt.Dir); err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	return res, firstErr
+}
+
+type outcome struct {
+	point, rep int
+	row        Row
+	err        error
+}
+
+// execute runs jobs on opt.Parallel goroutines and delivers their
+// outcomes as they finish; after the first failure no new job starts.
+func execute(plan *configs.SweepPlan, hashes []string, jobs [][2]int, opt Options) <-chan outcome {
+	out := make(chan outcome)
+	var next atomic.Int64
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for w := 0; w < min(opt.Parallel, len(jobs)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !failed.Load() {
+				i := int(next.Add(1) - 1)
+				if i >= len(jobs) {
+					return
+				}
+				p, rep := jobs[i][0], jobs[i][1]
+				row, err := runOne(plan.Points[p], rep, hashes[p], opt.Dir)
+				if err != nil {
+					failed.Store(true)
+					err = &RunError{Point: plan.Points[p].ID, Replicate: rep, Err: err}
+				}
+				out <- outcome{point: p, rep: rep, row: row, err: err}
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(out)
+	}()
+	return out
+}
+
+// runOne runs one replicate of a point and, with a dir, writes its
+// outputs. The wall-clock fields of the result stay zero so that the
+// run's summary.json is deterministic.
+func runOne(p configs.SweepPoint, rep int, hash, dir string) (row Row, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the simulation panicked (a bug; please report it with the sweep's %s): %v", PlanFile, r)
+		}
+	}()
+	sc := p.Scenario
+	sc.Replicate = rep
+	res, err := model.Run(sc)
+	if err != nil {
+		return Row{}, err
+	}
+	metrics, err := configs.FlattenMetrics(res.Totals)
+	if err != nil {
+		return Row{}, err
+	}
+	if dir != "" {
+		files, err := report.Render(sc, res)
+		if err != nil {
+			return Row{}, fmt.Errorf("rendering the run's report: %v", err)
+		}
+		if err := report.WriteDir(RunDir(dir, p, rep), files); err != nil {
+			return Row{}, fmt.Errorf("writing the run's outputs: %v", err)
+		}
+	}
+	return Row{Point: p.Index, Replicate: rep, Seed: sc.Seed, Config: hash, Metrics: metrics}, nil
+}
+
+// outputs are the files a sweep directory holds besides runs/.
+var outputs = []string{PlanFile, JournalFile, SweepCSVFile, SummaryCSVFile, PairedCSVFile, SweepHTMLFile}
+
+// prepareDir readies a sweep directory: with Force it removes the previous
+// sweep's outputs; otherwise it reads the journal and keeps the rows whose
+// run directory exists, refusing rows of another sweep. It then writes the
+// plan file.
+func prepareDir(plan *configs.SweepPlan, hashes []string, opt Options) ([]Row, error) {
+	dir := opt.Dir
+	if opt.Force {
+		for _, n := range append([]string{"runs"}, outputs...) {
+			if err := os.RemoveAll(filepath.Join(dir, n)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	js, err := readJournal(filepath.Join(dir, JournalFile))
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]int{}
+	for i, p := range plan.Points {
+		byID[p.ID] = i
+	}
+	var rows []Row
+	for _, j := range js {
+		i, ok := byID[j.Point]
+		switch {
+		case !ok:
+			return nil, &ConflictError{dir, "it has a run of point " + j.Point + ", which this sweep does not have"}
+		case j.Config != hashes[i]:
+			return nil, &ConflictError{dir, "point " + j.Point + " was run with another configuration"}
+		case j.Replicate < 0 || j.Replicate >= plan.Replicates:
+			return nil, &ConflictError{dir, fmt.Sprintf("it has replicate %d of point %s; this sweep has %d replicates", j.Replicate, j.Point, plan.Replicates)}
+		}
+		if _, err := os.Stat(filepath.Join(RunDir(dir, plan.Points[i], j.Replicate), "summary.json")); err == nil {
+			rows = append(rows, fromJournal(i, j))
+		}
+	}
+	data, err := encodePlan(plan, hashes)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeFileAtomic(filepath.Join(dir, PlanFile), data); err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
+// finishDir rewrites the journal in stable order (so a finished sweep's
+// directory has the same bytes however it was run) and writes the sweep's
+// outputs.
+func finishDir(res *Results, dir string) error {
+	data, err := encodeJournal(res.Plan, res.Rows)
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(dir, JournalFile), data); err != nil {
+		return err
+	}
+	return res.WriteFiles(dir)
+}
