@@ -30,8 +30,10 @@ var seriesColumns = []string{
 	"dirty_buffers", "os_dirty_mb", "os_cache_hits_per_s", "os_cache_misses_per_s",
 	"disk_reads_per_s", "disk_writes_per_s", "disk_queue", "disk_utilisation",
 	"disk_read_p50_ms", "disk_read_p99_ms", "disk_read_max_ms",
-	"wal_mb_per_s", "wal_flushes_per_s", "wal_fpi_per_s",
+	"wal_mb_per_s", "wal_flushes_per_s", "wal_fpi_per_s", "wal_fpi_hint_per_s",
 	"cpu_utilisation",
+	"tuples_checked_per_s", "hint_bit_hits_per_s", "transam_cache_hits_per_s", "clog_slru_hits_per_s", "clog_slru_misses_per_s",
+	"hint_cache_hits_per_s", "hint_bits_set_per_s", "hint_dirtied_pages_per_s", "all_visible_skips_per_s", "vm_lookups_per_s",
 }
 
 // Col returns the index of a column, or -1.
@@ -98,9 +100,10 @@ func (s *sampler) OnEvent(int64) {
 	s.e.k.After(s.every, s, 0)
 }
 
-// flush closes the final, possibly partial, interval.
+// flush closes the final interval if at least half of it has elapsed (a
+// sliver of an interval would show as a spike in every rate).
 func (s *sampler) flush() {
-	if s.e.k.Now() > s.lastT {
+	if s.e.k.Now()-s.lastT >= s.every/2 || len(s.e.series.Rows) == 0 {
 		s.row()
 	}
 }
@@ -124,8 +127,10 @@ func (s *sampler) row() {
 		float64(e.pool.DirtyCount()), round6(float64(e.os.DirtyPages()) * 8192 / (1 << 20)), per(d.n[cOSHits]), per(d.n[cOSMisses]),
 		per(d.n[cDiskReads]), per(d.n[cDiskWrites]), round6(d.f[fDiskQueue] / dur), round6(d.f[fDiskBusy] / dur / float64(e.dataDev.Params().Channels)),
 		ms(rd.Quantile(0.5)), ms(rd.Quantile(0.99)), ms(rd.Max()),
-		round6(float64(d.n[cWALBytes]) / (1 << 20) / secs), per(d.n[cWALFlushes]), per(d.n[cFPI]),
+		round6(float64(d.n[cWALBytes]) / (1 << 20) / secs), per(d.n[cWALFlushes]), per(d.n[cFPI]), per(d.n[cFPIHint]),
 		round6(d.f[fCPUBusy] / dur / float64(e.sc.Server.CPUs)),
+		per(d.n[cTuplesChecked]), per(d.n[cHintBitHits]), per(d.n[cTransamCacheHits]), per(d.n[cClogSLRUHits]), per(d.n[cClogSLRUMisses]),
+		per(d.n[cHintCacheHits]), per(d.n[cHintBitsSet]), per(d.n[cHintDirtiedPages]), per(d.n[cAllVisibleSkips]), per(d.n[cVMLookups]),
 	}
 	ser := e.series
 	ser.TimeS = append(ser.TimeS, round6(float64(now)/1e9))

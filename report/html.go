@@ -33,7 +33,10 @@ func Page(sc model.Scenario, res *model.Result) plots.Page {
 	col := s.Column
 	var marks []plots.Mark
 	for _, ph := range res.Phases {
-		marks = append(marks, plots.Mark{X: ph.StartS, Label: ph.Name})
+		marks = append(marks, plots.Mark{X: ph.StartS, Label: "phase " + ph.Name})
+	}
+	for _, m := range res.Marks {
+		marks = append(marks, plots.Mark{X: m.TimeS, Label: m.Label})
 	}
 	line := func(id, title, yname string, series ...plots.Series) *plots.Chart {
 		c := &plots.Chart{ID: id, Title: title, Kind: "line", XName: "simulated time (s)", YName: yname, XType: "time-seconds", X: t, Series: series, Marks: marks}
@@ -66,12 +69,21 @@ func Page(sc model.Scenario, res *model.Result) plots.Page {
 		plots.Section{Chart: line("sweep", "Clock sweep: buffers inspected per allocation", "steps/alloc", ser("steps per alloc", "sweep_steps_per_alloc"))},
 		plots.Section{Chart: line("wal", "WAL", "MB/s", ser("WAL MB/s", "wal_mb_per_s"), plots.Series{Name: "full-page images/s", Y: col("wal_fpi_per_s"), YAxis: 1})},
 		plots.Section{Chart: line("cpu", "CPU utilisation", "fraction of cores busy", ser("cpu", "cpu_utilisation"))},
+		plots.Section{Chart: line("clog", "Visibility checks: where commit status was answered", "per second",
+			ser("hint bits", "hint_bit_hits_per_s"), ser("hint-bit cache", "hint_cache_hits_per_s"), ser("transam cache", "transam_cache_hits_per_s"),
+			ser("clog SLRU hit", "clog_slru_hits_per_s"), ser("clog SLRU miss", "clog_slru_misses_per_s"))},
+		plots.Section{Chart: line("hints", "Hint bits: set, pages dirtied only by hints, hint FPIs", "per second",
+			ser("hint bits set (tuples)", "hint_bits_set_per_s"), ser("pages dirtied by hints", "hint_dirtied_pages_per_s"),
+			ser("hint FPIs", "wal_fpi_hint_per_s"), ser("all-visible pages skipped", "all_visible_skips_per_s"))},
 	)
 	if res.UsageFinal != nil {
 		p.Sections = append(p.Sections, plots.Section{Chart: usageChart(res.UsageFinal)})
 		if h := usageHeat(s); h != nil {
 			p.Sections = append(p.Sections, plots.Section{Chart: h})
 		}
+	}
+	if len(res.Checkpoints) > 0 {
+		p.Sections = append(p.Sections, plots.Section{Heading: "Checkpoints", Table: checkpointTable(res)})
 	}
 	p.Sections = append(p.Sections, plots.Section{Heading: "Files", Links: []plots.Link{
 		{Text: "summary.json", Href: "summary.json"}, {Text: "timeseries.csv", Href: "timeseries.csv"},
@@ -136,6 +148,14 @@ func summaryTable(res *model.Result) *plots.Table {
 		tb.Rows = append(tb.Rows, row(name, ph.ElapsedS, ph.Metrics))
 	}
 	tb.Rows = append(tb.Rows, row("totals", total, res.Totals))
+	return tb
+}
+
+func checkpointTable(res *model.Result) *plots.Table {
+	tb := &plots.Table{Header: []string{"reason", "start s", "writes done s", "end s", "buffers to write", "written", "files synced", "sync s", "WAL since previous MB"}}
+	for _, c := range res.Checkpoints {
+		tb.Rows = append(tb.Rows, []string{c.Reason, f1(c.StartS), f1(c.WriteS), f1(c.EndS), strconv.Itoa(c.ToWrite), strconv.FormatInt(c.Written, 10), strconv.Itoa(c.Files), f3(c.SyncS), f1(float64(c.WALBytes) / (1 << 20))})
+	}
 	return tb
 }
 
