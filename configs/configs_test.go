@@ -60,6 +60,24 @@ func TestReferenceNamesEveryKey(t *testing.T) {
 		}
 	}
 	walk(&root, "")
+	// A script written as a list is the `steps` shorthand.
+	for k := range present {
+		if strings.Contains(k, "script[]") {
+			present[strings.ReplaceAll(k, "script[]", "script.steps[]")] = true
+		}
+	}
+	present["workload.phases[].script.steps"] = present["workload.phases[].script"]
+	// The sweep block is documented in comments, so that running
+	// reference.yaml runs one scenario, not a sweep.
+	for _, k := range []string{"sweep", "replicates", "axes", "metrics"} {
+		if strings.Contains(string(data), "# "+k+":") || strings.Contains(string(data), "#   "+k+":") {
+			if k == "sweep" {
+				present["sweep"] = true
+			} else {
+				present["sweep."+k] = true
+			}
+		}
+	}
 	for _, k := range KeyPaths() {
 		if !present[k] {
 			t.Errorf("reference.yaml does not document %s", k)

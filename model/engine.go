@@ -262,6 +262,7 @@ func (e *engine) fail(err error) {
 func (e *engine) failed() bool { return e.err != nil }
 
 func (e *engine) run(opt Options) (*Result, error) {
+	e.prewarm(e.sc.Workload.Prewarm)
 	e.sampler.start()
 	e.bgw.start()
 	e.ckpt.start()

@@ -355,6 +355,12 @@ type PGBenchTables struct {
 // Workload is a sequence of phases.
 type Workload struct {
 	Phases []Phase `yaml:"phases"`
+	// Prewarm replays the page references of this many transactions of
+	// the first phase's script through shared buffers and the OS page
+	// cache before the run, instantly and without I/O, spaced at the
+	// phase's rate (or 1 ms apart): the run starts with caches in the state
+	// that workload leaves them in (a long-running server), not empty.
+	Prewarm int64 `yaml:"prewarm" range:"0,"`
 }
 
 // Phase runs a group of pgbench-like clients for a duration or a number of

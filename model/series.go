@@ -77,6 +77,7 @@ type sampler struct {
 func (s *sampler) start() {
 	s.lat = sim.NewHistogram()
 	s.last = s.e.snapshot()
+	s.lastT = s.e.k.Now()
 	s.e.k.After(s.every, s, 0)
 	// Sample the usage histogram at most maxUsageSamples times over the
 	// planned run length (durations known in advance; otherwise every

@@ -210,6 +210,10 @@ func (c *Cache) pushFront(g int32) {
 	c.head = g
 }
 
+// Warm makes gid the most recently used page, as a read would, without I/O
+// (prewarming caches before a run).
+func (c *Cache) Warm(gid int32) { c.touch(gid) }
+
 // touch makes gid the most recently used page, inserting it if absent.
 func (c *Cache) touch(g int32) {
 	c.grow(g)

@@ -1,0 +1,77 @@
+package model
+
+import (
+	"github.com/pgbufsim/pgbufsim/model/bufpool"
+	"github.com/pgbufsim/pgbufsim/sim"
+)
+
+// prewarm replays the page references of n transactions of the first
+// phase's script through the buffer pool and the OS page cache, without
+// time passing for any process and without I/O or writes: buffers are
+// loaded clean, the replacement policy sees every access (at the times the
+// transactions would have run, gap apart), and the OS cache keeps the pages
+// that missed shared buffers. The run then starts at the prewarm's end.
+// Keys come from a stream of their own, so the measured run's draws are the
+// same with or without prewarming.
+func (e *engine) prewarm(n int64) {
+	if n <= 0 || len(e.phases) == 0 {
+		return
+	}
+	ph := e.phases[0]
+	gap := int64(sim.Millisecond)
+	if ph.cfg.Rate > 0 {
+		gap = int64(float64(sim.Second) / ph.cfg.Rate)
+	}
+	rng := sim.NewStream(uint64(e.sc.Seed), e.sc.Replicate, "prewarm/keys")
+	b := &backend{e: e, id: -1, client: &client{phase: ph, keys: rng, script: ph.script, vals: make([]int64, len(ph.script.vars))}}
+	p := e.pool
+	touch := func(gid int32, now int64) {
+		if s := p.Lookup(gid); s >= 0 {
+			p.Pin(s, now, false)
+			p.Unpin(s)
+			e.os.Warm(gid)
+			return
+		}
+		s, _ := p.GetVictim(nil, now)
+		if s < 0 {
+			return
+		}
+		p.Assign(s, gid, now, false)
+		p.ReadDone(s)
+		p.Unpin(s)
+		e.os.Warm(gid)
+	}
+	var path []int32
+	for i := int64(0); i < n; i++ {
+		now := i * gap
+		for j := range ph.script.vars {
+			b.client.vals[j] = ph.script.vars[j].gen.Next(rng)
+		}
+		b.ops = ph.script.build(b, b.client.vals, b.ops[:0])
+		for _, o := range b.ops {
+			if o.t == nil {
+				continue
+			}
+			switch o.kind {
+			case opFetch, opUpdate, opDeleteKey:
+				if o.t.pkey != nil {
+					path = o.t.pkey.bt.Path(o.key, path[:0])
+					for _, blk := range path {
+						touch(e.cat.GID(o.t.pkey.rel, blk), now)
+					}
+				}
+				if blk := o.t.heap.BlockOf(o.key); blk < o.t.heap.NBlocks() {
+					touch(e.cat.GID(o.t.rel, blk), now)
+				}
+			case opSeqscan:
+				for blk := int32(0); blk < o.t.heap.NBlocks(); blk++ {
+					touch(e.cat.GID(o.t.rel, blk), now)
+				}
+			}
+		}
+	}
+	// The counters describe the run, not the prewarm.
+	p.Stats = bufpool.Stats{}
+	e.os.Stats.Hits, e.os.Stats.Misses, e.os.Stats.Evictions = 0, 0, 0
+	e.k.RunUntil(n * gap)
+}
