@@ -157,27 +157,29 @@ func build(sc Scenario) (*engine, error) {
 	}
 
 	// Buffer pool and policy.
-	repl, spec, err := sc.Policies.Replacement.Build()
+	repl, _, err := sc.Policies.Replacement.Build()
 	if err != nil {
 		return nil, fmt.Errorf("policies.replacement: %v", err)
 	}
-	_ = spec
 	nbuf := sc.Server.SharedBuffers / 8192
 	if nbuf < 16 {
 		return nil, fmt.Errorf("server.shared_buffers: %d buffers is below PostgreSQL's minimum of 16", nbuf)
 	}
 	e.pool = bufpool.New(int32(nbuf), repl, ver <= 1800)
 	e.policy = repl.Name()
-	e.pool.Reserve(e.cat.GIDSpace())
+	e.initXacts() // adds pg_xact to the catalog
 	e.ioWaitHead = make([]int32, nbuf)
 	for i := range e.ioWaitHead {
 		e.ioWaitHead[i] = -1
 	}
-	e.growPages(e.cat.GIDSpace() - 1)
-	e.initXacts()
+	// Per-page state for every page of the database, with an eighth more
+	// for the relations to grow into without reallocating.
+	space := e.cat.GIDSpace()
+	e.growPages(space + max(space/8, 64*1024) - 1)
 
 	// OS page cache and WAL.
 	e.os = oscache.New(e.k, e.dataDev, osConfig(sc.OS))
+	e.os.Reserve(int32(len(e.fpiCycle)))
 	e.os.SameFile = func(a, b int32) bool {
 		ra, _ := e.cat.Locate(a)
 		rb, _ := e.cat.Locate(b)
@@ -245,7 +247,9 @@ func (e *engine) growPages(gid int32) {
 	if int(gid) < len(e.fpiCycle) {
 		return
 	}
-	n := max(int(gid)+1, len(e.fpiCycle)*5/4)
+	// Grow by a quarter (relations extend by a few chunks at a time); the
+	// initial size already has headroom (build).
+	n := max(int(gid)+1, len(e.fpiCycle)+len(e.fpiCycle)/4)
 	f := make([]uint32, n)
 	copy(f, e.fpiCycle)
 	e.fpiCycle = f

@@ -61,7 +61,7 @@ func (s *Series) Column(name string) []float64 {
 
 func newSeries() *Series { return &Series{Columns: seriesColumns} }
 
-const maxUsageSamples = 240
+const maxUsageSamples = 120
 
 // sampler closes a time-series row every interval.
 type sampler struct {

@@ -54,7 +54,6 @@ func (e *engine) initXacts() {
 	e.x.clog.Extend(0)
 	e.x.clog.Set(firstLoadXid, clog.Committed, 0)
 	e.x.next = firstLoadXid + 1
-	e.growPages(e.cat.GIDSpace() - 1)
 }
 
 // oldestXmin is the horizon below which committed deletions are dead to

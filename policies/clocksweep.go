@@ -227,3 +227,12 @@ func (c *ClockSweep) Check() error {
 	}
 	return nil
 }
+
+// UsageHistogram counts occupied slots by usage count (UsageHistogrammer).
+func (c *ClockSweep) UsageHistogram(h []int64) {
+	for i, u := range c.usage {
+		if c.occupied[i] {
+			h[u]++
+		}
+	}
+}

@@ -119,3 +119,11 @@ type Clairvoyant interface {
 
 // NeverAgain is the NextUse value of a page that is not referenced again.
 const NeverAgain = int64(1<<63 - 1)
+
+// UsageHistogrammer is implemented by policies that can count their
+// occupied slots by usage count faster than calling Usage per slot.
+type UsageHistogrammer interface {
+	// UsageHistogram adds the number of occupied slots at each usage count
+	// into h (len(h) = MaxUsage()+1).
+	UsageHistogram(h []int64)
+}

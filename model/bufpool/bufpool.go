@@ -158,7 +158,7 @@ func (p *Pool) growMap(gid int32) {
 	if int(gid) < len(p.slotOf) {
 		return
 	}
-	n := max(int(gid)+1, 2*len(p.slotOf), 1024)
+	n := max(int(gid)+1, len(p.slotOf)+len(p.slotOf)/4, 1024)
 	m := make([]int32, n)
 	copy(m, p.slotOf)
 	for i := len(p.slotOf); i < n; i++ {
@@ -349,6 +349,10 @@ func (p *Pool) UsageHistogram() []int64 {
 		return nil
 	}
 	h := make([]int64, p.usage.MaxUsage()+1)
+	if fast, ok := p.Policy.(policies.UsageHistogrammer); ok {
+		fast.UsageHistogram(h)
+		return h
+	}
 	for s := int32(0); s < p.N; s++ {
 		if p.Tag[s] >= 0 {
 			u := p.usage.Usage(s)

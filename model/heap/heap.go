@@ -137,6 +137,11 @@ func NewPerPage(name string, rows int64, perPage, maxRows int, base Group, allVi
 }
 
 func (t *Table) grow(n int32) {
+	if t.nblocks == 0 && n > 1 {
+		// The initial load: size the per-page slices once.
+		t.state = make([]int32, 0, n)
+		t.allVis = make([]uint64, 0, (n+63)/64)
+	}
 	for t.nblocks < n {
 		t.state = append(t.state, 0)
 		if int(t.nblocks)/64 >= len(t.allVis) {

@@ -71,7 +71,7 @@ type Cache struct {
 
 	prev, next []int32
 	flags      []uint8
-	dirtyAt    []int64
+	dirtyAt    []int64 // ns; meaningful only while fDirty
 	head, tail int32
 	n          int64
 
@@ -169,11 +169,19 @@ func (c *Cache) Contains(gid int32) bool {
 	return int(gid) < len(c.flags) && c.flags[gid]&fCached != 0
 }
 
+// Reserve sizes the per-page state for gids below n, so that it is not
+// grown (and copied) page by page as the run touches the database.
+func (c *Cache) Reserve(n int32) {
+	if n > 0 {
+		c.grow(n - 1)
+	}
+}
+
 func (c *Cache) grow(gid int32) {
 	if int(gid) < len(c.flags) {
 		return
 	}
-	n := max(int(gid)+1, 2*len(c.flags), 1024)
+	n := max(int(gid)+1, len(c.flags)+len(c.flags)/4, 1024)
 	prev := make([]int32, n)
 	next := make([]int32, n)
 	flags := make([]uint8, n)

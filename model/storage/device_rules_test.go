@@ -1,0 +1,142 @@
+package storage
+
+import (
+	"math"
+	"testing"
+
+	"github.com/pgbufsim/pgbufsim/sim"
+)
+
+// Behaviour of the block-device model: one FIFO queue shared by reads,
+// writes and flushes (facts §5: "reads queue behind writeback bursts"),
+// sequential requests cheaper than random ones, and lognormal service
+// times whose mean and coefficient of variation are the preset's.
+
+type doneAt struct {
+	k     *sim.Kernel
+	times []int64
+}
+
+func (d *doneAt) OnEvent(int64) { d.times = append(d.times, d.k.Now()) }
+
+func fixedDevice(t *testing.T, k *sim.Kernel, channels int) *Device {
+	t.Helper()
+	d, err := New(k, "data", Params{Channels: channels, ReadTime: 10 * sim.Millisecond, WriteTime: 8 * sim.Millisecond, SeqTime: sim.Millisecond, FlushTime: 4 * sim.Millisecond}, sim.NewStream(1, 0, "dev"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// A read submitted behind a burst of writes waits for all of them on a
+// single-channel device (FIFO): its latency is the writes' service time plus
+// its own. This is the mechanism of the seed's multi-second reads during a
+// checkpoint's writeback.
+func TestReadQueuesBehindWriteBurst(t *testing.T) {
+	k := sim.NewKernel()
+	d := fixedDevice(t, k, 1)
+	for i := int64(0); i < 5; i++ {
+		d.Submit(Write, 100*i, 1, nil, 0) // scattered: each a random write
+	}
+	got := &doneAt{k: k}
+	d.Submit(Read, 7, 1, got, 0)
+	k.Run()
+	want := 5*8*sim.Millisecond + 10*sim.Millisecond
+	if len(got.times) != 1 || got.times[0] != want {
+		t.Fatalf("read completed at %v, want %d ns (5 random writes then the read)", got.times, want)
+	}
+	if d.ReadLatency.Max() != want {
+		t.Fatalf("recorded read latency %d ns, want %d (queueing included)", d.ReadLatency.Max(), want)
+	}
+	// With 4 channels the same read waits only for one round of writes
+	// ahead of it (writes 1-4 occupy the channels, the 5th write and the
+	// read start when the first ones end).
+	k = sim.NewKernel()
+	d = fixedDevice(t, k, 4)
+	for i := int64(0); i < 5; i++ {
+		d.Submit(Write, 100*i, 1, nil, 0)
+	}
+	got = &doneAt{k: k}
+	d.Submit(Read, 7, 1, got, 0)
+	k.Run()
+	if want := 8*sim.Millisecond + 10*sim.Millisecond; got.times[0] != want {
+		t.Fatalf("4 channels: read completed at %d ns, want %d", got.times[0], want)
+	}
+}
+
+// A request for the page right after the previous request's last page is
+// sequential (no seek): SeqTime; a merged request of n pages costs one
+// positioning plus n-1 sequential pages.
+func TestSequentialRequestsAreCheap(t *testing.T) {
+	k := sim.NewKernel()
+	d := fixedDevice(t, k, 1)
+	got := &doneAt{k: k}
+	d.Submit(Read, 50, 1, got, 0)  // random: 10 ms
+	d.Submit(Read, 51, 1, got, 0)  // next page: 1 ms
+	d.Submit(Write, 52, 4, got, 0) // contiguous run of 4: 1 + 3 ms
+	d.Submit(Write, 10, 4, got, 0) // seek: 8 + 3 ms
+	k.Run()
+	want := []int64{10, 11, 15, 26}
+	for i, w := range want {
+		if got.times[i] != w*sim.Millisecond {
+			t.Fatalf("completion %d at %d ns, want %d ms (all: %v)", i, got.times[i], w, got.times)
+		}
+	}
+	if d.Stats.PagesWrite != 8 || d.Stats.Writes != 2 || d.Stats.Reads != 2 {
+		t.Fatalf("stats %+v", d.Stats)
+	}
+}
+
+// Service times are lognormal with the preset's mean and coefficient of
+// variation Jitter: mu = -s2/2, sigma^2 = s2 = ln(1 + cv^2) gives E = 1 and
+// CV = cv. Over 40000 draws the sample mean is within 1.5 % and the CV
+// within 5 % (standard errors 0.5 % and ~2 % at cv = 0.5).
+func TestServiceTimeMeanAndJitter(t *testing.T) {
+	k := sim.NewKernel()
+	p := Presets["sata-ssd"]
+	d, err := New(k, "data", p, sim.NewStream(7, 0, "device/data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 40000
+	var sum, sum2 float64
+	for i := 0; i < n; i++ {
+		x := float64(d.draw(p.ReadTime))
+		sum += x
+		sum2 += x * x
+	}
+	mean := sum / n
+	cv := math.Sqrt(sum2/n-mean*mean) / mean
+	if math.Abs(mean/float64(p.ReadTime)-1) > 0.015 {
+		t.Errorf("mean service %.0f ns, want %d +-1.5%%", mean, p.ReadTime)
+	}
+	if math.Abs(cv/p.Jitter-1) > 0.05 {
+		t.Errorf("coefficient of variation %.3f, want %.2f +-5%%", cv, p.Jitter)
+	}
+	// Same stream, same draws: the device is deterministic.
+	d2, _ := New(k, "data", p, sim.NewStream(7, 0, "device/data"))
+	d3, _ := New(k, "data", p, sim.NewStream(7, 0, "device/data"))
+	for i := 0; i < 100; i++ {
+		if a, b := d2.draw(p.ReadTime), d3.draw(p.ReadTime); a != b {
+			t.Fatalf("draw %d differs between identical streams: %d vs %d", i, a, b)
+		}
+	}
+}
+
+// A WAL write (SubmitSized) of b bytes costs ceil(b/8 kB) sequential pages
+// plus, with flush, one cache flush; it queues FIFO with data requests when
+// the WAL shares the device (storage.wal: data).
+func TestWALWriteCostAndSharedQueue(t *testing.T) {
+	k := sim.NewKernel()
+	d := fixedDevice(t, k, 1)
+	got := &doneAt{k: k}
+	d.SubmitSized(3*8192+1, true, got, 0) // 4 pages + flush = 4 + 4 ms
+	d.Submit(Read, 99, 1, got, 0)         // behind it: + 10 ms
+	k.Run()
+	if got.times[0] != 8*sim.Millisecond || got.times[1] != 18*sim.Millisecond {
+		t.Fatalf("completions %v, want [8ms 18ms]", got.times)
+	}
+	if d.Stats.Flushes != 1 || d.Stats.PagesWrite != 4 {
+		t.Fatalf("stats %+v: want 1 flush, 4 pages", d.Stats)
+	}
+}

@@ -1,0 +1,132 @@
+package wal
+
+import (
+	"testing"
+
+	"github.com/pgbufsim/pgbufsim/model/storage"
+	"github.com/pgbufsim/pgbufsim/sim"
+)
+
+// XLogInsert / XLogFlush semantics (src/backend/access/transam/xlog.c;
+// /work/shared/docs/pg-buffers-facts.md §1.6, §5): a flush writes
+// everything inserted so far, so committers that queue while a flush is
+// running share the next one (group commit); a flush request already
+// covered returns at once; the WAL writer flushes what asynchronous work
+// inserted every wal_writer_delay.
+
+type woken struct {
+	k     *sim.Kernel
+	times []int64
+}
+
+func (w *woken) OnEvent(int64) { w.times = append(w.times, w.k.Now()) }
+
+// walDevice: sequential 8 kB page 100 us, fdatasync 1 ms, no jitter.
+func walDevice(t *testing.T, k *sim.Kernel) *storage.Device {
+	t.Helper()
+	d, err := storage.New(k, "wal", storage.Params{Channels: 1, ReadTime: sim.Millisecond, WriteTime: sim.Millisecond, SeqTime: 100 * sim.Microsecond, FlushTime: sim.Millisecond}, sim.NewStream(1, 0, "wal"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// Ten backends have inserted their commit records when the first calls
+// XLogFlush: that flush writes up to the insert position and covers all
+// ten. Ten more commit while it runs: they all wait for it, then share a
+// single second flush. 20 commits, 2 flushes.
+func TestGroupCommitSharesFlushes(t *testing.T) {
+	k := sim.NewKernel()
+	w := New(k, walDevice(t, k))
+	first := &woken{k: k}
+	var lsns []int64
+	for i := 0; i < 10; i++ {
+		lsns = append(lsns, w.Insert(34))
+	}
+	for i, lsn := range lsns {
+		if w.Flush(lsn, first, 0) {
+			t.Fatalf("commit %d: WAL reported flushed before any flush", i)
+		}
+	}
+	if w.Stats.Flushes != 1 {
+		t.Fatalf("%d flushes started for 10 simultaneous commits, want 1", w.Stats.Flushes)
+	}
+	k.RunUntil(500 * sim.Microsecond) // the flush (100 us + 1 ms) is still running
+	second := &woken{k: k}
+	for i := 0; i < 10; i++ {
+		w.Flush(w.Insert(34), second, 0)
+	}
+	k.Run()
+	if w.Stats.Flushes != 2 {
+		t.Fatalf("%d flushes for 20 commits in two waves, want 2", w.Stats.Flushes)
+	}
+	flush := int64(1100 * sim.Microsecond)
+	for _, at := range first.times {
+		if at != flush {
+			t.Fatalf("first wave woke at %v, want all at %d", first.times, flush)
+		}
+	}
+	if len(second.times) != 10 || second.times[0] != 2*flush {
+		t.Fatalf("second wave woke at %v, want 10 at %d (after the running flush, one more)", second.times, 2*flush)
+	}
+	if w.FlushedLSN() != w.InsertLSN() || w.FlushedLSN() != 20*34 {
+		t.Fatalf("flushed %d, inserted %d, want both 680", w.FlushedLSN(), w.InsertLSN())
+	}
+	// Already durable: XLogFlush returns at once, no device request.
+	if !w.Flush(100, second, 0) || w.NeedsFlush(680) || w.Stats.Flushes != 2 {
+		t.Fatalf("flush of an already durable LSN started I/O or waited")
+	}
+}
+
+// A flush writes the bytes since the previous flush as sequential pages,
+// then fdatasync: 3 records of 8000 bytes = 3 pages (300 us) + 1 ms.
+func TestFlushWritesInsertedBytes(t *testing.T) {
+	k := sim.NewKernel()
+	w := New(k, walDevice(t, k))
+	var lsn int64
+	for i := 0; i < 3; i++ {
+		lsn = w.Insert(8000)
+	}
+	done := &woken{k: k}
+	w.Flush(lsn, done, 0)
+	k.Run()
+	if done.times[0] != 1300*sim.Microsecond {
+		t.Fatalf("flush of 24000 bytes took %d ns, want 1.3 ms", done.times[0])
+	}
+}
+
+// The WAL writer (walwriter.c) flushes asynchronously inserted WAL every
+// wal_writer_delay, without anyone waiting.
+func TestWALWriterFlushesAsyncWAL(t *testing.T) {
+	k := sim.NewKernel()
+	w := New(k, walDevice(t, k))
+	w.StartWriter(200 * sim.Millisecond)
+	w.Insert(500)
+	k.RunUntil(199 * sim.Millisecond)
+	if w.FlushedLSN() != 0 {
+		t.Fatalf("WAL flushed before the writer's first wake-up")
+	}
+	k.RunUntil(202 * sim.Millisecond)
+	if w.FlushedLSN() != 500 || w.Stats.Flushes != 1 {
+		t.Fatalf("flushed %d with %d flushes after the writer's round, want 500 and 1", w.FlushedLSN(), w.Stats.Flushes)
+	}
+	k.RunUntil(sim.Second)
+	if w.Stats.Flushes != 1 {
+		t.Fatalf("the writer flushed %d times with nothing new to flush", w.Stats.Flushes-1)
+	}
+}
+
+// XLogCheckpointNeeded is evaluated when WAL enters a new 16 MB segment:
+// OnSegment fires once per segment boundary crossed, with the new segment.
+func TestOnSegmentAtEachBoundary(t *testing.T) {
+	k := sim.NewKernel()
+	w := New(k, walDevice(t, k))
+	var segs []int64
+	w.OnSegment = func(s int64) { segs = append(segs, s) }
+	for w.InsertLSN() < 3*SegmentSize+100 {
+		w.Insert(8240)
+	}
+	if len(segs) != 3 || segs[0] != 1 || segs[1] != 2 || segs[2] != 3 {
+		t.Fatalf("segments reported %v, want [1 2 3]", segs)
+	}
+}
