@@ -74,6 +74,17 @@ type SweepPoint struct {
 // Runs is the number of runs the plan makes (points x replicates).
 func (p *SweepPlan) Runs() int { return len(p.Points) * p.Replicates }
 
+// Index returns the index of the point whose axis values are values (one
+// per axis, in axis order, as written), or -1 when there is none.
+func (p *SweepPlan) Index(values ...string) int {
+	for i, pt := range p.Points {
+		if slices.Equal(pt.Values, values) {
+			return i
+		}
+	}
+	return -1
+}
+
 // IsSweep reports whether a scenario file has a sweep: block, which is
 // how the CLI tells a sweep from a single run. A file that cannot be read
 // or parsed is not a sweep (loading it then reports the problem).

@@ -282,3 +282,16 @@ func TestFlattenMetrics(t *testing.T) {
 		}
 	}
 }
+
+func TestSweepPlanIndex(t *testing.T) {
+	plan, err := parseSweep(t, sweepBase, nil, []string{"server.cpus=1,2", "server.shared_buffers=1MB,2MB,4MB"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := plan.Index("2", "2MB"); i != 4 || plan.Points[i].Scenario.Server.CPUs != 2 {
+		t.Errorf("index %d", i)
+	}
+	if i := plan.Index("3", "2MB"); i != -1 {
+		t.Errorf("absent point: %d", i)
+	}
+}

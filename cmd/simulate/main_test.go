@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+const short = "workload.phases.run.duration=3s"
+
+func TestRunWritesOutputs(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "q")
+	code, out, errs := runCLI(t, "-config", "../../configs/quickstart.yaml", "-out", dir, "-set", short, "-set", "workload.phases.warmup.duration=1s")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, f := range []string{"summary.json", "timeseries.csv", "report.html"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("missing %s", f)
+		}
+	}
+	for _, want := range []string{"transaction type: <builtin: TPC-B (sort of)>", "latency average = ", "tps = ", "seed: 1", "latency percentiles: p50"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// Bad input: exit 1, a message naming file:line and the key, nothing written.
+func TestBadConfigExitsOneAndWritesNothing(t *testing.T) {
+	tmp := t.TempDir()
+	bad := filepath.Join(tmp, "bad.yaml")
+	os.WriteFile(bad, []byte("name: x\nserver:\n  shared_bufers: 1GB\n"), 0o644)
+	dir := filepath.Join(tmp, "out")
+	code, _, errs := runCLI(t, "-config", bad, "-out", dir)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	if !strings.Contains(errs, "bad.yaml:3: server.shared_bufers: unknown key") || !strings.Contains(errs, `did you mean "shared_buffers"`) {
+		t.Errorf("message: %s", errs)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Error("an output directory was created for a bad config")
+	}
+	for _, args := range [][]string{
+		{"-config", filepath.Join(tmp, "missing.yaml")},
+		{"-config", "../../configs/quickstart.yaml", "-set", "server.cpus=0"},
+		{"-config", "../../configs/quickstart.yaml", "-duration", "5 parsecs"},
+		{"-nosuchflag"},
+		{},
+	} {
+		if code, _, _ := runCLI(t, args...); code != 1 {
+			t.Errorf("%v: exit %d, want 1", args, code)
+		}
+	}
+}
+
+// A failure during the run (here: more backends pin buffers at once than
+// shared_buffers has) exits 2 and writes nothing.
+func TestRunFailureExitsTwo(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	code, _, errs := runCLI(t, "-config", "../../configs/quickstart.yaml", "-out", dir,
+		"-set", "server.shared_buffers=128kB", "-set", "workload.phases.run.clients=200", "-set", "os.page_cache=0", "-set", short)
+	if code != 2 {
+		t.Fatalf("exit %d, want 2 (%s)", code, errs)
+	}
+	if !strings.Contains(errs, "no unpinned buffers") {
+		t.Errorf("message: %s", errs)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Error("a failed run left an output directory")
+	}
+}
+
+func TestListPolicies(t *testing.T) {
+	code, out, _ := runCLI(t, "-list-policies")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	for _, want := range []string{"clock-sweep", "max_usage_count: 5", "correlated_reference_period", "lru", "2q", "arc", "sieve", "opt (trace replay only)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("-list-policies lacks %q:\n%s", want, out)
+		}
+	}
+}

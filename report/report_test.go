@@ -1,0 +1,119 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pgbufsim/pgbufsim/configs"
+	"github.com/pgbufsim/pgbufsim/model"
+	"github.com/pgbufsim/pgbufsim/report"
+)
+
+func quick(t *testing.T, overrides ...string) (model.Scenario, report.Files) {
+	t.Helper()
+	base := []string{"workload.phases.warmup.duration=2s", "workload.phases.run.duration=5s"}
+	sc, err := configs.Load("../configs/quickstart.yaml", append(base, overrides...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := model.Run(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := report.Render(sc, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc, files
+}
+
+// Same configuration and seed: byte-identical outputs (design.md §4).
+func TestOutputsAreDeterministic(t *testing.T) {
+	_, a := quick(t)
+	_, b := quick(t)
+	for name, data := range a {
+		if !bytes.Equal(data, b[name]) {
+			t.Errorf("%s differs between two identical runs", name)
+		}
+	}
+	_, c := quick(t, "seed=2")
+	if bytes.Equal(a["summary.json"], c["summary.json"]) {
+		t.Error("a different seed gave the same summary")
+	}
+}
+
+// summary.json carries the fully defaulted configuration, which loads back
+// (JSON is YAML) and repeats the run exactly.
+func TestSummaryConfigRepeatsTheRun(t *testing.T) {
+	_, files := quick(t)
+	var doc struct {
+		Config any `json:"config"`
+		Totals struct {
+			Transactions int64 `json:"transactions"`
+		} `json:"totals"`
+	}
+	if err := json.Unmarshal(files["summary.json"], &doc); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := json.Marshal(doc.Config)
+	sc, err := configs.Parse("from-summary.yaml", cfg)
+	if err != nil {
+		t.Fatalf("the config block does not load: %v\n%s", err, cfg)
+	}
+	res, err := model.Run(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Totals.Transactions != doc.Totals.Transactions {
+		t.Errorf("repeating from the summary's config: %d transactions, originally %d", res.Totals.Transactions, doc.Totals.Transactions)
+	}
+}
+
+// report.html is one self-contained page: no network reference at all.
+func TestReportIsSelfContained(t *testing.T) {
+	_, files := quick(t)
+	html := string(files["report.html"])
+	for _, bad := range []string{`<script src=`, `<link `, `src="http`, `href="http`, `src="//`} {
+		if strings.Contains(html, bad) {
+			t.Errorf("report.html contains %q", bad)
+		}
+	}
+	for _, id := range []string{"latency", "latency_cdf", "tps", "buffers", "writers", "dirty", "device", "usage", "clog", "hints"} {
+		if !strings.Contains(html, `id="`+id+`"`) {
+			t.Errorf("report.html has no chart %q", id)
+		}
+	}
+	csv := string(files["timeseries.csv"])
+	if !strings.HasPrefix(csv, "time_s,phase,tps,") || strings.Count(csv, "\n") < 6 {
+		t.Errorf("timeseries.csv looks wrong:\n%.300s", csv)
+	}
+}
+
+// WriteDir replaces the directory only when everything is written.
+func TestWriteDirIsAtomic(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := report.WriteDir(dir, report.Files{"a": []byte("1")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.WriteDir(dir, report.Files{"b": []byte("2")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a")); !os.IsNotExist(err) {
+		t.Error("the old directory's file survived a replacement")
+	}
+	// A file name that cannot be created fails without touching dir.
+	if err := report.WriteDir(dir, report.Files{"no/such/sub": []byte("x")}); err == nil {
+		t.Fatal("bad file name accepted")
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "b")); err != nil || string(data) != "2" {
+		t.Errorf("a failed write damaged the previous outputs: %q %v", data, err)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(dir))
+	if len(entries) != 1 {
+		t.Errorf("leftovers next to the output directory: %d entries", len(entries))
+	}
+}
