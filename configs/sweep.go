@@ -120,9 +120,17 @@ func LoadSweep(path string, overrides, axes []string) (*SweepPlan, error) {
 // SweepOf expands a sweep of an already loaded scenario, as a Go program
 // would: axes are "path=v1,v2,..." texts; replicates > 0 replaces the
 // scenario's own count (sc.Sweep.Replicates, 1 without a sweep block).
+//
+// The encoded scenario names every parameter of its replacement policy;
+// those at the policy's defaults are left out, so that an axis may change
+// the policy's name (policies.replacement.name=clock-sweep,lru) without
+// clock-sweep's parameters being refused by lru.
 func SweepOf(sc model.Scenario, replicates int, axes ...string) (*SweepPlan, error) {
 	data, err := Encode(sc)
 	if err != nil {
+		return nil, err
+	}
+	if data, err = dropDefaultPolicyParams(data, sc.Policies.Replacement.Policy); err != nil {
 		return nil, err
 	}
 	var ov []string
@@ -130,6 +138,76 @@ func SweepOf(sc model.Scenario, replicates int, axes ...string) (*SweepPlan, err
 		ov = append(ov, "sweep.replicates="+strconv.Itoa(replicates))
 	}
 	return ParseSweep(sc.Name+".yaml", data, ov, axes)
+}
+
+// dropDefaultPolicyParams removes from an encoded scenario's
+// policies.replacement block the parameters whose values are the policy's
+// defaults.
+func dropDefaultPolicyParams(data []byte, policy string) ([]byte, error) {
+	def := model.DefaultScenario()
+	def.Policies.Replacement = model.ReplacementConfig{Policy: policy}
+	defData, err := Encode(def)
+	if err != nil {
+		return nil, err
+	}
+	var doc, defDoc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	if err := yaml.Unmarshal(defData, &defDoc); err != nil {
+		return nil, err
+	}
+	block, defBlock := mappingAt(&doc, "policies", "replacement"), mappingAt(&defDoc, "policies", "replacement")
+	if block == nil || defBlock == nil {
+		return data, nil
+	}
+	var kept []*yaml.Node
+	for i := 0; i+1 < len(block.Content); i += 2 {
+		k, v := block.Content[i], block.Content[i+1]
+		if k.Value != "name" {
+			if dv := mappingValue(defBlock, k.Value); dv != nil && dv.Kind == yaml.ScalarNode && v.Kind == yaml.ScalarNode && dv.Value == v.Value {
+				continue
+			}
+		}
+		kept = append(kept, k, v)
+	}
+	block.Content = kept
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), enc.Close()
+}
+
+// mappingAt follows keys from a document's root mapping.
+func mappingAt(doc *yaml.Node, keys ...string) *yaml.Node {
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return nil
+	}
+	n := doc.Content[0]
+	for _, k := range keys {
+		if n = mappingValue(n, k); n == nil {
+			return nil
+		}
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	return n
+}
+
+func mappingValue(m *yaml.Node, key string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
 }
 
 // ParseAxis splits a command-line axis "path=v1,v2,v3" into the path and
@@ -256,6 +334,25 @@ func (a *axisSpec) flagError(err error) error {
 	return out
 }
 
+// context says which axis value an error came with, when the error is
+// not at the value itself (a key elsewhere that the value makes invalid).
+func (a *axisSpec) context(err error, i int) error {
+	var es strictyaml.Errors
+	if !errors.As(err, &es) {
+		return err
+	}
+	out := make(strictyaml.Errors, len(es))
+	for k, fe := range es {
+		out[k] = fe
+		atValue := fe.File == a.flag || (a.flag == "" && fe.Line == a.nodes[i].Line)
+		if !atValue && !strings.Contains(fe.Msg, "(with sweep axis ") {
+			out[k] = &strictyaml.FieldError{File: fe.File, Line: fe.Line, Path: fe.Path,
+				Msg: fe.Msg + fmt.Sprintf(" (with sweep axis %s = %s)", a.path, nodeText(a.nodes[i]))}
+		}
+	}
+	return out
+}
+
 // locate gives an error about value i of a file axis that strictyaml could
 // not place (a key the value created, checked by a Validate method) the
 // value's line, and says which value it was.
@@ -360,7 +457,7 @@ func checkAxes(base *strictyaml.Document, list []*axisSpec) error {
 				break
 			}
 			if _, err := decode(doc, nil); err != nil {
-				add(a.locate(a.flagError(err), base.File(), i))
+				add(a.context(a.locate(a.flagError(err), base.File(), i), i))
 			}
 		}
 	}
@@ -540,7 +637,7 @@ func checkMetrics(doc *strictyaml.Document, metrics []string) error {
 		if len(near) == 0 {
 			near = groups
 		}
-		errs = append(errs, doc.Errorf("sweep.metrics."+strconv.Itoa(i), "%s (metrics are summary.json's totals as dotted paths; docs/sweeps.md lists them)",
+		errs = append(errs, doc.Errorf("sweep.metrics."+strconv.Itoa(i), "%s (metrics are the numbers under totals in summary.json, as dotted paths)",
 			strings.Replace(strictyaml.UnknownValueError(m, near).Error(), "unknown value", "unknown metric", 1)))
 	}
 	if len(errs) > 0 {

@@ -295,3 +295,36 @@ func TestSweepPlanIndex(t *testing.T) {
 		t.Errorf("absent point: %d", i)
 	}
 }
+
+// A Go program's scenario names every parameter of its policy: those at
+// their defaults do not stop an axis from changing the policy, while a
+// parameter the user changed is refused for a policy without it, naming
+// the axis value.
+func TestSweepOfPolicyAxis(t *testing.T) {
+	sc, err := Parse("s.yaml", []byte(sweepBase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := SweepOf(sc, 1, "policies.replacement.name=clock-sweep,lru,2q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := plan.Points[2].Scenario.Policies.Replacement.Policy; got != "2q" {
+		t.Errorf("policy %s", got)
+	}
+	tuned, err := With(sc, "policies.replacement.max_usage_count=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err = SweepOf(tuned, 1, "server.cpus=1,2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if y, err := Encode(plan.Points[1].Scenario); err != nil || !strings.Contains(string(y), "max_usage_count: 3") {
+		t.Errorf("the tuned parameter was lost: %v\n%s", err, y)
+	}
+	_, err = SweepOf(tuned, 1, "policies.replacement.name=clock-sweep,lru")
+	if err == nil || !strings.Contains(err.Error(), "max_usage_count: unknown key") || !strings.Contains(err.Error(), "(with sweep axis policies.replacement.name = lru)") {
+		t.Errorf("got %v", err)
+	}
+}

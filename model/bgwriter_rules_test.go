@@ -11,16 +11,16 @@ import (
 // (/work/shared/docs/pg-buffers-facts.md §3.2), and the hibernation of
 // BackgroundWriterMain (§3.1).
 
-// bgTestEngine builds an engine over n buffers and a table big enough to
-// fill them; the pool is full (fillPool) and nothing else runs.
-func bgTestEngine(t *testing.T, n int64, mod func(*Scenario)) (*engine, []int32) {
+// rtBgEngine builds an engine over n buffers and a table big enough to
+// fill them; the pool is full (rtFillPool) and nothing else runs.
+func rtBgEngine(t *testing.T, n int64, mod func(*Scenario)) (*engine, []int32) {
 	t.Helper()
-	sc := idleScenario(n, 2*n)
+	sc := rtIdleScenario(n, 2*n)
 	if mod != nil {
 		mod(&sc)
 	}
-	e := mustBuild(t, sc)
-	gids := fillPool(t, e, e.db.lookup("t")[0])
+	e := rtBuild(t, sc)
+	gids := rtFillPool(t, e, e.db.lookup("t")[0])
 	return e, gids
 }
 
@@ -30,7 +30,7 @@ func bgTestEngine(t *testing.T, n int64, mod func(*Scenario)) (*engine, []int32)
 // never moves the clock hand nor changes a usage count (README
 // "Background Writer's Processing").
 func TestBgwriterWritesOnlyUnpinnedUsageZeroDirtyBuffers(t *testing.T) {
-	e, _ := bgTestEngine(t, 1000, func(sc *Scenario) { sc.Server.BgwriterLRUMaxpages = 100000 })
+	e, _ := rtBgEngine(t, 1000, func(sc *Scenario) { sc.Server.BgwriterLRUMaxpages = 100000 })
 	p := e.pool
 	var want []int32
 	pinned := map[int32]bool{}
@@ -41,7 +41,7 @@ func TestBgwriterWritesOnlyUnpinnedUsageZeroDirtyBuffers(t *testing.T) {
 			want = append(want, s)
 		case 1: // dirty but recently used
 			p.MarkDirty(s, 0)
-			bump(p, s, 1+int(s)%3)
+			rtBump(p, s, 1+int(s)%3)
 		case 2: // dirty but pinned
 			p.MarkDirty(s, 0)
 			p.Frames.Pins[s]++
@@ -50,13 +50,13 @@ func TestBgwriterWritesOnlyUnpinnedUsageZeroDirtyBuffers(t *testing.T) {
 		}
 	}
 	hand, passes := p.Policy.(policies.ClockHand).Hand()
-	before := usages(p)
+	before := rtUsages(p)
 	// First round: the recent allocations (the fill) make the estimate
 	// exceed the pool, so the scan covers every buffer once.
 	e.bgw.round()
 	var got []int32
 	for s := int32(0); s < p.N; s++ {
-		if !isDirty(p, s) {
+		if !rtDirty(p, s) {
 			continue
 		}
 		if s%5 == 0 || s%5 == 4 {
@@ -64,7 +64,7 @@ func TestBgwriterWritesOnlyUnpinnedUsageZeroDirtyBuffers(t *testing.T) {
 		}
 	}
 	for _, s := range want {
-		if !isDirty(p, s) {
+		if !rtDirty(p, s) {
 			got = append(got, s)
 		}
 	}
@@ -72,7 +72,7 @@ func TestBgwriterWritesOnlyUnpinnedUsageZeroDirtyBuffers(t *testing.T) {
 		t.Fatalf("bgwriter wrote %d buffers (buffers_clean %d), want the %d eligible ones", len(got), e.bufWrites.clean, len(want))
 	}
 	for s := int32(1); s < p.N; s++ {
-		if (s%5 == 1 || s%5 == 2) && !isDirty(p, s) {
+		if (s%5 == 1 || s%5 == 2) && !rtDirty(p, s) {
 			t.Errorf("slot %d (usage %d, pins %d) was written", s, p.Usage(s), p.Frames.Pins[s])
 		}
 		if pinned[s] && p.Frames.Pins[s] != 1 {
@@ -86,7 +86,7 @@ func TestBgwriterWritesOnlyUnpinnedUsageZeroDirtyBuffers(t *testing.T) {
 	if h2 != hand || p2 != passes {
 		t.Errorf("clock hand moved from (%d,%d) to (%d,%d)", hand, passes, h2, p2)
 	}
-	if !slices.Equal(before, usages(p)) {
+	if !slices.Equal(before, rtUsages(p)) {
 		t.Errorf("usage counts changed during the bgwriter round")
 	}
 	if e.bufWrites.maxwritten != 0 {
@@ -97,7 +97,7 @@ func TestBgwriterWritesOnlyUnpinnedUsageZeroDirtyBuffers(t *testing.T) {
 // Facts §3.2 step 9: a round stops after bgwriter_lru_maxpages writes and
 // counts one maxwritten_clean; the next round continues where it stopped.
 func TestBgwriterStopsAtLRUMaxpages(t *testing.T) {
-	e, _ := bgTestEngine(t, 1000, func(sc *Scenario) { sc.Server.BgwriterLRUMaxpages = 7 })
+	e, _ := rtBgEngine(t, 1000, func(sc *Scenario) { sc.Server.BgwriterLRUMaxpages = 7 })
 	p := e.pool
 	for s := int32(1); s < p.N; s++ {
 		p.MarkDirty(s, 0)
@@ -108,12 +108,12 @@ func TestBgwriterStopsAtLRUMaxpages(t *testing.T) {
 	}
 	// Written in scan order from the clock hand (slot 1).
 	for s := int32(1); s <= 7; s++ {
-		if isDirty(p, s) {
+		if rtDirty(p, s) {
 			t.Fatalf("slot %d still dirty: the scan must start at the hand and go in order", s)
 		}
 	}
 	e.bgw.round()
-	if e.bufWrites.clean != 14 || e.bufWrites.maxwritten != 2 || isDirty(p, 14) || !isDirty(p, 15) {
+	if e.bufWrites.clean != 14 || e.bufWrites.maxwritten != 2 || rtDirty(p, 14) || !rtDirty(p, 15) {
 		t.Fatalf("second round: buffers_clean %d, maxwritten %d; want 14 and 2 (slots 8-14)", e.bufWrites.clean, e.bufWrites.maxwritten)
 	}
 }
@@ -126,7 +126,7 @@ func TestBgwriterStopsAtLRUMaxpages(t *testing.T) {
 func TestBgwriterCleansWholePoolInTwoMinutesWhenIdle(t *testing.T) {
 	for _, delayMs := range []int64{200, 100} {
 		const n = 6000
-		e, _ := bgTestEngine(t, n, func(sc *Scenario) { sc.Server.BgwriterDelay = delayMs * ms })
+		e, _ := rtBgEngine(t, n, func(sc *Scenario) { sc.Server.BgwriterDelay = delayMs * ms })
 		p := e.pool
 		for s := int32(1); s < p.N; s++ {
 			p.MarkDirty(s, 0)
@@ -153,9 +153,9 @@ func TestBgwriterCleansWholePoolInTwoMinutesWhenIdle(t *testing.T) {
 // allocated) the bgwriter sleeps bgwriter_delay x 50; the next
 // StrategyGetBuffer sets its latch and the round runs at once.
 func TestBgwriterHibernatesAfterTwoIdleRoundsAndAllocationWakesIt(t *testing.T) {
-	sc := idleScenario(128, 256)
+	sc := rtIdleScenario(128, 256)
 	sc.Server.BgwriterDelay = 10 * sec // min_scan_buffers = 128 / 12 = 10
-	e := mustBuild(t, sc)
+	e := rtBuild(t, sc)
 	b := e.bgw
 	b.start()
 	type round struct {

@@ -189,7 +189,7 @@ func (c *checkpointer) begin(reason string) {
 	c.startLSN = e.wal.InsertLSN()
 	c.redoSeg = c.startLSN / wal.SegmentSize
 	e.cycle++ // the redo point moves: next change of every page logs an FPI
-	c.cur = Checkpoint{Reason: reason, StartS: secs(now), WALBytes: c.startLSN - prevLSN}
+	c.cur = Checkpoint{Reason: reason, StartS: e.at(now), WALBytes: c.startLSN - prevLSN}
 
 	p := e.pool
 	c.items = c.items[:0]
@@ -212,7 +212,7 @@ func (c *checkpointer) begin(reason string) {
 	c.cur.ToWrite = len(c.items)
 	c.next = 0
 	c.written = 0
-	e.marks = append(e.marks, Mark{TimeS: secs(now), Label: "checkpoint start (" + reason + ")"})
+	e.marks = append(e.marks, Mark{TimeS: e.at(now), Label: "checkpoint start (" + reason + ")"})
 	c.writeLoop()
 }
 
@@ -290,7 +290,7 @@ func (c *checkpointer) endWrites() {
 		e.os.StartWriteback(c.hints)
 		c.hints = c.hints[:0]
 	}
-	c.cur.WriteS = secs(e.k.Now())
+	c.cur.WriteS = e.at(e.k.Now())
 	c.cur.Written = c.written
 	// CheckPointCLOG: write every dirty clog page.
 	for _, page := range e.x.clog.DirtyPages() {
@@ -318,9 +318,9 @@ func (c *checkpointer) syncLoop() {
 	now := e.k.Now()
 	c.cur.Files = len(c.syncRels)
 	c.cur.SyncS = secs(now - c.syncStart)
-	c.cur.EndS = secs(now)
+	c.cur.EndS = e.at(now)
 	c.list = append(c.list, c.cur)
-	e.marks = append(e.marks, Mark{TimeS: secs(now), Label: "checkpoint end"})
+	e.marks = append(e.marks, Mark{TimeS: e.at(now), Label: "checkpoint end"})
 	c.running = false
 	// Wake CHECKPOINT commands that this checkpoint satisfies.
 	keep := c.waiters[:0]
@@ -339,3 +339,7 @@ func (c *checkpointer) syncLoop() {
 }
 
 func secs(ns int64) float64 { return round6(float64(ns) / 1e9) }
+
+// at is a simulated instant as reported: seconds since the run began (after
+// any prewarm).
+func (e *engine) at(ns int64) float64 { return secs(ns - e.t0) }

@@ -35,26 +35,26 @@ func TestCheckPointSegmentsByVersion(t *testing.T) {
 		{"17", 2 << 20, 1},
 	}
 	for _, c := range cases {
-		sc := idleScenario(128, 10)
+		sc := rtIdleScenario(128, 10)
 		sc.Server.Version = c.version
 		sc.Server.MaxWALSize = c.maxWAL
-		e := mustBuild(t, sc)
+		e := rtBuild(t, sc)
 		if e.ckpt.segments != c.want {
 			t.Errorf("version %s, max_wal_size %d MB: CheckPointSegments %d, want %d", c.version, c.maxWAL>>20, e.ckpt.segments, c.want)
 		}
 	}
 }
 
-// ckptEngine: n buffers filled with pages of two tables t and u in random
+// rtCkptEngine: n buffers filled with pages of two tables t and u in random
 // slots, `dirty` of them dirty (LSN 0, so no WAL flush is needed).
-func ckptEngine(t *testing.T, n int64, dirty int, mod func(*Scenario)) (*engine, []int32) {
+func rtCkptEngine(t *testing.T, n int64, dirty int, mod func(*Scenario)) (*engine, []int32) {
 	t.Helper()
-	sc := idleScenario(n, 2*n)
-	sc.Tables.Relations = append(sc.Tables.Relations, tableDecl("u", 2*n))
+	sc := rtIdleScenario(n, 2*n)
+	sc.Tables.Relations = append(sc.Tables.Relations, rtTable("u", 2*n))
 	if mod != nil {
 		mod(&sc)
 	}
-	e := mustBuild(t, sc)
+	e := rtBuild(t, sc)
 	tt, uu := e.db.lookup("t")[0], e.db.lookup("u")[0]
 	rng := rand.New(rand.NewPCG(3, 4))
 	p := e.pool
@@ -80,27 +80,27 @@ func ckptEngine(t *testing.T, n int64, dirty int, mod func(*Scenario)) (*engine,
 	return e, dirtied
 }
 
-type relBlk struct {
+type rtRelBlk struct {
 	rel catalog.RelID
 	blk int32
 }
 
-// runCheckpoint starts a checkpoint and steps the kernel until it ends,
+// rtRunCheckpoint starts a checkpoint and steps the kernel until it ends,
 // calling during(i) after each event and recording the order in which
 // buffers dirty at the start became clean.
-func runCheckpoint(t *testing.T, e *engine, during func(step int)) (order []relBlk) {
+func rtRunCheckpoint(t *testing.T, e *engine, during func(step int)) (order []rtRelBlk) {
 	t.Helper()
 	p := e.pool
 	was := make([]bool, p.N)
 	for s := range was {
-		was[s] = isDirty(p, int32(s))
+		was[s] = rtDirty(p, int32(s))
 	}
 	note := func() {
 		for s := int32(0); s < p.N; s++ {
-			if was[s] && !isDirty(p, s) {
+			if was[s] && !rtDirty(p, s) {
 				was[s] = false
 				r, b := e.cat.Locate(p.Tag[s])
-				order = append(order, relBlk{r, b})
+				order = append(order, rtRelBlk{r, b})
 			}
 		}
 	}
@@ -124,22 +124,22 @@ func runCheckpoint(t *testing.T, e *engine, during func(step int)) (order []relB
 // relation, fork, block); one cleaned by someone else meanwhile counts as
 // progress without a write. buffers_checkpoint counts its writes.
 func TestCheckpointWritesOnlyBuffersDirtyAtStartInRelationBlockOrder(t *testing.T) {
-	e, dirtied := ckptEngine(t, 400, 120, nil)
+	e, dirtied := rtCkptEngine(t, 400, 120, nil)
 	p := e.pool
 	later := map[int32]bool{}
 	var stolen int32 = -1
-	order := runCheckpoint(t, e, func(step int) {
+	order := rtRunCheckpoint(t, e, func(step int) {
 		if step == 5 {
 			// A backend dirties 10 clean buffers after the start...
 			for s := int32(0); s < p.N && len(later) < 10; s++ {
-				if !isDirty(p, s) && p.Flags[s]&bufpool.CheckpointNeeded == 0 {
+				if !rtDirty(p, s) && p.Flags[s]&bufpool.CheckpointNeeded == 0 {
 					p.MarkDirty(s, 0)
 					later[s] = true
 				}
 			}
 			// ...and evicts (writes) one of the marked buffers still pending.
 			for _, s := range dirtied {
-				if isDirty(p, s) && stolen < 0 {
+				if rtDirty(p, s) && stolen < 0 {
 					stolen = s
 					p.MarkClean(s)
 				}
@@ -154,16 +154,16 @@ func TestCheckpointWritesOnlyBuffersDirtyAtStartInRelationBlockOrder(t *testing.
 		t.Fatalf("checkpoint wrote %d (buffers_checkpoint %d), want 119 (120 marked, 1 cleaned by another process)", ck.Written, e.bufWrites.checkpoint)
 	}
 	for s := range later {
-		if !isDirty(p, s) {
+		if !rtDirty(p, s) {
 			t.Errorf("slot %d, dirtied after the checkpoint started, was written by it", s)
 		}
 	}
 	// The write order (the stolen buffer's cleaning is recorded when it
 	// happened; drop it).
 	r, b := e.cat.Locate(p.Tag[stolen])
-	var writes []relBlk
+	var writes []rtRelBlk
 	for _, x := range order {
-		if x != (relBlk{r, b}) {
+		if x != (rtRelBlk{r, b}) {
 			writes = append(writes, x)
 		}
 	}
@@ -185,17 +185,17 @@ func TestCheckpointWritesOnlyBuffersDirtyAtStartInRelationBlockOrder(t *testing.
 // take exactly 5 s. One of 1000 buffers with timeout 30 s and target 0.5
 // follows the line to 0.5 x 30 s = 15 s.
 func TestCheckpointWritesSpreadToCompletionTarget(t *testing.T) {
-	e, _ := ckptEngine(t, 2000, 50, nil)
-	runCheckpoint(t, e, nil)
+	e, _ := rtCkptEngine(t, 2000, 50, nil)
+	rtRunCheckpoint(t, e, nil)
 	ck := e.ckpt.list[0]
 	if d := ck.WriteS - ck.StartS; d != 5.0 {
 		t.Errorf("50 buffers ahead of schedule: write phase %.3f s, want 50 x 100 ms = 5 s", d)
 	}
-	e, _ = ckptEngine(t, 2000, 1000, func(sc *Scenario) {
+	e, _ = rtCkptEngine(t, 2000, 1000, func(sc *Scenario) {
 		sc.Server.CheckpointTimeout = 30 * sec
 		sc.Server.CheckpointCompletionTarget = 0.5
 	})
-	runCheckpoint(t, e, nil)
+	rtRunCheckpoint(t, e, nil)
 	ck = e.ckpt.list[0]
 	if d := ck.WriteS - ck.StartS; d < 14.8 || d > 15.1 {
 		t.Errorf("1000 buffers, timeout 30 s, target 0.5: write phase %.3f s, want ~15 s", d)
@@ -204,19 +204,19 @@ func TestCheckpointWritesSpreadToCompletionTarget(t *testing.T) {
 		t.Errorf("wrote %d of 1000", ck.Written)
 	}
 	// With target 0.9 the same checkpoint takes ~27 s.
-	e, _ = ckptEngine(t, 2000, 1000, func(sc *Scenario) {
+	e, _ = rtCkptEngine(t, 2000, 1000, func(sc *Scenario) {
 		sc.Server.CheckpointTimeout = 30 * sec
 		sc.Server.CheckpointCompletionTarget = 0.9
 	})
-	runCheckpoint(t, e, nil)
+	rtRunCheckpoint(t, e, nil)
 	ck = e.ckpt.list[0]
 	if d := ck.WriteS - ck.StartS; d < 26.8 || d > 27.1 {
 		t.Errorf("1000 buffers, timeout 30 s, target 0.9: write phase %.3f s, want ~27 s", d)
 	}
 	// CHECKPOINT (immediate) does not sleep at all.
-	e, _ = ckptEngine(t, 2000, 1000, nil)
+	e, _ = rtCkptEngine(t, 2000, 1000, nil)
 	e.ckpt.immediate = true
-	runCheckpoint(t, e, nil)
+	rtRunCheckpoint(t, e, nil)
 	if ck = e.ckpt.list[0]; ck.WriteS != ck.StartS {
 		t.Errorf("immediate checkpoint paced its writes over %.3f s", ck.WriteS-ck.StartS)
 	}
@@ -228,8 +228,8 @@ func TestCheckpointWritesSpreadToCompletionTarget(t *testing.T) {
 // dirty page of those files. Here: the two tables and pg_xact
 // (CheckPointCLOG writes the dirty clog page).
 func TestCheckpointFsyncsEveryFileWritten(t *testing.T) {
-	e, _ := ckptEngine(t, 400, 100, nil)
-	runCheckpoint(t, e, nil)
+	e, _ := rtCkptEngine(t, 400, 100, nil)
+	rtRunCheckpoint(t, e, nil)
 	ck := e.ckpt.list[0]
 	if ck.Files != 3 {
 		t.Errorf("%d files synced, want 3 (t, u, pg_xact)", ck.Files)
@@ -241,7 +241,7 @@ func TestCheckpointFsyncsEveryFileWritten(t *testing.T) {
 		t.Errorf("sync phase %.6f s, end %.6f, writes done %.6f", ck.SyncS, ck.EndS, ck.WriteS)
 	}
 	// The next checkpoint has nothing to sync: no file was written since.
-	runCheckpoint(t, e, nil)
+	rtRunCheckpoint(t, e, nil)
 	if f := e.ckpt.list[1].Files; f != 0 {
 		t.Errorf("second checkpoint synced %d files with no writes since the first", f)
 	}
@@ -253,10 +253,10 @@ func TestCheckpointFsyncsEveryFileWritten(t *testing.T) {
 // the same checkpoint cycle do not; a new checkpoint starts a new cycle.
 func TestFullPageImageOnFirstChangeAfterCheckpointStart(t *testing.T) {
 	for _, fpw := range []bool{true, false} {
-		sc := idleScenario(128, 256)
+		sc := rtIdleScenario(128, 256)
 		sc.Server.FullPageWrites = fpw
-		e := mustBuild(t, sc)
-		fillPool(t, e, e.db.lookup("t")[0])
+		e := rtBuild(t, sc)
+		rtFillPool(t, e, e.db.lookup("t")[0])
 		b := &backend{e: e}
 		slot := int32(5)
 		gid := e.pool.Tag[slot]

@@ -80,6 +80,8 @@ type engine struct {
 	sampler *sampler
 	pglog   *strings.Builder
 
+	t0 int64 // when the phases began (after the prewarm): reported times count from here
+
 	err error
 }
 
@@ -267,6 +269,7 @@ func (e *engine) failed() bool { return e.err != nil }
 
 func (e *engine) run(opt Options) (*Result, error) {
 	e.prewarm(e.sc.Workload.Prewarm)
+	e.t0 = e.k.Now()
 	e.sampler.start()
 	e.bgw.start()
 	e.ckpt.start()

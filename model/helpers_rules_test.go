@@ -10,29 +10,29 @@ import (
 // Go, engines built but driven by hand, and a pool filled to a chosen
 // state.
 
-// idleScenario is a scenario whose only client sleeps, over one declared
+// rtIdleScenario is a scenario whose only client sleeps, over one declared
 // table of the given pages; autovacuum is off so that only the process
 // under test acts.
-func idleScenario(nbuffers int64, tablePages int64) Scenario {
+func rtIdleScenario(nbuffers int64, tablePages int64) Scenario {
 	sc := DefaultScenario()
 	sc.Name = "rules"
 	sc.Server.SharedBuffers = nbuffers * 8192
 	sc.Server.Autovacuum = false
-	sc.Tables.Relations = []TableConfig{tableDecl("t", tablePages)}
+	sc.Tables.Relations = []TableConfig{rtTable("t", tablePages)}
 	sc.Workload.Phases = []Phase{{Name: "idle", Clients: 1, Threads: 1, Transactions: 1, Script: Script{Steps: []Step{{Sleep: sec}}}}}
 	return sc
 }
 
-// tableDecl declares a vacuumed table of pages pages with 61 rows each
+// rtTable declares a vacuumed table of pages pages with 61 rows each
 // (100-byte rows, fillfactor 100), with a primary key.
-func tableDecl(name string, pages int64) TableConfig {
+func rtTable(name string, pages int64) TableConfig {
 	tc := TableConfig{Name: name, Pages: pages}
 	tc.Defaults()
 	tc.Index = true
 	return tc
 }
 
-func mustBuild(t *testing.T, sc Scenario) *engine {
+func rtBuild(t *testing.T, sc Scenario) *engine {
 	t.Helper()
 	e, err := build(sc)
 	if err != nil {
@@ -41,9 +41,9 @@ func mustBuild(t *testing.T, sc Scenario) *engine {
 	return e
 }
 
-func mustRun(t *testing.T, sc Scenario) (*engine, *Result) {
+func rtRun(t *testing.T, sc Scenario) (*engine, *Result) {
 	t.Helper()
-	e := mustBuild(t, sc)
+	e := rtBuild(t, sc)
 	r, err := e.run(Options{})
 	if err != nil {
 		t.Fatalf("run: %v", err)
@@ -51,12 +51,12 @@ func mustRun(t *testing.T, sc Scenario) (*engine, *Result) {
 	return e, r
 }
 
-// fillPool reads table t's first NBuffers pages into the pool (free-list
+// rtFillPool reads table t's first NBuffers pages into the pool (free-list
 // order), then takes one clock-sweep victim: that pass decrements every
 // buffer to usage 0 and puts page NBuffers in slot 0 (usage 1), leaving
 // the hand at slot 1 with one complete pass. It returns the gid in each
 // slot.
-func fillPool(t *testing.T, e *engine, tbl *table) []int32 {
+func rtFillPool(t *testing.T, e *engine, tbl *table) []int32 {
 	t.Helper()
 	p := e.pool
 	if tbl.heap.NBlocks() <= p.N {
@@ -81,17 +81,17 @@ func fillPool(t *testing.T, e *engine, tbl *table) []int32 {
 	return gids
 }
 
-// bump raises a slot's usage count by pinning and unpinning it with the
+// rtBump raises a slot's usage count by pinning and unpinning it with the
 // default strategy (PinBuffer), k times.
-func bump(p *bufpool.Pool, s int32, k int) {
+func rtBump(p *bufpool.Pool, s int32, k int) {
 	for range k {
 		p.Pin(s, 0, false)
 		p.Unpin(s)
 	}
 }
 
-// usages returns every slot's usage count.
-func usages(p *bufpool.Pool) []int {
+// rtUsages returns every slot's usage count.
+func rtUsages(p *bufpool.Pool) []int {
 	u := make([]int, p.N)
 	for s := range u {
 		u[s] = p.Usage(int32(s))
@@ -99,4 +99,4 @@ func usages(p *bufpool.Pool) []int {
 	return u
 }
 
-func isDirty(p *bufpool.Pool, s int32) bool { return p.Flags[s]&bufpool.Dirty != 0 }
+func rtDirty(p *bufpool.Pool, s int32) bool { return p.Flags[s]&bufpool.Dirty != 0 }

@@ -271,7 +271,7 @@ func (e *engine) result() *Result {
 	r.Header = e.header()
 	r.Runtime = Runtime{
 		Events:           int64(e.k.Fired()),
-		SimulatedSeconds: round6(float64(e.k.Now()) / 1e9),
+		SimulatedSeconds: e.at(e.k.Now()),
 		Pages:            int64(e.cat.GIDSpace()),
 	}
 	if e.pglog != nil {

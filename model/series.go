@@ -134,7 +134,7 @@ func (s *sampler) row() {
 		per(d.n[cHintCacheHits]), per(d.n[cHintBitsSet]), per(d.n[cHintDirtiedPages]), per(d.n[cAllVisibleSkips]), per(d.n[cVMLookups]),
 	}
 	ser := e.series
-	ser.TimeS = append(ser.TimeS, round6(float64(now)/1e9))
+	ser.TimeS = append(ser.TimeS, e.at(now))
 	name := ""
 	if e.cur != nil {
 		name = e.cur.cfg.Name
@@ -143,7 +143,7 @@ func (s *sampler) row() {
 	ser.Rows = append(ser.Rows, row)
 	if n := int64(len(ser.Rows)); (n-1)%s.usageEvery == 0 && len(ser.Usage) < maxUsageSamples {
 		if h := e.pool.UsageHistogram(); h != nil {
-			ser.UsageTimeS = append(ser.UsageTimeS, round6(float64(now)/1e9))
+			ser.UsageTimeS = append(ser.UsageTimeS, e.at(now))
 			ser.Usage = append(ser.Usage, h)
 		}
 	}

@@ -129,9 +129,9 @@ func (ph *phase) complete(b *backend, now int64) {
 		l.WriteByte(' ')
 		l.WriteString(strconv.FormatInt(latency/1000, 10))
 		l.WriteString(" 0 ")
-		l.WriteString(strconv.FormatInt(now/sim.Second, 10))
+		l.WriteString(strconv.FormatInt((now-ph.e.t0)/sim.Second, 10))
 		l.WriteByte(' ')
-		l.WriteString(strconv.FormatInt(now%sim.Second/1000, 10))
+		l.WriteString(strconv.FormatInt((now-ph.e.t0)%sim.Second/1000, 10))
 		if ph.cfg.Rate > 0 {
 			l.WriteByte(' ')
 			l.WriteString(strconv.FormatInt(lag/1000, 10))
@@ -146,7 +146,7 @@ func (ph *phase) skip(b *backend, sched int64) {
 	if l := ph.e.pglog; l != nil {
 		now := ph.e.k.Now()
 		l.WriteString(strconv.Itoa(b.client.id) + " " + strconv.FormatInt(b.txNo, 10) + " skipped 0 " +
-			strconv.FormatInt(now/sim.Second, 10) + " " + strconv.FormatInt(now%sim.Second/1000, 10) + " " +
+			strconv.FormatInt((now-ph.e.t0)/sim.Second, 10) + " " + strconv.FormatInt((now-ph.e.t0)%sim.Second/1000, 10) + " " +
 			strconv.FormatInt((now-sched)/1000, 10) + "\n")
 	}
 }
@@ -165,7 +165,7 @@ func (e *engine) endPhase(ph *phase) {
 	ph.result = PhaseResult{
 		Name:     ph.cfg.Name,
 		Warmup:   ph.cfg.Warmup,
-		StartS:   round6(float64(ph.start) / 1e9),
+		StartS:   ph.e.at(ph.start),
 		ElapsedS: round6(float64(dur) / 1e9),
 		Clients:  ph.cfg.Clients,
 		Metrics:  e.metrics(cur.minus(ph.snap), dur, ph.txns, ph.skipped, ph.late, ph.lat, ph.lag, e.dataDev.ReadLatencyPhase),

@@ -70,7 +70,7 @@ func curves(t *trace.Trace, pols []Policy, sizes []int, opt CurveOptions, clock 
 			jobs = append(jobs, job{policy: i, size: j})
 		}
 	}
-	if pols := offline(pols); pols {
+	if offline(pols) {
 		t.NextUse() // compute once, before the workers share it
 	}
 	errs := make([]error, len(jobs))

@@ -20,8 +20,8 @@
 // curve in one pass from exact stack distances (Mattson, Gecsei, Slutz and
 // Traiger, "Evaluation techniques for storage hierarchies", IBM Systems
 // Journal 9(2), 1970), counted with a Fenwick tree over last-access times
-// in O(n log n) (Bennett and Kruskal, "LRU stack processing", IBM J. R&D
-// 19(4), 1975), or estimates it by SHARDS spatial sampling (Waldspurger,
+// (Bennett and Kruskal, "LRU stack processing", IBM J. R&D 19(4), 1975) in
+// O(n log d) for d distinct pages, or estimates it by SHARDS spatial sampling (Waldspurger,
 // Park, Garthwaite and Ahmad, "Efficient MRC construction with SHARDS",
 // FAST 2015) for traces too large for the exact pass.
 //

@@ -38,6 +38,7 @@ type replayer struct {
 	in       *trace.Interner // hash mode
 	occupant []int32         // slot -> state index, -1 if empty
 	hint     uint64          // first size of the dense slice
+	maxKey   int             // largest key seen in dense mode (set on first references, which miss)
 
 	now                     int64 // 1-based index of the current request
 	hits, misses, evictions int64
@@ -134,12 +135,13 @@ func (r *replayer) index(key uint64) (int, error) {
 }
 
 // toHash moves from direct indexing to the hash table: every key seen so
-// far is interned in key order (deterministic), and state and occupant are
+// far (all at most maxKey, so untouched parts of the slice stay untouched)
+// is interned in key order (deterministic), and state and occupant are
 // renumbered by id.
 func (r *replayer) toHash() {
 	in := trace.NewInterner(int(2*r.distinct) + 1024)
 	st := make([]int32, 0, 2*r.distinct+1024)
-	for k, s := range r.state {
+	for k, s := range r.state[:min(len(r.state), r.maxKey+1)] {
 		if s != unseen {
 			in.Intern(uint64(k))
 			st = append(st, s)
@@ -177,6 +179,7 @@ func (r *replayer) miss(idx int, ref *trace.Ref) error {
 	r.misses++
 	if r.state[idx] == unseen {
 		r.distinct++
+		r.maxKey = max(r.maxKey, idx)
 	}
 	v, _ := r.pol.Victim(r.now)
 	if v < 0 || int(v) >= len(r.occupant) {

@@ -12,9 +12,10 @@ import (
 // Construction with SHARDS", FAST 2015), fixed-rate variant: a page is in
 // the sample iff hash(key) mod P < T, so every reference to a sampled page
 // is kept and the sample is a trace of its own over R = T/P of the pages.
-// Stack distances measured in the sample are divided by R to estimate the
-// distances of the full trace, so a cache of c pages is modelled by the
-// sampled references with distance <= c*R. The count of sampled references
+// A reference whose sampled stack distance is d had d-1 distinct sampled
+// pages referenced since its page's previous reference, which estimates
+// (d-1)/R distinct pages in the full trace; it hits in a cache of c pages
+// iff (d-1)/R < c, that is d <= ceil(c*R). The count of sampled references
 // varies around N*R (a few hot pages in or out of the sample swing it);
 // SHARDS-adj adds the difference N*R - Ns to the smallest distance, which
 // removes most of that bias (section 4.3 of the paper).
@@ -54,8 +55,53 @@ func checkRate(rate float64) error {
 // shardsCurve estimates LRU's results at every size from a spatial sample
 // of the trace at the given rate.
 func shardsCurve(t *trace.Trace, sizes []int, rate float64) ([]Result, error) {
-	if err := checkRate(rate); err != nil {
+	sm, err := shardsSampleOf(t, sizes, rate, 0)
+	if err != nil {
 		return nil, err
+	}
+	out := make([]Result, len(sizes))
+	n := int64(t.Len())
+	distinct := int64(t.Distinct())
+	method := shardsMethod(rate)
+	for k, c := range sizes {
+		mr := sm.missRatio(k, true)
+		misses := int64(math.Round(mr * float64(n)))
+		res := newResult("lru", c, method, n, n-misses, distinct)
+		res.MissRatio = mr
+		res.Evictions = max(0, res.Misses-min(int64(c), distinct))
+		out[k] = res
+	}
+	return out, nil
+}
+
+// shardsSample is what one sample says about each size.
+type shardsSample struct {
+	hits     []int64 // sampled references that hit, per size
+	sampled  int64   // Ns, sampled references
+	expected float64 // N*R
+}
+
+// missRatio estimates the miss ratio at size k, with SHARDS-adj's
+// correction (adjusted) or from the sample alone.
+func (s shardsSample) missRatio(k int, adjusted bool) float64 {
+	total := float64(s.sampled)
+	hits := float64(s.hits[k])
+	if adjusted {
+		hits += s.expected - total
+		total = s.expected
+	}
+	if total <= 0 {
+		return 1
+	}
+	return min(1, max(0, (total-hits)/total))
+}
+
+// shardsSampleOf samples t at the given rate, with the hash perturbed by
+// salt (0 in use; tests draw other samples with other salts), and counts
+// the sampled hits at each size.
+func shardsSampleOf(t *trace.Trace, sizes []int, rate float64, salt uint64) (shardsSample, error) {
+	if err := checkRate(rate); err != nil {
+		return shardsSample{}, err
 	}
 	threshold := uint64(math.Round(rate * shardsModulus))
 	r := float64(threshold) / shardsModulus // the rate actually applied
@@ -64,7 +110,7 @@ func shardsCurve(t *trace.Trace, sizes []int, rate float64) ([]Result, error) {
 	sampleID := make([]int32, t.Distinct())
 	next := int32(0)
 	for id, key := range t.Keys {
-		if mix64(key)%shardsModulus < threshold {
+		if mix64(key^salt)%shardsModulus < threshold {
 			sampleID[id] = next + 1
 			next++
 		}
@@ -80,28 +126,9 @@ func shardsCurve(t *trace.Trace, sizes []int, rate float64) ([]Result, error) {
 	for d := 1; d < len(hist); d++ {
 		cum[d] = cum[d-1] + hist[d]
 	}
-	n := float64(t.Len())
-	expected := n * r
-	adjust := expected - float64(len(sample))
-	out := make([]Result, len(sizes))
-	distinct := int64(t.Distinct())
-	method := shardsMethod(rate)
+	sm := shardsSample{hits: make([]int64, len(sizes)), sampled: int64(len(sample)), expected: float64(t.Len()) * r}
 	for k, c := range sizes {
-		// Sampled distance d stands for d/r in the full trace.
-		dmax := int(math.Floor(float64(c) * r))
-		hits := 0.0
-		if dmax >= 1 {
-			hits = float64(cum[min(dmax, len(cum)-1)]) + adjust
-		}
-		mr := 1.0
-		if expected > 0 {
-			mr = min(1, max(0, 1-hits/expected))
-		}
-		misses := int64(math.Round(mr * n))
-		res := newResult("lru", c, method, int64(n), int64(n)-misses, distinct)
-		res.MissRatio = mr
-		res.Evictions = max(0, res.Misses-min(int64(c), distinct))
-		out[k] = res
+		sm.hits[k] = cum[min(int(math.Ceil(float64(c)*r)), len(cum)-1)]
 	}
-	return out, nil
+	return sm, nil
 }

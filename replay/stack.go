@@ -11,37 +11,65 @@ import (
 // the same page, plus one) and misses in every smaller one. One histogram
 // of stack distances therefore gives the hits at every size.
 //
-// The distance is counted with a Fenwick tree over request positions in
-// which exactly the last reference of each page is marked (Bennett and
-// Kruskal 1975): the distance of a reference at i to a page last seen at p
-// is the number of marks in (p, i) plus one. O(n log n) time, 4 bytes per
-// request.
+// The distance is counted with a Fenwick tree over access times in which
+// exactly the last reference of each page is marked (Bennett and Kruskal
+// 1975): the distance of a reference to a page last referenced at time p is
+// the number of marks after p, plus one. Only one mark per distinct page is
+// live, so the times are renumbered whenever they reach twice the number of
+// distinct pages: the live marks keep their order and become times 1..d.
+// The tree then has 2d entries however long the trace, so it stays small
+// enough for the processor's caches; the renumbering costs O(d) every d
+// references. O(n log d) time, 12 bytes per distinct page.
 
 // stackHistogram returns hist, where hist[d] counts the references with
 // stack distance d (1..distinct), and the number of first references (cold
 // misses, infinite distance). ids are dense page ids below distinct.
 func stackHistogram(ids []uint32, distinct int) (hist []int64, cold int64) {
-	n := len(ids)
-	tree := make([]int32, n+1) // Fenwick tree over positions 1..n
-	last := make([]int32, distinct)
+	span := int32(max(2*distinct, 1024)) // times 1..span before renumbering
+	tree := make([]int32, span+1)        // Fenwick tree over times
+	owner := make([]int32, span+1)       // time -> page whose mark it may be
+	last := make([]int32, distinct)      // page -> time of its mark, 0 if none
 	hist = make([]int64, distinct+1)
-	marks := int32(0) // marks in the whole tree: one per page seen
-	for i, id := range ids {
-		pos := int32(i + 1)
+	marks := int32(0) // live marks: one per page seen
+	now := int32(0)
+	for _, id := range ids {
+		if now == span {
+			now = renumber(tree, owner, last)
+		}
+		now++
 		if p := last[id]; p == 0 {
 			cold++
 		} else {
-			// Marks after p = all marks - marks in 1..p.
-			after := marks - prefix(tree, p)
-			hist[after+1]++
+			hist[marks-prefix(tree, p)+1]++
 			add(tree, p, -1)
 			marks--
 		}
-		add(tree, pos, 1)
+		add(tree, now, 1)
 		marks++
-		last[id] = pos
+		last[id] = now
+		owner[now] = int32(id)
 	}
 	return hist, cold
+}
+
+// renumber gives the live marks the times 1..marks in their order, rebuilds
+// the tree for them, and returns the last time used.
+func renumber(tree, owner, last []int32) int32 {
+	n := int32(0)
+	for t := int32(1); t < int32(len(owner)); t++ {
+		if id := owner[t]; last[id] == t {
+			n++
+			last[id] = n
+			owner[n] = id
+		}
+	}
+	// A Fenwick node i covers times (i - lowbit(i), i]; all of 1..n are
+	// marked.
+	for i := int32(1); i < int32(len(tree)); i++ {
+		lo := i - i&-i
+		tree[i] = max(0, min(i, n)-lo)
+	}
+	return n
 }
 
 // prefix sums the Fenwick tree over 1..i.

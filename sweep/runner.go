@@ -167,6 +167,9 @@ func Run(plan *configs.SweepPlan, opt Options) (*Results, error) {
 	return res, firstErr
 }
 
+// runModel runs one scenario; tests replace it to make a run fail.
+var runModel = model.Run
+
 type outcome struct {
 	point, rep int
 	row        Row
@@ -217,7 +220,7 @@ func runOne(p configs.SweepPoint, rep int, hash, dir string) (row Row, err error
 	}()
 	sc := p.Scenario
 	sc.Replicate = rep
-	res, err := model.Run(sc)
+	res, err := runModel(sc)
 	if err != nil {
 		return Row{}, err
 	}

@@ -57,17 +57,13 @@ func (b *batcher) ReadRefs(dst []Ref) (int, error) {
 	for i := range dst {
 		ref, err := b.r.Next()
 		if err != nil {
-			if i > 0 && err == io.EOF {
-				return i, nil
+			if i == 0 {
+				return 0, err
 			}
-			if i > 0 {
-				// Deliver what was read; the error comes back on the
-				// next call from the underlying reader again only if
-				// it is sticky, so keep it.
-				b.r = &failed{err: err}
-				return i, nil
-			}
-			return 0, err
+			// Deliver what was read now and the error on the next
+			// call, whether or not the underlying reader repeats it.
+			b.r = &failed{err: err}
+			return i, nil
 		}
 		dst[i] = ref
 	}

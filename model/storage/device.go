@@ -30,6 +30,14 @@ type Params struct {
 	SeqTime   int64   // 8 kB contiguous with the previous request
 	FlushTime int64   // cache flush (fsync, fdatasync)
 	Jitter    float64 // coefficient of variation of each service time
+	// SeekSpan, if non-zero, makes positioning time grow with the distance
+	// from the previous request (a disk arm): a request d pages away costs
+	// SeqTime + (Read/WriteTime - SeqTime) x (1/2 + 1/2 sqrt(min(1, d/SeekSpan))),
+	// i.e. half a rotation for any non-contiguous request plus a seek that
+	// reaches the full random time at SeekSpan pages. Sorted writeback and
+	// checkpoint writes are therefore cheaper than random ones, as on a
+	// real disk. 0: every non-contiguous request costs the full time (SSDs).
+	SeekSpan int64
 }
 
 // Presets are typical devices of their class. The figures are means of
@@ -37,7 +45,7 @@ type Params struct {
 // rotation (4.2 ms) and streams ~80 MB/s; a SATA SSD reads 8 kB in ~120 us
 // at low queue depth; an NVMe drive in ~80 us with many parallel queues.
 var Presets = map[string]Params{
-	"hdd-7200": {Channels: 1, ReadTime: 8_300_000, WriteTime: 8_300_000, SeqTime: 100_000, FlushTime: 4_000_000, Jitter: 0.35},
+	"hdd-7200": {Channels: 1, ReadTime: 8_300_000, WriteTime: 8_300_000, SeqTime: 100_000, FlushTime: 4_000_000, Jitter: 0.35, SeekSpan: 1 << 20},
 	"sata-ssd": {Channels: 4, ReadTime: 120_000, WriteTime: 60_000, SeqTime: 25_000, FlushTime: 500_000, Jitter: 0.5},
 	"nvme":     {Channels: 16, ReadTime: 80_000, WriteTime: 25_000, SeqTime: 10_000, FlushTime: 50_000, Jitter: 0.5},
 }
@@ -147,8 +155,15 @@ func (d *Device) Submit(op Op, addr int64, npages int, done sim.Handler, arg int
 			d.Stats.Reads++
 			d.Stats.PagesRead += uint64(npages)
 		}
-		if addr == d.lastAddr+1 {
+		switch dist := addr - d.lastAddr; {
+		case dist == 1:
 			base = d.p.SeqTime
+		case d.p.SeekSpan > 0:
+			if dist < 0 {
+				dist = -dist
+			}
+			f := math.Sqrt(min(1, float64(dist)/float64(d.p.SeekSpan)))
+			base = d.p.SeqTime + int64(float64(base-d.p.SeqTime)*(0.5+0.5*f))
 		}
 		svc = d.draw(base) + int64(npages-1)*d.p.SeqTime
 		d.lastAddr = addr + int64(npages) - 1

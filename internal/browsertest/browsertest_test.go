@@ -1,0 +1,136 @@
+package browsertest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pgbufsim/pgbufsim/configs"
+	"github.com/pgbufsim/pgbufsim/model"
+	"github.com/pgbufsim/pgbufsim/plots"
+	"github.com/pgbufsim/pgbufsim/report"
+	"github.com/pgbufsim/pgbufsim/sweep"
+)
+
+func needChromium(t *testing.T) {
+	t.Helper()
+	if _, err := Chromium(); err != nil {
+		t.Skipf("skipping the browser test: %v", err)
+	}
+}
+
+func chartCount(p plots.Page) int {
+	n := 0
+	for _, s := range p.Sections {
+		if s.Chart != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// check opens a page and requires what a reader needs: every chart
+// initialised, drawn (painted pixels in several colours: axes, labels and
+// data), no network request and no error.
+func check(t *testing.T, path string, wantCharts int) {
+	t.Helper()
+	rep, err := Open(context.Background(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Charts) != wantCharts {
+		t.Errorf("%s: %d charts in the page, want %d", filepath.Base(path), len(rep.Charts), wantCharts)
+	}
+	for _, c := range rep.Charts {
+		if !c.Instance || c.Width == 0 || c.Height == 0 || c.Painted == 0 || c.Colors < 3 {
+			t.Errorf("%s: chart %q did not render: %+v", filepath.Base(path), c.ID, c)
+		}
+	}
+	for _, r := range rep.Requests {
+		t.Errorf("%s: network request %s", filepath.Base(path), r)
+	}
+	for _, e := range rep.Errors {
+		t.Errorf("%s: %s", filepath.Base(path), e)
+	}
+	t.Logf("%s: %d charts rendered, no requests, no errors", filepath.Base(path), len(rep.Charts))
+}
+
+// report.html of a short quickstart run renders in Chromium.
+func TestReportHTMLInChromium(t *testing.T) {
+	needChromium(t)
+	sc, err := configs.Load("../../configs/quickstart.yaml", "workload.phases.warmup.duration=2s", "workload.phases.run.duration=5s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := model.Run(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := report.Render(sc, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	if err := report.WriteDir(dir, files); err != nil {
+		t.Fatal(err)
+	}
+	check(t, filepath.Join(dir, "report.html"), chartCount(report.Page(sc, res)))
+}
+
+// sweep.html of a tiny sweep (a numeric axis on a log scale, a policy
+// axis, CI bands) renders in Chromium.
+func TestSweepHTMLInChromium(t *testing.T) {
+	needChromium(t)
+	plan, err := configs.LoadSweep("../../configs/quickstart.yaml",
+		[]string{"workload.phases.warmup.duration=1s", "workload.phases.run.duration=2s", "sweep.replicates=2"},
+		[]string{"server.shared_buffers=8MB,16MB,32MB", "policies.replacement.name=clock-sweep,lru"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "sweep")
+	res, err := sweep.Run(plan, sweep.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, sweep.SweepHTMLFile)); err != nil {
+		t.Fatal(err)
+	}
+	check(t, filepath.Join(dir, sweep.SweepHTMLFile), chartCount(res.Page()))
+}
+
+// The checks catch what they look for: a chart that never draws, a
+// request (to a closed port on the loopback address), a console error and
+// an uncaught exception.
+func TestOpenCatchesBrokenPage(t *testing.T) {
+	needChromium(t)
+	page := filepath.Join(t.TempDir(), "broken.html")
+	html := `<!DOCTYPE html><html><head><meta charset="utf-8"><title>broken</title></head><body>
+<div class="chart" id="empty" style="height: 100px"></div>
+<img src="http://127.0.0.1:9/missing.png">
+<script>console.error("boom"); throw new Error("bad page");</script>
+</body></html>`
+	if err := os.WriteFile(page, []byte(html), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Open(context.Background(), page, Options{Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Charts) != 1 || rep.Charts[0].Instance || rep.Charts[0].Painted != 0 {
+		t.Errorf("charts %+v", rep.Charts)
+	}
+	if len(rep.Requests) != 1 || rep.Requests[0] != "http://127.0.0.1:9/missing.png" {
+		t.Errorf("requests %v", rep.Requests)
+	}
+	var sawConsole, sawException bool
+	for _, e := range rep.Errors {
+		sawConsole = sawConsole || strings.Contains(e, "boom")
+		sawException = sawException || strings.Contains(e, "bad page")
+	}
+	if !sawConsole || !sawException {
+		t.Errorf("errors %q", rep.Errors)
+	}
+}
