@@ -307,6 +307,10 @@ func (b *backend) access(gid int32, ring *bufpool.Ring, extend bool) (int32, boo
 	if b.ps == psNone {
 		b.ps = psLookup
 		b.pinGid, b.pinRing, b.pinExtend = gid, ring, extend
+		if f := b.e.pageRef; f != nil {
+			rel, blk := b.e.cat.Locate(gid)
+			f(b.e.cat.Rel(rel).Name, blk)
+		}
 	}
 	return b.pinStep()
 }

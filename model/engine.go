@@ -21,6 +21,11 @@ type Options struct {
 	// time with the current simulated time and events fired.
 	Progress      func(simNow int64, events uint64)
 	ProgressEvery int64
+	// PageRef, if set, receives every shared-buffer access of the run
+	// (relation name, block number) in simulation order: the page-reference
+	// trace that `simulate -write-trace` writes for trace replay. It must
+	// not retain the name beyond the call.
+	PageRef func(relation string, block int32)
 }
 
 // Run simulates the scenario and returns its result. The same scenario
@@ -33,6 +38,7 @@ func RunWith(sc Scenario, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	e.pageRef = opt.PageRef
 	return e.run(opt)
 }
 
@@ -79,6 +85,8 @@ type engine struct {
 	series  *Series
 	sampler *sampler
 	pglog   *strings.Builder
+
+	pageRef func(string, int32)
 
 	t0 int64 // when the phases began (after the prewarm): reported times count from here
 

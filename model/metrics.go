@@ -3,6 +3,7 @@ package model
 import (
 	"strconv"
 
+	"github.com/pgbufsim/pgbufsim/policies"
 	"github.com/pgbufsim/pgbufsim/sim"
 )
 
@@ -50,6 +51,7 @@ const (
 	cClogWrites
 	cAllVisibleSet
 	cPruned
+	cPasses
 	nCounters
 )
 
@@ -115,6 +117,9 @@ func (e *engine) snapshot() counters {
 		cClogWrites:       e.vis.clogWrites,
 		cAllVisibleSet:    e.vis.allVisiblePagesSet,
 		cPruned:           e.vis.pruned,
+	}
+	if ss, ok := e.pool.Policy.(policies.SweepStats); ok {
+		_, c.n[cPasses] = ss.SweepCounters()
 	}
 	c.f[fCPUBusy] = e.cpuRes.Stats().BusyNs
 	ds := e.dataDev.Resource().Stats()
@@ -192,6 +197,7 @@ func (e *engine) metrics(c counters, dur int64, txns, skipped, late int64, lat, 
 		Checkpoint:      c.n[cCheckpoint],
 		Evictions:       c.n[cEvictions],
 		SweepSteps:      c.n[cSweepSteps],
+		CompletePasses:  c.n[cPasses],
 		StepsPerAlloc:   ratio(float64(c.n[cSweepSteps]), float64(c.n[cAlloc]-c.n[cFreePops])),
 		FreeListPops:    c.n[cFreePops],
 		RingReuses:      c.n[cRingReuses],

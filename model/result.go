@@ -138,6 +138,7 @@ type Buffers struct {
 	Checkpoint      int64   `json:"checkpoint"`
 	Evictions       int64   `json:"evictions"`
 	SweepSteps      int64   `json:"sweep_steps"`
+	CompletePasses  int64   `json:"complete_passes"`
 	StepsPerAlloc   float64 `json:"sweep_steps_per_alloc"`
 	FreeListPops    int64   `json:"freelist_pops"`
 	RingReuses      int64   `json:"ring_reuses"`
