@@ -37,6 +37,7 @@ const (
 	wSleepUntil // rate-limit schedule, \sleep, vacuum cost delay
 	wCheckpoint // CHECKPOINT: until the requested checkpoint ends
 	wCPU        // only the CPU burst (a time slice, or the end of a transaction)
+	wRowLock    // another transaction holds the row (XactLockTableWait)
 )
 
 // cpuQuantum bounds one CPU burst: a backend doing long CPU-only work (a
@@ -113,6 +114,11 @@ type backend struct {
 	commitLSN    int64
 	csub         int
 	pend         []pendStat
+	rowLocks     []rowKey
+	waitingOn    *rowLock
+	lockReady    bool
+	undo         []rowUndo
+	failed       bool
 
 	// op progress (scans, inserts, vacuum)
 	blk, scanEnd          int32
@@ -207,6 +213,11 @@ func (b *backend) startWait() {
 		// registered with the checkpointer, which resumes us
 	case wCPU:
 		b.resume()
+	case wRowLock:
+		if b.lockReady {
+			b.lockReady = false
+			b.resume()
+		}
 	default:
 		panic(fmt.Sprintf("backend %d: unknown wait %d", b.id, b.pending))
 	}
@@ -260,7 +271,10 @@ func (b *backend) advance() {
 			}
 		}
 		if !b.exec(o) {
-			return
+			if b.blocked {
+				return
+			}
+			continue // the transaction was aborted (deadlock): go to its end
 		}
 		b.pc++
 		b.sub = 0

@@ -88,6 +88,10 @@ type engine struct {
 
 	pageRef func(string, int32)
 
+	rowLocks                map[rowKey]*rowLock
+	rowLockWaits, deadlocks int64
+	failedTxns              int64
+
 	t0 int64 // when the phases began (after the prewarm): reported times count from here
 
 	err error
@@ -199,6 +203,7 @@ func build(sc Scenario) (*engine, error) {
 	e.fullPageWrites = sc.Server.FullPageWrites
 	e.hintWAL = sc.Server.WALLogHints || sc.Server.DataChecksums != nil && *sc.Server.DataChecksums
 	e.av = &autovacuum{e: e}
+	e.rowLocks = map[rowKey]*rowLock{}
 	e.bgw = newBgwriter(e)
 	e.ckpt = newCheckpointer(e)
 

@@ -52,6 +52,9 @@ const (
 	cAllVisibleSet
 	cPruned
 	cPasses
+	cFailed
+	cRowLockWaits
+	cDeadlocks
 	nCounters
 )
 
@@ -117,6 +120,9 @@ func (e *engine) snapshot() counters {
 		cClogWrites:       e.vis.clogWrites,
 		cAllVisibleSet:    e.vis.allVisiblePagesSet,
 		cPruned:           e.vis.pruned,
+		cFailed:           e.failedTxns,
+		cRowLockWaits:     e.rowLockWaits,
+		cDeadlocks:        e.deadlocks,
 	}
 	if ss, ok := e.pool.Policy.(policies.SweepStats); ok {
 		_, c.n[cPasses] = ss.SweepCounters()
@@ -177,6 +183,9 @@ func (e *engine) metrics(c counters, dur int64, txns, skipped, late int64, lat, 
 	secs := float64(dur) / 1e9
 	m := Metrics{
 		Transactions: txns,
+		Failed:       c.n[cFailed],
+		RowLockWaits: c.n[cRowLockWaits],
+		Deadlocks:    c.n[cDeadlocks],
 		Skipped:      skipped,
 		Late:         late,
 		LatencyMS:    distOf(lat),

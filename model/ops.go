@@ -108,6 +108,9 @@ func (b *backend) execKeyed(o *op) bool {
 		b.sub = 3
 	}
 	if b.sub == 3 {
+		if o.kind != opFetch && !b.holdsRow(t, o.key) && !b.lockRow(t, o.key) {
+			return false // waiting for the row's updater, or aborted as a deadlock victim
+		}
 		blk := t.heap.BlockOf(o.key)
 		if blk >= t.heap.NBlocks() {
 			return true // key beyond the table: nothing found
@@ -126,6 +129,7 @@ func (b *backend) execKeyed(o *op) bool {
 			return true
 		}
 		b.assignXid()
+		b.undo = append(b.undo, rowUndo{t: t, row: o.key, blk: blk, xmin: t.heap.RowXmin(o.key)})
 		b.cpu += e.costs.TupleUpdate
 		t.heap.DeleteRow(o.key, blk, b.xid)
 		b.vmClear = t.heap.AllVisible(blk) // cleared by DeleteRow below

@@ -73,7 +73,16 @@ type Runtime struct {
 
 // Metrics are the counters and distributions of a phase or of the totals.
 type Metrics struct {
-	Transactions int64      `json:"transactions"`
+	Transactions int64 `json:"transactions"`
+	// Failed counts script executions aborted by an error (a deadlock),
+	// as pgbench's "number of failed transactions"; they are not in
+	// transactions or the latencies.
+	Failed int64 `json:"failed"`
+	// RowLockWaits counts waits for another transaction's row lock
+	// (UPDATE/DELETE of a row being changed); Deadlocks the waits that
+	// would have closed a cycle.
+	RowLockWaits int64      `json:"row_lock_waits"`
+	Deadlocks    int64      `json:"deadlocks"`
 	TPS          float64    `json:"tps"`
 	Skipped      int64      `json:"skipped"`
 	Late         int64      `json:"late"`

@@ -297,7 +297,7 @@ func (a *autovacuum) OnEvent(int64) {
 
 // startWorker runs VACUUM on t in a new autovacuum worker backend.
 func (e *engine) startWorker(t *table) {
-	b := &backend{e: e, id: int32(len(e.backends)), nextWait: -1, worker: true}
+	b := &backend{e: e, id: int32(len(e.backends)), nextWait: -1, vmSlot: -1, vmHeld: -1, worker: true}
 	e.backends = append(e.backends, b)
 	e.procs = append(e.procs, b)
 	b.ops = append(b.ops, op{kind: opVacuum, t: t})

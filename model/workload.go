@@ -95,7 +95,7 @@ func (e *engine) startPhase(i int) {
 			script: ph.script,
 			vals:   make([]int64, len(ph.script.vars)),
 		}
-		b := &backend{e: e, id: int32(len(e.backends)), client: cl, nextWait: -1, hcache: e.newHintCache()}
+		b := &backend{e: e, id: int32(len(e.backends)), client: cl, nextWait: -1, vmSlot: -1, vmHeld: -1, hcache: e.newHintCache()}
 		cl.b = b
 		e.backends = append(e.backends, b)
 		e.procs = append(e.procs, b)
@@ -111,6 +111,12 @@ func (e *engine) startPhase(i int) {
 
 // complete records a finished transaction (pgbench processXactStats).
 func (ph *phase) complete(b *backend, now int64) {
+	if b.failed {
+		// pgbench counts failed transactions apart, not in the latencies.
+		b.failed = false
+		ph.e.failedTxns++
+		return
+	}
 	latency := now - b.scheduled
 	lag := b.started - b.scheduled
 	ph.txns++

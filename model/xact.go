@@ -133,11 +133,15 @@ func (b *backend) endXact(committed bool, lsn int64) {
 			break
 		}
 	}
-	if committed {
-		e.tableStats(b, true)
-	} else {
-		e.tableStats(b, false)
+	e.tableStats(b, committed)
+	if !committed {
+		for i := len(b.undo) - 1; i >= 0; i-- {
+			u := b.undo[i]
+			u.t.heap.RestoreRow(u.row, u.blk, u.xmin)
+		}
 	}
+	b.undo = b.undo[:0]
+	b.releaseRowLocks()
 	b.xid = 0
 }
 

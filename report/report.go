@@ -177,7 +177,7 @@ func PrintSummary(w io.Writer, sc model.Scenario, res *model.Result, outDir stri
 		}
 	}
 	p("number of transactions actually processed: %d", t.Transactions)
-	p("number of failed transactions: 0 (0.000%%)")
+	p("number of failed transactions: %d (%.3f%%)", t.Failed, pct(t.Failed, t.Transactions+t.Failed))
 	if t.Skipped > 0 {
 		p("number of transactions skipped: %d (%.3f%%)", t.Skipped, pct(t.Skipped, t.Transactions+t.Skipped))
 	}

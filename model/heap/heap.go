@@ -440,6 +440,24 @@ func (t *Table) SetRowVersion(row int64, b int32, xid uint32) {
 	}
 }
 
+// RestoreRow undoes SetRowVersion when the updating transaction aborts:
+// the row's current version is again the one with xmin on block b.
+func (t *Table) RestoreRow(row int64, b int32, xmin uint32) {
+	if xmin == t.base.Xmin {
+		delete(t.rowXmin, row)
+	} else {
+		t.rowXmin[row] = xmin
+	}
+	if b == int32((row-1)/int64(t.RowsPerPage)) {
+		delete(t.moved, row)
+	} else {
+		if t.moved == nil {
+			t.moved = make(map[int64]int32)
+		}
+		t.moved[row] = b
+	}
+}
+
 // Prune removes dead tuples from block b (heap_page_prune): dead(g)
 // decides, per group, whether its tuples are dead to every transaction.
 // It returns the number of tuples removed.
