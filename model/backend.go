@@ -168,7 +168,6 @@ func (b *backend) block(w int) {
 	if b.cpu > 0 {
 		c := b.cpu
 		b.cpu = 0
-		b.e.cpuNs += c
 		b.inCPU = true
 		b.e.cpuRes.Request(c, b, evCPU)
 		return

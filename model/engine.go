@@ -11,7 +11,6 @@ import (
 	"github.com/pgbufsim/pgbufsim/model/oscache"
 	"github.com/pgbufsim/pgbufsim/model/storage"
 	"github.com/pgbufsim/pgbufsim/model/wal"
-	"github.com/pgbufsim/pgbufsim/policies"
 	"github.com/pgbufsim/pgbufsim/sim"
 )
 
@@ -77,7 +76,6 @@ type engine struct {
 	ioWaitHead []int32
 
 	bufWrites struct{ backend, extends, clean, maxwritten, checkpoint uint64 }
-	cpuNs     int64
 
 	phases  []*phase
 	cur     *phase
@@ -309,10 +307,4 @@ func (e *engine) run(opt Options) (*Result, error) {
 		return nil, fmt.Errorf("simulation stalled in phase %q at %.3f s: no pending event while clients are still active (a model bug)", e.cur.cfg.Name, float64(e.k.Now())/1e9)
 	}
 	return e.result(), nil
-}
-
-// policySpec returns the registry entry of the configured policy.
-func (e *engine) policySpec() policies.Spec {
-	s, _ := policies.Lookup(e.sc.Policies.Replacement.Policy)
-	return s
 }

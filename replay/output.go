@@ -155,7 +155,9 @@ func (r *report) page() plots.Page {
 	}
 	chart := &plots.Chart{ID: "mrc", Title: "Miss ratio against cache size", XName: "cache size (8 kB pages)",
 		YName: "miss ratio", XType: r.axis(), X: x}
+	// Policies grouped by the method that computed them, in order.
 	var methods []string
+	byMethod := map[string][]string{}
 	for _, c := range r.curves {
 		y := make([]float64, len(x))
 		for i := range y {
@@ -170,8 +172,16 @@ func (r *report) page() plots.Page {
 		}
 		chart.Series = append(chart.Series, plots.Series{Name: c.Policy, Y: y})
 		if len(c.Points) > 0 {
-			methods = append(methods, c.Policy+": "+describeMethod(c.Points[0].Method))
+			m := c.Points[0].Method
+			if byMethod[m] == nil {
+				methods = append(methods, m)
+			}
+			byMethod[m] = append(byMethod[m], c.Policy)
 		}
+	}
+	var how []string
+	for _, m := range methods {
+		how = append(how, strings.Join(byMethod[m], ", ")+": "+describeMethod(m))
 	}
 	desc := r.format
 	if r.compression != "" {
@@ -182,7 +192,7 @@ func (r *report) page() plots.Page {
 		Subtitle: fmt.Sprintf("%s (%s) · %d requests · %d distinct pages", name, desc, r.requests, r.distinct),
 		Sections: []plots.Section{
 			{Chart: chart},
-			{Heading: "How each curve was computed", Text: strings.Join(methods, "\n\n")},
+			{Heading: "How each curve was computed", Text: strings.Join(how, "\n\n")},
 			{Heading: "Results", Table: &plots.Table{Header: r.tableHeader(), Rows: r.tableRows()}},
 			{Links: []plots.Link{{Text: "mrc.csv", Href: "mrc.csv"}}},
 		},

@@ -120,3 +120,19 @@ func TestDocsSweepFileLoads(t *testing.T) {
 		t.Errorf("%d points, %d replicates, metrics %v", len(plan.Points), plan.Replicates, plan.Metrics)
 	}
 }
+
+// On a terminal the progress is one bar redrawn in place, ending with a
+// newline when the last run is done.
+func TestProgressBar(t *testing.T) {
+	var b bytes.Buffer
+	p := &progress{w: &b, tty: true}
+	pt := &configs.SweepPoint{ID: "p0"}
+	p.event(Event{Total: 2})
+	p.event(Event{Done: 1, Total: 2, Point: pt, Row: &Row{}})
+	p.event(Event{Done: 2, Total: 2, Point: pt, Replicate: 1, Row: &Row{}})
+	out := b.String()
+	if !strings.HasPrefix(out, "sweep: 2 runs\n\r[###############---------------] 1/2 runs · ETA ") ||
+		!strings.HasSuffix(out, "\r[##############################] 2/2 runs · ETA 0:00\033[K\n") {
+		t.Errorf("bar output %q", out)
+	}
+}

@@ -17,7 +17,8 @@ import (
 // -shard i/n on several machines) into out: the union of their finished
 // runs, copied under out/runs/, and the sweep's outputs rebuilt from them,
 // byte-identical to an unsharded run of the same sweep once every shard is
-// in. out may be one of dirs. A run found in two directories must have the
+// in. out may be one of dirs; if it holds runs of the same sweep already
+// (an earlier merge), they are kept. A run found in two directories must have the
 // same metrics in both: the simulation is deterministic, so a difference
 // means the runs were not made by the same build.
 func Merge(out string, dirs []string) (*Results, error) {
@@ -31,6 +32,12 @@ func Merge(out string, dirs []string) (*Results, error) {
 	byID := map[string]int{}
 	for i, p := range plan.Points {
 		byID[p.ID] = i
+	}
+	// An output directory that already holds runs of this sweep (an
+	// earlier merge) keeps them: it is one more input.
+	if b, err := os.ReadFile(filepath.Join(out, PlanFile)); err == nil && bytes.Equal(b, planBytes) &&
+		!slices.ContainsFunc(dirs, func(d string) bool { return sameDir(d, out) }) {
+		dirs = append(slices.Clip(dirs), out)
 	}
 	type found struct {
 		row journalRow

@@ -157,6 +157,15 @@ func TestResume(t *testing.T) {
 		t.Errorf("re-run: %v, skipped %d", err, first.Skipped)
 	}
 	sameTree(t, "re-run", full, dir)
+	// More replicates keep the finished ones.
+	more := tinyPlan(t, 3, "policies.replacement.name=clock-sweep,lru", "server.shared_buffers=1MB,2MB")
+	if _, err := Run(more, Options{Dir: dir, Progress: func(e Event) {
+		if e.Point == nil {
+			first = e
+		}
+	}}); err != nil || first.Skipped != 8 || first.Total != 12 {
+		t.Errorf("3 replicates after 2: %v, %d of %d skipped", err, first.Skipped, first.Total)
+	}
 }
 
 // Shards merged equal the unsharded sweep; a directory of another sweep
@@ -184,6 +193,18 @@ func TestMergeShards(t *testing.T) {
 		t.Fatalf("merge exit %d: %s", code, stderr.String())
 	}
 	sameTree(t, "merged vs unsharded", full, merged)
+	// Shards merged one at a time into the same directory add up.
+	inc := filepath.Join(tmp, "incremental")
+	for i, d := range shards {
+		res, err := Merge(inc, []string{d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []int{4, 6, 8}[i]; len(res.Rows) != want {
+			t.Errorf("after merging shard %d: %d runs, want %d", i, len(res.Rows), want)
+		}
+	}
+	sameTree(t, "merged incrementally vs unsharded", full, inc)
 	// Merging into the first shard's directory works too.
 	if code := MergeMain(shards, &stdout, &stderr); code != 0 {
 		t.Fatalf("merge exit %d: %s", code, stderr.String())

@@ -32,6 +32,11 @@ func Load(r Reader, name string) (*Trace, error) {
 	br := Batched(r)
 	t := &Trace{Name: name}
 	in := &Interner{}
+	if f, ok := r.(*File); ok && f.sizeHint > 0 {
+		// An uncompressed oracleGeneral file says how many references
+		// it holds: no append growth, no garbage.
+		t.IDs = make([]uint32, 0, f.sizeHint)
+	}
 	buf := make([]Ref, 4096)
 	for {
 		n, err := br.ReadRefs(buf)

@@ -29,8 +29,9 @@ type File struct {
 	// Compression is "", "gzip" or "zstd".
 	Compression string
 
-	r       BatchReader
-	closers []func() error
+	r        BatchReader
+	closers  []func() error
+	sizeHint int // expected number of references, 0 if unknown
 }
 
 // Open opens a trace file. Compression is detected from the magic bytes;
@@ -54,6 +55,9 @@ func Open(path string, opt Options) (*File, error) {
 		return nil, err
 	}
 	t.closers = append(t.closers, f.Close)
+	if st, err := f.Stat(); err == nil && t.Format == FormatOracleGeneral && t.Compression == "" {
+		t.sizeHint = int(min(st.Size()/recordSize, 1<<31-1))
+	}
 	return t, nil
 }
 

@@ -21,6 +21,7 @@ type Access struct {
 	// seconds in clock_time; csv does not record it).
 	Time int64
 	// Relation names the relation (table or index); any non-empty string.
+	// The Writer does not keep it beyond the call.
 	Relation string
 	// Block is the block number within the relation.
 	Block uint32
@@ -181,7 +182,8 @@ func (w *Writer) buffer(a Access) {
 			return
 		}
 		rel = uint32(len(w.rels))
-		w.rels[a.Relation] = rel
+		// Clone: the caller may reuse the name's memory after the call.
+		w.rels[strings.Clone(a.Relation)] = rel
 	}
 	id, _, ok := w.in.Intern(uint64(rel)<<32 | uint64(a.Block))
 	if !ok {
