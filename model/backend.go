@@ -316,13 +316,15 @@ func (b *backend) modify(slot, gid int32, recBytes int64) {
 // access returns the slot of gid once it is pinned and valid; false means
 // the backend blocked and will come back here when the wait is over.
 // extend asks for a new, zero-filled page (ReadBuffer(P_NEW)).
-func (b *backend) access(gid int32, ring *bufpool.Ring, extend bool) (int32, bool) {
+// write says whether the caller will modify the page (for the
+// page-reference trace only).
+func (b *backend) access(gid int32, ring *bufpool.Ring, extend, write bool) (int32, bool) {
 	if b.ps == psNone {
 		b.ps = psLookup
 		b.pinGid, b.pinRing, b.pinExtend = gid, ring, extend
 		if f := b.e.pageRef; f != nil {
 			rel, blk := b.e.cat.Locate(gid)
-			f(b.e.cat.Rel(rel).Name, blk)
+			f(b.e.k.Now()-b.e.t0, b.e.cat.Rel(rel).Name, blk, write)
 		}
 	}
 	return b.pinStep()

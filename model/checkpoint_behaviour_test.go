@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pgbufsim/pgbufsim/model"
 )
 
 // Checkpoint triggers end to end (/work/shared/docs/pg-buffers-facts.md
@@ -121,5 +123,82 @@ workload:
 	}
 	if len(r.Checkpoints) != 0 {
 		t.Fatalf("%d timed checkpoints on an idle system, want 0 (skipped)", len(r.Checkpoints))
+	}
+}
+
+// spikeYAML: pgbench at 100 tps on a database larger than shared buffers,
+// WAL and data on one device, checkpoint_timeout 30s (a scaled-down
+// configs/checkpoint-spike.yaml).
+const spikeYAML = `
+name: spike
+seed: 1
+server:
+  version: "16"
+  shared_buffers: 128MB
+  cpus: 8
+  checkpoint_timeout: 30s
+  max_wal_size: 8GB
+os:
+  page_cache: 512MB
+storage:
+  data: {preset: hdd-7200, channels: 2}
+  wal: data
+tables:
+  pgbench: {scale: 10}
+workload:
+  prewarm: 50000
+  phases:
+    - {name: run, duration: 62s, clients: 16, rate: 100, script: tpcb-like}
+`
+
+// windowStats returns the largest per-interval max latency and p99 over
+// the series rows whose interval ends in (from, to], and the median of the
+// per-interval max latency over the rows ending in (0, before].
+func windowStats(r *model.Result, from, to, before float64) (maxIn, p99In, baseMax float64) {
+	s := r.Series
+	mx, p99 := s.Column("latency_max_ms"), s.Column("latency_p99_ms")
+	var base []float64
+	for i, ts := range s.TimeS {
+		if ts > from && ts <= to {
+			maxIn = math.Max(maxIn, mx[i])
+			p99In = math.Max(p99In, p99[i])
+		}
+		if ts <= before {
+			base = append(base, mx[i])
+		}
+	}
+	slices.Sort(base)
+	if len(base) > 0 {
+		baseMax = base[len(base)/2]
+	}
+	return
+}
+
+// A checkpoint under load (facts §4.2, §5; design.md §2.2 "reads queue
+// behind writeback bursts"): on a 7200 rpm disk its writes and the fsyncs
+// at its end fill the device queue that reads and WAL flushes share, so
+// transaction latency spikes far above the pre-checkpoint level; on NVMe
+// the same checkpoint is hardly visible.
+func TestCheckpointLatencySpikeOnHDDNotOnNVMe(t *testing.T) {
+	for _, c := range []struct {
+		dev      string
+		minRatio float64 // spike max / baseline max
+		maxRatio float64
+	}{{"hdd-7200", 5, math.Inf(1)}, {"nvme", 0, 3}} {
+		r := bhRunYAML(t, spikeYAML, "storage.data.preset="+c.dev)
+		if len(r.Checkpoints) != 1 {
+			t.Fatalf("%s: %d completed checkpoints, want 1", c.dev, len(r.Checkpoints))
+		}
+		ck := r.Checkpoints[0]
+		if ck.Written < 1000 {
+			t.Fatalf("%s: the checkpoint wrote only %d buffers: not a heavy write load", c.dev, ck.Written)
+		}
+		maxIn, p99In, base := windowStats(r, ck.StartS, ck.EndS+1, ck.StartS)
+		ratio := maxIn / base
+		t.Logf("%s: checkpoint %.0f-%.1f s wrote %d; max latency in it %.2f ms (p99 %.2f) vs median interval max %.2f ms before: x%.1f",
+			c.dev, ck.StartS, ck.EndS, ck.Written, maxIn, p99In, base, ratio)
+		if ratio < c.minRatio || ratio > c.maxRatio {
+			t.Errorf("%s: latency during the checkpoint x%.1f of before, want x%.0f..x%.0f", c.dev, ratio, c.minRatio, c.maxRatio)
+		}
 	}
 }

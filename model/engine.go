@@ -21,10 +21,11 @@ type Options struct {
 	Progress      func(simNow int64, events uint64)
 	ProgressEvery int64
 	// PageRef, if set, receives every shared-buffer access of the run
-	// (relation name, block number) in simulation order: the page-reference
-	// trace that `simulate -write-trace` writes for trace replay. It must
-	// not retain the name beyond the call.
-	PageRef func(relation string, block int32)
+	// (simulated nanoseconds since the run began, relation name, block number,
+	// whether the access modifies the page) in simulation order: the
+	// page-reference trace that `simulate -write-trace` writes for trace
+	// replay. Accesses during a prewarm are not reported.
+	PageRef func(at int64, relation string, block int32, write bool)
 }
 
 // Run simulates the scenario and returns its result. The same scenario
@@ -84,7 +85,7 @@ type engine struct {
 	sampler *sampler
 	pglog   *strings.Builder
 
-	pageRef func(string, int32)
+	pageRef func(int64, string, int32, bool)
 
 	rowLocks                map[rowKey]*rowLock
 	rowLockWaits, deadlocks int64

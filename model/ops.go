@@ -97,7 +97,7 @@ func (b *backend) execKeyed(o *op) bool {
 	}
 	if b.sub == 2 {
 		for b.level < len(b.path) {
-			slot, ok := b.access(e.cat.GID(t.pkey.rel, b.path[b.level]), nil, false)
+			slot, ok := b.access(e.cat.GID(t.pkey.rel, b.path[b.level]), nil, false, false)
 			if !ok {
 				return false
 			}
@@ -116,7 +116,7 @@ func (b *backend) execKeyed(o *op) bool {
 			return true // key beyond the table: nothing found
 		}
 		gid := e.cat.GID(t.rel, blk)
-		slot, ok := b.access(gid, nil, false)
+		slot, ok := b.access(gid, nil, false, o.kind != opFetch)
 		if !ok {
 			return false
 		}
@@ -159,7 +159,7 @@ func (b *backend) execKeyed(o *op) bool {
 	}
 	if b.sub == 5 {
 		gid := e.cat.GID(t.rel, b.xtarg)
-		slot, ok := b.access(gid, nil, b.xext)
+		slot, ok := b.access(gid, nil, b.xext, true)
 		if !ok {
 			return false
 		}
@@ -172,7 +172,7 @@ func (b *backend) execKeyed(o *op) bool {
 	}
 	if b.sub == 6 { // and its index entry
 		gid := e.cat.GID(t.pkey.rel, t.pkey.bt.Leaf(o.key))
-		slot, ok := b.access(gid, nil, false)
+		slot, ok := b.access(gid, nil, false, true)
 		if !ok {
 			return false
 		}
@@ -192,7 +192,7 @@ func (b *backend) clearVM(t *table) bool {
 	}
 	e := b.e
 	gid := e.vmGID(t, b.vmClearBlk)
-	slot, ok := b.access(gid, nil, false)
+	slot, ok := b.access(gid, nil, false, true)
 	if !ok {
 		return false
 	}
@@ -227,7 +227,7 @@ func (b *backend) execInsert(o *op) bool {
 			b.sub = 3
 		case 3:
 			gid := e.cat.GID(t.rel, b.xtarg)
-			slot, ok := b.access(gid, nil, b.xext)
+			slot, ok := b.access(gid, nil, b.xext, true)
 			if !ok {
 				return false
 			}
@@ -303,7 +303,7 @@ func (b *backend) execScan(o *op) bool {
 					e.pool.Unpin(b.vmSlot)
 					b.vmSlot = -1
 				}
-				slot, ok := b.access(e.vmGID(t, blk), nil, false)
+				slot, ok := b.access(e.vmGID(t, blk), nil, false, false)
 				if !ok {
 					return false
 				}
@@ -314,7 +314,7 @@ func (b *backend) execScan(o *op) bool {
 		}
 		b.sub = 3
 		gid := e.cat.GID(t.rel, blk)
-		slot, ok := b.access(gid, b.ring, false)
+		slot, ok := b.access(gid, b.ring, false, o.kind == opDeleteAll)
 		if !ok {
 			return false
 		}

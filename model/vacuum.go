@@ -56,7 +56,7 @@ func (b *backend) execVacuum(o *op) bool {
 		if b.sub == 3 {
 			gid := e.cat.GID(t.rel, blk)
 			reads := e.pool.Stats.Reads
-			slot, ok := b.access(gid, b.vacring, false)
+			slot, ok := b.access(gid, b.vacring, false, false)
 			if !ok {
 				return false
 			}
@@ -97,7 +97,7 @@ func (b *backend) execVacuum(o *op) bool {
 	if b.sub == 6 { // index vacuum: read every index page through the ring
 		if b.removed > 0 && t.pkey != nil {
 			for int32(b.level) < t.pkey.bt.NBlocks() {
-				slot, ok := b.access(e.cat.GID(t.pkey.rel, int32(b.level)), b.vacring, false)
+				slot, ok := b.access(e.cat.GID(t.pkey.rel, int32(b.level)), b.vacring, false, false)
 				if !ok {
 					return false
 				}
@@ -245,7 +245,7 @@ func (b *backend) clearVMSet(t *table) bool {
 		return true
 	}
 	e := b.e
-	slot, ok := b.access(e.vmGID(t, b.vmSetBlk), nil, false)
+	slot, ok := b.access(e.vmGID(t, b.vmSetBlk), nil, false, true)
 	if !ok {
 		return false
 	}

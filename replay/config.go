@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/pgbufsim/pgbufsim/internal/strictyaml"
 	"github.com/pgbufsim/pgbufsim/trace"
@@ -119,8 +120,8 @@ func LoadConfig(path string) (ConfigFile, error) {
 			return cfg, doc.Errorf(fmt.Sprintf("trace.cache[%d]", i), "%v", err)
 		}
 	}
-	if len(t.CSV.Delimiter) > 1 {
-		return cfg, doc.Errorf("trace.csv.delimiter", "must be one character, not %q", t.CSV.Delimiter)
+	if d := t.CSV.Delimiter; len(d) > 1 && d != `\t` && !strings.EqualFold(d, "tab") {
+		return cfg, doc.Errorf("trace.csv.delimiter", "must be one character (or \\t), not %q", d)
 	}
 	dir := filepath.Dir(path)
 	if t.File != "-" && !filepath.IsAbs(t.File) {

@@ -129,3 +129,33 @@ func TestPolicySet(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// TestReportPage: the chart's axis choice and the method descriptions.
+func TestReportPage(t *testing.T) {
+	r := &report{traceName: "x", format: "csv", slots: []int{10, 100, 1000}}
+	for _, c := range []struct {
+		xaxis string
+		slots []int
+		want  string
+	}{{"auto", []int{10, 100, 1000}, "log"}, {"auto", []int{100, 1000}, "value"}, {"value", []int{10, 1000}, "value"}, {"log", []int{10}, "log"}} {
+		r.xaxis, r.slots = c.xaxis, c.slots
+		if got := r.axis(); got != c.want {
+			t.Errorf("axis %s over %v = %s, want %s", c.xaxis, c.slots, got, c.want)
+		}
+	}
+	r.slots = []int{10, 100}
+	r.curves = []Curve{
+		{Policy: "lru", Points: []Result{{Slots: 10, Method: shardsMethod(0.01)}, {Slots: 100, Method: shardsMethod(0.01)}}},
+		{Policy: "clock-sweep", Points: []Result{{Slots: 10, Method: MethodReplay}, {Slots: 100, Method: MethodReplay}}},
+		{Policy: "sieve", Points: []Result{{Slots: 10, Method: MethodReplay}, {Slots: 100, Method: MethodReplay}}},
+	}
+	p := r.page()
+	how := p.Sections[1].Text
+	if !strings.Contains(how, "lru: estimated from a spatially hashed sample of the pages, shards(rate=0.01)") ||
+		!strings.Contains(how, "clock-sweep, sieve: replayed request by request") {
+		t.Errorf("methods text:\n%s", how)
+	}
+	if got := csvField(`clock-sweep(a=1,b=2)`); got != `"clock-sweep(a=1,b=2)"` {
+		t.Errorf("csvField %s", got)
+	}
+}

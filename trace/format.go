@@ -54,8 +54,9 @@ type Options struct {
 	// HeaderAuto ("" too) guesses as libCacheSim's csv_detect_header does,
 	// HeaderYes or HeaderNo force it.
 	Header string
-	// Delimiter is the lcs-csv field separator, one byte; "" detects it
-	// from the first line as libCacheSim does (tab, comma, '|' or ':').
+	// Delimiter is the lcs-csv field separator, one byte (`\t` and "tab"
+	// also mean a tab); "" detects it from the first line as libCacheSim
+	// does (tab, comma, '|' or ':').
 	Delimiter string
 	// StringIDs makes lcs-csv and lcs-txt object ids opaque strings,
 	// numbered in order of first appearance (libCacheSim's
@@ -68,6 +69,14 @@ func (o Options) idColumn() int {
 		return 2
 	}
 	return o.IDColumn
+}
+
+// normalized spells a tab delimiter as one.
+func (o Options) normalized() Options {
+	if o.Delimiter == `\t` || strings.EqualFold(o.Delimiter, "tab") {
+		o.Delimiter = "\t"
+	}
+	return o
 }
 
 // check validates the options that do not depend on the file.

@@ -302,6 +302,8 @@ func TestLCSCSVOptions(t *testing.T) {
 		{"a,b,c\n1,5,1\n", Options{Format: FormatLCSCSV}, []uint64{5}, nil},
 		// Forced header off; id in column 1; op in column 3.
 		{"5|x|w\n6|y|read\n5|z|SET\n", Options{Format: FormatLCSCSV, Header: HeaderNo, IDColumn: 1, OpColumn: 3}, []uint64{5, 6, 5}, []bool{true, false, true}},
+		// A tab written as \t.
+		{"1\t9\n2\t10\n", Options{Format: FormatLCSCSV, Header: HeaderNo, Delimiter: `\t`}, []uint64{9, 10}, nil},
 		// Explicit delimiter ':' and string ids.
 		{"t:alpha\nt:beta\nt:alpha\n", Options{Format: FormatLCSCSV, Header: HeaderNo, Delimiter: ":", StringIDs: true}, []uint64{1, 2, 1}, nil},
 		// Quoted fields with the delimiter inside.

@@ -95,6 +95,3 @@ func (in *Interner) Len() int { return len(in.keys) }
 
 // Keys returns the keys by id (not a copy).
 func (in *Interner) Keys() []uint64 { return in.keys }
-
-// Bytes is the memory the Interner holds, for memory accounting.
-func (in *Interner) Bytes() int { return 16*len(in.buckets) + 8*cap(in.keys) }

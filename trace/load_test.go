@@ -56,6 +56,12 @@ func TestInterner(t *testing.T) {
 	if _, ok := empty.Lookup(0); ok {
 		t.Error("the zero Interner found a key")
 	}
+	sized := NewInterner(1000)
+	for k := uint64(0); k < 5000; k++ {
+		if id, isNew, _ := sized.Intern(k * 7919); id != uint32(k) || !isNew {
+			t.Fatalf("NewInterner: Intern(%d) = %d, %v", k*7919, id, isNew)
+		}
+	}
 }
 
 // TestLoad checks the compact trace: dense ids in order of first

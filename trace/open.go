@@ -64,6 +64,7 @@ func Open(path string, opt Options) (*File, error) {
 // NewReader reads a trace from r; name is used for format detection (by
 // extension) and in error messages.
 func NewReader(r io.Reader, name string, opt Options) (*File, error) {
+	opt = opt.normalized()
 	if err := opt.check(); err != nil {
 		return nil, err
 	}
@@ -155,9 +156,6 @@ func (t *File) Next() (Ref, error) { return t.r.Next() }
 
 // ReadRefs implements BatchReader.
 func (t *File) ReadRefs(dst []Ref) (int, error) { return t.r.ReadRefs(dst) }
-
-// HasNextUse reports whether the format carries next-use positions.
-func (t *File) HasNextUse() bool { return t.Format == FormatOracleGeneral }
 
 // Close releases the decompressor and the file.
 func (t *File) Close() error {

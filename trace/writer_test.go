@@ -26,6 +26,9 @@ func TestWriterRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if want := map[bool]string{true: FormatCSV, false: FormatOracleGeneral}[strings.Contains(name, ".csv")]; w.Format() != want {
+			t.Errorf("%s: writing %s", name, w.Format())
+		}
 		for i, r := range gen {
 			if err := w.Write(Access{Time: int64(i) * 1e8, Relation: r.rel, Block: r.block, Write: r.write}); err != nil {
 				t.Fatal(err)

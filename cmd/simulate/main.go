@@ -25,8 +25,10 @@ import (
 	"github.com/pgbufsim/pgbufsim/configs"
 	"github.com/pgbufsim/pgbufsim/model"
 	"github.com/pgbufsim/pgbufsim/policies"
+	"github.com/pgbufsim/pgbufsim/replay"
 	"github.com/pgbufsim/pgbufsim/report"
 	"github.com/pgbufsim/pgbufsim/sim"
+	"github.com/pgbufsim/pgbufsim/trace"
 )
 
 func main() {
@@ -45,7 +47,8 @@ type multiFlag []string
 func (m *multiFlag) String() string     { return strings.Join(*m, " ") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
-const usage = `usage: simulate -config FILE [-out DIR] [-seed N] [-set path=value]... [-duration D]
+const usage = `usage: simulate -config FILE [-out DIR] [-seed N] [-set path=value]... [-duration D] [-write-trace FILE]
+       simulate -trace FILE -policy NAME[,NAME...] -cache SIZE[,SIZE...] [-out DIR]   (docs/traces.md)
        simulate -list-policies
 
 Runs a pgbufsim scenario and writes DIR/summary.json, DIR/timeseries.csv and
@@ -63,6 +66,9 @@ flags:
 `
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if replay.WantsReplay(args) {
+		return replay.Main(args, stdout, stderr)
+	}
 	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -76,6 +82,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		duration     = fs.String("duration", "", "override the duration of every non-warmup phase (e.g. 90s, 5min)")
 		listPolicies = fs.Bool("list-policies", false, "list the replacement policies and their parameters")
 		quiet        = fs.Bool("q", false, "do not print the summary on stdout")
+		writeTrace   = fs.String("write-trace", "", "also write the run's page-reference trace to FILE (csv: relation,block,op; .oracleGeneral: libCacheSim's binary layout; .gz/.zst compress) for simulate -trace")
 		sets         multiFlag
 	)
 	fs.Var(&sets, "set", "override a configuration key, path=value (repeatable), e.g. -set server.shared_buffers=64MB")
@@ -116,6 +123,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 
 	opt := model.Options{}
+	var tw *trace.Writer
+	if *writeTrace != "" {
+		if tw, err = trace.Create(*writeTrace, ""); err != nil {
+			fmt.Fprintf(stderr, "simulate: -write-trace: %v\n", err)
+			return exitConfig
+		}
+		var werr error
+		opt.PageRef = func(at int64, rel string, block int32, write bool) {
+			if werr == nil {
+				werr = tw.Write(trace.Access{Time: at, Relation: rel, Block: uint32(block), Write: write})
+			}
+		}
+		defer func() {
+			if werr != nil {
+				fmt.Fprintf(stderr, "simulate: -write-trace: %v\n", werr)
+			}
+		}()
+	}
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		opt.Progress = progressPrinter(stderr)
 		opt.ProgressEvery = 5 * sim.Second
@@ -127,8 +152,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
 	if err != nil {
+		if tw != nil {
+			tw.Abort()
+		}
 		fmt.Fprintf(stderr, "simulate: run failed: %v\n", err)
 		return exitFailure
+	}
+	if tw != nil {
+		if err := tw.Close(); err != nil {
+			fmt.Fprintf(stderr, "simulate: -write-trace: %v\n", err)
+			return exitFailure
+		}
+		fmt.Fprintf(stderr, "wrote %d page references to %s\n", tw.Count(), *writeTrace)
 	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)

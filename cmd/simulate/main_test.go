@@ -92,3 +92,29 @@ func TestListPolicies(t *testing.T) {
 		}
 	}
 }
+
+// -write-trace writes the run's page references; simulate -trace replays
+// them through the policies, OPT included.
+func TestWriteTraceThenReplay(t *testing.T) {
+	tmp := t.TempDir()
+	tr := filepath.Join(tmp, "run.csv")
+	code, _, errs := runCLI(t, "-config", "../../configs/quickstart.yaml", "-out", filepath.Join(tmp, "q"), "-q",
+		"-set", short, "-set", "workload.phases.warmup.duration=1s", "-write-trace", tr)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	data, err := os.ReadFile(tr)
+	if err != nil || !strings.HasPrefix(string(data), "pgbench_") {
+		t.Fatalf("trace: %v %.80q", err, data)
+	}
+	if !strings.Contains(string(data), ",w\n") || !strings.Contains(string(data), ",r\n") {
+		t.Error("the trace should mark reads and writes")
+	}
+	code, out, errs := runCLI(t, "-trace", tr, "-policy", "clock-sweep,opt", "-cache", "5%")
+	if code != 0 {
+		t.Fatalf("replay exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "clock-sweep") || !strings.Contains(out, "opt") {
+		t.Errorf("replay output:\n%s", out)
+	}
+}
