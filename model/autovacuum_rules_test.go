@@ -54,7 +54,6 @@ func TestAutovacuumThresholds(t *testing.T) {
 // (100,000,000): a table of a billion rows with 150 million dead tuples is
 // vacuumed by 18 (cap) but not by 17 (threshold 200,000,050).
 func TestAutovacuumMaxThresholdFrom18(t *testing.T) {
-	t.Skip("BUG: autovacuum.OnEvent has no autovacuum_vacuum_max_threshold (PG18+ caps threshold + scale_factor x reltuples at 100 million; facts §7)")
 	if !launches(t, "18", 1_000_000_000, 150_000_000, 0) {
 		t.Errorf("v18: 150M dead tuples in a 1G-row table not vacuumed (threshold capped at 100M)")
 	}

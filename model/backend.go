@@ -118,6 +118,7 @@ type backend struct {
 	waitingOn    *rowLock
 	lockReady    bool
 	undo         []rowUndo
+	hintSets     [4][]uint32 // checkPage's scratch sets of xids to hint
 	failed       bool
 
 	// op progress (scans, inserts, vacuum)
@@ -409,6 +410,25 @@ func (b *backend) pinStep() (int32, bool) {
 			}
 		case psVictimWrite:
 			s := b.victim
+			if p.Frames.Pins[s] > 1 {
+				// Someone pinned the victim during our WAL flush (and may
+				// be changing it): give it back and look again.
+				p.GiveBack(s, now)
+				b.ps = psLookup
+				continue
+			}
+			if p.Flags[s]&bufpool.Dirty == 0 {
+				// Cleaned by someone else meanwhile (StartBufferIO
+				// finds nothing to do).
+				b.ps = psAssign
+				continue
+			}
+			if lsn := p.LSN[s]; e.wal.NeedsFlush(lsn) {
+				// Changed again while we waited: flush further first.
+				b.walTarget = lsn
+				b.block(wWALFlush)
+				return -1, false
+			}
 			b.writeGid = p.Tag[s]
 			p.MarkClean(s)
 			e.bufWrites.backend++

@@ -60,6 +60,7 @@ type bgwriter struct {
 	canHibernate  bool
 	prevHibernate bool
 	hibernating   bool
+	notify        bool // hibernating and registered for a wake-up by the next allocation
 	gen           int64
 	writing       int32 // slot being written, -1 if none
 	pendingHints  []int32
@@ -81,8 +82,8 @@ func (b *bgwriter) start() {
 
 // wake is StrategyGetBuffer setting the hibernating bgwriter's latch.
 func (b *bgwriter) wake() {
-	if b.hibernating {
-		b.hibernating = false
+	if b.hibernating && b.notify {
+		b.hibernating, b.notify = false, false
 		b.gen++
 		b.e.k.After(0, b, bgEvRound+b.gen*bgEvGenerationOffset)
 	}
@@ -94,6 +95,15 @@ func (b *bgwriter) OnEvent(arg int64) {
 		if arg/bgEvGenerationOffset != b.gen || b.active {
 			return // a timer superseded by a wake-up
 		}
+		if b.hibernating && !b.notify {
+			// The normal delay timed out on an idle system: ask to be
+			// woken by the next allocation (StrategyNotifyBgWriter) and
+			// sleep 50 delays more.
+			b.notify = true
+			b.e.k.After(b.e.sc.Server.BgwriterDelay*bgHibernateFactor, b, bgEvRound+b.gen*bgEvGenerationOffset)
+			return
+		}
+		b.hibernating, b.notify = false, false
 		b.round()
 	case bgEvWritten:
 		b.written()
@@ -192,6 +202,13 @@ func (b *bgwriter) scan() {
 func (b *bgwriter) write() {
 	e := b.e
 	s := b.writing
+	if e.pool.Flags[s]&bufpool.Dirty == 0 {
+		// Cleaned by someone else while we waited (StartBufferIO).
+		e.pool.Frames.Pins[s]--
+		b.writing = -1
+		b.scan()
+		return
+	}
 	if lsn := e.pool.LSN[s]; e.wal.NeedsFlush(lsn) {
 		if !e.wal.Flush(lsn, b, bgEvWALFlushed) {
 			return
@@ -247,12 +264,9 @@ func (b *bgwriter) endScan() {
 // this and the previous round could hibernate (BackgroundWriterMain).
 func (b *bgwriter) finish(canHibernate bool) {
 	b.active = false
-	delay := b.e.sc.Server.BgwriterDelay
-	if canHibernate && b.prevHibernate {
-		delay *= bgHibernateFactor
-		b.hibernating = true
-	}
+	b.hibernating = canHibernate && b.prevHibernate
+	b.notify = false
 	b.prevHibernate = canHibernate
 	b.gen++
-	b.e.k.After(delay, b, bgEvRound+b.gen*bgEvGenerationOffset)
+	b.e.k.After(b.e.sc.Server.BgwriterDelay, b, bgEvRound+b.gen*bgEvGenerationOffset)
 }

@@ -232,7 +232,6 @@ func TestBgwriterHibernatesAfterTwoIdleRoundsAndAllocationWakesIt(t *testing.T) 
 // wake-up and sleep bgwriter_delay x HIBERNATE_FACTOR more. So the gap
 // after the second idle round is 51 delays (10.2 s at 200 ms), not 50.
 func TestBgwriterHibernationGapIsDelayPlusFiftyDelays(t *testing.T) {
-	t.Skip("BUG: bgwriter.finish replaces the normal bgwriter_delay by 50 x bgwriter_delay; PostgreSQL sleeps the normal delay and then 50 delays more (51 in all)")
 	sc := rtIdleScenario(128, 256)
 	sc.Server.BgwriterDelay = 10 * sec
 	e := rtBuild(t, sc)

@@ -104,7 +104,6 @@ workload:
 // is idle" (only shutdown, end-of-recovery and CHECKPOINT_FORCE
 // checkpoints are always taken).
 func TestTimedCheckpointSkippedWhenIdle(t *testing.T) {
-	t.Skip("BUG: checkpointer.begin runs every timed checkpoint, even when no WAL was inserted since the previous one")
 	r := bhRunYAML(t, `
 name: idle
 server: {checkpoint_timeout: 30s, autovacuum: false}

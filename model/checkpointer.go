@@ -156,6 +156,12 @@ func (c *checkpointer) OnEvent(arg int64) {
 			c.requested = "time"
 			return
 		}
+		if c.e.wal.InsertLSN() == c.startLSN {
+			// No WAL since the previous checkpoint: CreateCheckPoint
+			// skips a timed checkpoint on an idle system.
+			c.armTimer(c.e.sc.Server.CheckpointTimeout)
+			return
+		}
 		c.begin("time")
 	case arg == ckEvWriteDone:
 		c.afterWrite()
@@ -238,6 +244,13 @@ func (c *checkpointer) writeLoop() {
 func (c *checkpointer) writeOne() {
 	e := c.e
 	it := c.items[c.next]
+	if e.pool.Flags[it.slot]&bufpool.Dirty == 0 {
+		// Cleaned by someone else while we waited: progress, no write.
+		e.pool.Frames.Pins[it.slot]--
+		c.next++
+		c.writeLoop()
+		return
+	}
 	if lsn := e.pool.LSN[it.slot]; e.wal.NeedsFlush(lsn) {
 		if !e.wal.Flush(lsn, c, ckEvWALFlushed) {
 			return

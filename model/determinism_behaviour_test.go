@@ -94,18 +94,18 @@ func TestSameSeedGivesIdenticalResult(t *testing.T) {
 	}
 }
 
-// schedule is one transaction's identity and scheduled start (us).
-type schedule struct {
+// crnSlot is one transaction's identity and scheduled start (us).
+type crnSlot struct {
 	client, txn, schedUs int64
 }
 
-// schedules parses a pgbench -l log under --rate ("client_id
+// crnSlots parses a pgbench -l log under --rate ("client_id
 // transaction_no time_us script_no time_epoch time_us lag_us"): the
 // scheduled start is the completion time minus the latency (pgbench.c
 // doLog, processXactStats; both whole microseconds).
-func schedules(t *testing.T, log []byte) []schedule {
+func crnSlots(t *testing.T, log []byte) []crnSlot {
 	t.Helper()
-	var out []schedule
+	var out []crnSlot
 	for _, line := range strings.Split(strings.TrimSpace(string(log)), "\n") {
 		f := strings.Fields(line)
 		if len(f) != 7 {
@@ -119,9 +119,9 @@ func schedules(t *testing.T, log []byte) []schedule {
 			}
 			n[i] = v
 		}
-		out = append(out, schedule{client: n[0], txn: n[1], schedUs: n[4]*1e6 + n[5] - n[2]})
+		out = append(out, crnSlot{client: n[0], txn: n[1], schedUs: n[4]*1e6 + n[5] - n[2]})
 	}
-	slices.SortFunc(out, func(a, b schedule) int {
+	slices.SortFunc(out, func(a, b crnSlot) int {
 		if a.client != b.client {
 			return int(a.client - b.client)
 		}
@@ -132,8 +132,8 @@ func schedules(t *testing.T, log []byte) []schedule {
 
 // Common random numbers (design.md §2.1): arrivals and keys come from
 // per-client / per-thread streams, so runs that differ only in the
-// replacement policy schedule the same transactions at the same instants
-// (pgbench's Poisson schedule per thread, pgbench.c getPoissonRand) even
+// replacement policy crnSlot the same transactions at the same instants
+// (pgbench's Poisson crnSlot per thread, pgbench.c getPoissonRand) even
 // though their caches behave differently.
 func TestPolicyDoesNotChangeWorkloadDraws(t *testing.T) {
 	const yaml = `
@@ -157,11 +157,11 @@ workload:
       threads: 4
       rate: 400
 `
-	var base []schedule
+	var base []crnSlot
 	var baseHit float64
 	for _, pol := range []string{"clock-sweep", "lru", "2q", "sieve"} {
 		r := bhRunYAML(t, yaml, "policies.replacement.name="+pol)
-		s := schedules(t, r.PGBenchLog)
+		s := crnSlots(t, r.PGBenchLog)
 		if int64(len(s)) != r.Totals.Transactions {
 			t.Fatalf("%s: %d log lines for %d transactions", pol, len(s), r.Totals.Transactions)
 		}

@@ -372,7 +372,7 @@ func (b *backend) bulkRing() *bufpool.Ring {
 // every transaction, dirtying the page with a WAL record.
 func (b *backend) maybePrune(t *table, blk, slot, gid int32) {
 	h := t.heap
-	if h.Free(blk) > max(h.MaxRows/10, h.MaxRows-h.RowsPerPage) || !h.Explicit(blk) {
+	if !h.Prunable(blk) || h.Free(blk) > max(h.MaxRows/10, h.MaxRows-h.RowsPerPage) {
 		return
 	}
 	if n := b.prune(t, blk); n > 0 {

@@ -107,11 +107,14 @@ type Server struct {
 	// exceed insert_threshold + insert_scale_factor x reltuples; -1
 	// disables) get a worker, at most max_workers at once, throttled by the
 	// cost-based delay.
-	Autovacuum                        bool    `yaml:"autovacuum"`
-	AutovacuumNaptime                 int64   `yaml:"autovacuum_naptime" unit:"duration,s" range:"1s,1d"`
-	AutovacuumMaxWorkers              int     `yaml:"autovacuum_max_workers" range:"1,262143"`
-	AutovacuumVacuumThreshold         int64   `yaml:"autovacuum_vacuum_threshold" range:"0,"`
-	AutovacuumVacuumScaleFactor       float64 `yaml:"autovacuum_vacuum_scale_factor" range:"0,100"`
+	Autovacuum                  bool    `yaml:"autovacuum"`
+	AutovacuumNaptime           int64   `yaml:"autovacuum_naptime" unit:"duration,s" range:"1s,1d"`
+	AutovacuumMaxWorkers        int     `yaml:"autovacuum_max_workers" range:"1,262143"`
+	AutovacuumVacuumThreshold   int64   `yaml:"autovacuum_vacuum_threshold" range:"0,"`
+	AutovacuumVacuumScaleFactor float64 `yaml:"autovacuum_vacuum_scale_factor" range:"0,100"`
+	// AutovacuumVacuumMaxThreshold caps threshold + scale_factor x
+	// reltuples from PostgreSQL 18 (-1 disables the cap).
+	AutovacuumVacuumMaxThreshold      int64   `yaml:"autovacuum_vacuum_max_threshold" range:"-1,"`
 	AutovacuumVacuumInsertThreshold   int64   `yaml:"autovacuum_vacuum_insert_threshold" range:"-1,"`
 	AutovacuumVacuumInsertScaleFactor float64 `yaml:"autovacuum_vacuum_insert_scale_factor" range:"0,100"`
 	// AutovacuumVacuumCostDelay: -1 = the version's default (20ms before
@@ -507,6 +510,7 @@ func DefaultScenario() Scenario {
 			AutovacuumMaxWorkers:              3,
 			AutovacuumVacuumThreshold:         50,
 			AutovacuumVacuumScaleFactor:       0.2,
+			AutovacuumVacuumMaxThreshold:      100_000_000,
 			AutovacuumVacuumInsertThreshold:   1000,
 			AutovacuumVacuumInsertScaleFactor: 0.2,
 			AutovacuumVacuumCostDelay:         -1,

@@ -283,7 +283,11 @@ func (a *autovacuum) OnEvent(int64) {
 			continue
 		}
 		rt := float64(t.reltuples)
-		need := float64(t.deadTuples) > float64(s.AutovacuumVacuumThreshold)+s.AutovacuumVacuumScaleFactor*rt
+		thr := float64(s.AutovacuumVacuumThreshold) + s.AutovacuumVacuumScaleFactor*rt
+		if e.ver >= 1800 && s.AutovacuumVacuumMaxThreshold >= 0 {
+			thr = min(thr, float64(s.AutovacuumVacuumMaxThreshold))
+		}
+		need := float64(t.deadTuples) > thr
 		if e.ver >= 1300 && s.AutovacuumVacuumInsertThreshold >= 0 {
 			need = need || float64(t.insSinceVacuum) > float64(s.AutovacuumVacuumInsertThreshold)+s.AutovacuumVacuumInsertScaleFactor*rt
 		}

@@ -89,7 +89,6 @@ func TestAbortedInsertIsInvisibleAndGetsXminInvalid(t *testing.T) {
 // only aborted inserts does not prune them: it checks all 610 tuples and
 // sets XMIN_INVALID on each.
 func TestAbortedInsertNotPrunedOnAccess(t *testing.T) {
-	t.Skip("BUG: backend.maybePrune prunes any nearly full page that changed since load; PostgreSQL <= 18 prunes only pages with pd_prune_xid set (by heap_delete/heap_update), so the scan here prunes all 610 aborted tuples instead of hinting them")
 	_, r := rtRun(t, abortScenario(610, false))
 	v := r.Phases[1].Visibility
 	if v.PrunedTuples != 0 || v.TuplesChecked != 610 || v.HintBitsSet != 610 {
@@ -102,7 +101,6 @@ func TestAbortedInsertNotPrunedOnAccess(t *testing.T) {
 // the page holds. 6100 rows inserted one transaction each (61 xids per
 // page): the first scan hints all 6100, the second needs no clog lookup.
 func TestEveryTupleOfAPageGetsItsHint(t *testing.T) {
-	t.Skip("BUG: backend.checkPage collects the xids to hint in fixed arrays of 16 (setMin, setMax, invMin, invMax) and drops the rest: with 61 distinct xids per page only 16 tuples per page get hints and every later scan repeats the clog lookups for the others")
 	sc := rtIdleScenario(1024, 10)
 	sc.Server.SynchronousCommit = false
 	sc.Server.WALWriterDelay = 1 * ms
@@ -150,4 +148,49 @@ func TestCommitHintWaitsForCommitRecordFlush(t *testing.T) {
 	if v := r.Phases[3].Visibility; v.HintBitsSet != 610 {
 		t.Errorf("scan after the WAL writer flushed: %d hints set, want 610", v.HintBitsSet)
 	}
+}
+
+// Facts §1.1 steps 4-5 and summary rule 5 (HeapTupleSatisfiesMVCC,
+// XidInMVCCSnapshot): a tuple whose inserter is still running for the
+// reader's snapshot is invisible and gets no hint bit (the page is not
+// dirtied); after the inserter commits, a snapshot taken earlier still
+// sees it as running, and only a new snapshot sees the tuples, sets
+// XMIN_COMMITTED and dirties the page.
+func TestNoHintWhileInserterInProgressForSnapshot(t *testing.T) {
+	e := rtBuild(t, rtIdleScenario(128, 256))
+	tbl := e.db.lookup("t")[0]
+	rtFillPool(t, e, tbl)
+	const blk = 5 // 61 frozen rows from the load
+	gid := e.cat.GID(tbl.rel, blk)
+	slot := e.pool.Lookup(gid)
+	ins := &backend{e: e}
+	ins.assignXid()
+	xid := ins.xid
+	tbl.heap.Insert(blk, xid, 10)
+	reader := &backend{e: e}
+	reader.takeSnapshot()
+	check := func(what string, wantVisible int, wantHint bool) {
+		t.Helper()
+		var buf [1]heap.Group
+		if v := reader.checkPage(tbl, blk, slot, gid, tbl.heap.Groups(blk, &buf)); v != wantVisible {
+			t.Errorf("%s: %d tuples visible, want %d", what, v, wantVisible)
+		}
+		for _, g := range tbl.heap.Groups(blk, &buf) {
+			if g.Xmin == xid && (g.Hints&heap.XminCommitted != 0) != wantHint {
+				t.Errorf("%s: inserted tuples have hints %#x, want XMIN_COMMITTED %v", what, g.Hints, wantHint)
+			}
+		}
+		if rtDirty(e.pool, slot) != wantHint {
+			t.Errorf("%s: page dirty %v, want %v", what, rtDirty(e.pool, slot), wantHint)
+		}
+	}
+	check("inserter running", 61, false)
+	// COMMIT with its record flushed (synchronous commit).
+	lsn := e.wal.Insert(walCommit)
+	e.wal.Flush(lsn, nil, 0)
+	e.k.RunUntil(sec)
+	ins.endXact(true, lsn)
+	check("committed after the snapshot", 61, false)
+	reader.takeSnapshot()
+	check("new snapshot", 71, true)
 }

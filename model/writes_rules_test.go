@@ -70,7 +70,6 @@ func TestEveryDirtiedPageIsWrittenOnceOrStillDirty(t *testing.T) {
 // WAL is durable up to the LSN the page had. Checked every simulated
 // microsecond over a run where many page LSNs are not yet flushed.
 func TestNoDataPageWrittenBeforeItsWAL(t *testing.T) {
-	t.Skip("BUG: backend.pinStep psVictimWrite writes the victim without re-reading its LSN after the WAL-flush wait; another backend can pin and modify the page meanwhile, so it reaches the OS with WAL not flushed up to its LSN")
 	e := rtBuild(t, writeLoad(true))
 	p := e.pool
 	lsn := make([]int64, p.N)
@@ -179,7 +178,6 @@ func TestBgwriterAndCheckpointerFlushWALBeforeWriting(t *testing.T) {
 // flush while an immediate checkpoint, started in that window, wants the
 // same buffer first (it holds the lowest block).
 func TestRacingWritersWriteADirtyPageOnce(t *testing.T) {
-	t.Skip("BUG: no StartBufferIO check — backend.pinStep psVictimWrite and checkpointer.writeOne write a buffer after a WAL-flush wait without checking it is still dirty, so a page cleaned by the other meanwhile is written twice (here: 127 dirtied, 128 writes)")
 	e, check, _ := walBeforeDataEngine(t, []Step{{Select: &KeyStep{Table: "t", Key: "900*61", Pick: "client"}}})
 	started := false
 	progress := func(now int64, ev uint64) {

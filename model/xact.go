@@ -316,10 +316,9 @@ func (b *backend) checkPage(t *table, blk int32, slot, gid int32, groups []heap.
 	}
 	visible := 0
 	dirtied := false
-	var setMin, setMax [16]uint32 // xids whose hints to set (small page-local sets)
-	nMin, nMax := 0, 0
-	var invMin, invMax [16]uint32
-	nInvMin, nInvMax := 0, 0
+	// xids whose hints to set, per kind (page-local sets, reused buffers)
+	setMin, setMax, invMin, invMax := b.hintSets[0][:0], b.hintSets[1][:0], b.hintSets[2][:0], b.hintSets[3][:0]
+	defer func() { b.hintSets = [4][]uint32{setMin, setMax, invMin, invMax} }()
 	for _, g := range groups {
 		n := int64(g.N)
 		e.vis.tuplesChecked += n
@@ -344,18 +343,14 @@ func (b *backend) checkPage(t *table, blk int32, slot, gid int32, groups []heap.
 				vis = true
 			case xsCommitted:
 				vis = true
-				if e.canSetCommitHint(g.Xmin) && nMin < len(setMin) {
-					setMin[nMin] = g.Xmin
-					nMin++
+				if e.canSetCommitHint(g.Xmin) {
+					setMin = append(setMin, g.Xmin)
 				}
 				if b.hcache != nil {
 					b.hcache.Add(g.Xmin)
 				}
 			case xsAborted:
-				if nInvMin < len(invMin) {
-					invMin[nInvMin] = g.Xmin
-					nInvMin++
-				}
+				invMin = append(invMin, g.Xmin)
 			}
 		}
 		if vis && g.Xmax != 0 {
@@ -373,19 +368,15 @@ func (b *backend) checkPage(t *table, blk int32, slot, gid int32, groups []heap.
 				case xsMine, xsCommitted:
 					vis = false
 					if st == xsCommitted {
-						if e.canSetCommitHint(g.Xmax) && nMax < len(setMax) {
-							setMax[nMax] = g.Xmax
-							nMax++
+						if e.canSetCommitHint(g.Xmax) {
+							setMax = append(setMax, g.Xmax)
 						}
 						if b.hcache != nil {
 							b.hcache.Add(g.Xmax)
 						}
 					}
 				case xsAborted:
-					if nInvMax < len(invMax) {
-						invMax[nInvMax] = g.Xmax
-						nInvMax++
-					}
+					invMax = append(invMax, g.Xmax)
 				}
 			}
 		}
@@ -394,28 +385,28 @@ func (b *backend) checkPage(t *table, blk int32, slot, gid int32, groups []heap.
 		}
 	}
 	// SetHintBits on the tuples judged above, then MarkBufferDirtyHint.
-	if nMin+nMax+nInvMin+nInvMax > 0 {
+	if len(setMin)+len(setMax)+len(invMin)+len(invMax) > 0 {
 		set := func(g heap.Group) uint8 {
 			var bits uint8
 			if g.Hints&(heap.XminCommitted|heap.XminInvalid) == 0 {
-				for _, x := range setMin[:nMin] {
+				for _, x := range setMin {
 					if g.Xmin == x {
 						bits |= heap.XminCommitted
 					}
 				}
-				for _, x := range invMin[:nInvMin] {
+				for _, x := range invMin {
 					if g.Xmin == x {
 						bits |= heap.XminInvalid
 					}
 				}
 			}
 			if g.Xmax != 0 && g.Hints&(heap.XmaxCommitted|heap.XmaxInvalid) == 0 {
-				for _, x := range setMax[:nMax] {
+				for _, x := range setMax {
 					if g.Xmax == x {
 						bits |= heap.XmaxCommitted
 					}
 				}
-				for _, x := range invMax[:nInvMax] {
+				for _, x := range invMax {
 					if g.Xmax == x {
 						bits |= heap.XmaxInvalid
 					}

@@ -65,6 +65,7 @@ type Table struct {
 	ntup    []uint16  // tuples on each explicit page (the sum of its groups' N)
 	freeIdx []int32   // recycled indexes into pages
 	allVis  []uint64  // PD_ALL_VISIBLE / VM all-visible bit per block
+	prune   []uint64  // pd_prune_xid set: a delete or update left a version to prune
 
 	moved   map[int64]int32  // row -> block of its current version
 	rowXmin map[int64]uint32 // row -> xmin of its current version
@@ -141,11 +142,13 @@ func (t *Table) grow(n int32) {
 		// The initial load: size the per-page slices once.
 		t.state = make([]int32, 0, n)
 		t.allVis = make([]uint64, 0, (n+63)/64)
+		t.prune = make([]uint64, 0, (n+63)/64)
 	}
 	for t.nblocks < n {
 		t.state = append(t.state, 0)
 		if int(t.nblocks)/64 >= len(t.allVis) {
 			t.allVis = append(t.allVis, 0)
+			t.prune = append(t.prune, 0)
 		}
 		if t.nblocks >= t.loaded {
 			// A new page starts empty: give it an explicit, empty state.
@@ -316,6 +319,13 @@ func (t *Table) ClearAllVisible(b int32) bool {
 	return was
 }
 
+// Prunable reports whether block b's pd_prune_xid is set: heap_delete and
+// heap_update set it, so only such pages are pruned on access
+// (heap_page_prune_opt); inserts, even aborted ones, do not.
+func (t *Table) Prunable(b int32) bool { return t.prune[b/64]>>(b%64)&1 != 0 }
+
+func (t *Table) markPrunable(b int32) { t.prune[b/64] |= 1 << (b % 64) }
+
 // AllVisibleCount counts the all-visible pages.
 func (t *Table) AllVisibleCount() int {
 	n := 0
@@ -400,6 +410,7 @@ func (t *Table) DeleteRow(row int64, b int32, xid uint32) {
 		}
 	}
 	t.ClearAllVisible(b)
+	t.markPrunable(b)
 	t.Stats.Deletes++
 }
 
@@ -420,6 +431,7 @@ func (t *Table) DeleteAll(b int32, xid uint32, live func(g Group) bool) int {
 	t.merge(gs)
 	if n > 0 {
 		t.ClearAllVisible(b)
+		t.markPrunable(b)
 	}
 	t.Stats.Deletes += uint64(n)
 	return n
@@ -477,6 +489,16 @@ func (t *Table) Prune(b int32, dead func(g Group) bool) int {
 	}
 	*gs = out
 	t.ntup[t.state[b]] -= uint16(n)
+	still := false
+	for _, g := range out {
+		if g.Xmax != 0 {
+			still = true
+			break
+		}
+	}
+	if !still {
+		t.prune[b/64] &^= 1 << (b % 64)
+	}
 	if n > 0 {
 		t.Stats.Prunes++
 		t.Stats.PrunedTuples += uint64(n)
@@ -518,7 +540,7 @@ func (t *Table) Extended(block int32) {
 // Truncate empties the table (TRUNCATE, or VACUUM truncating empty pages
 // at the end is not modelled): every block is dropped.
 func (t *Table) Truncate() {
-	t.state, t.allVis, t.pages, t.ntup, t.freeIdx = nil, nil, [][]Group{nil}, []uint16{0}, nil
+	t.state, t.allVis, t.prune, t.pages, t.ntup, t.freeIdx = nil, nil, nil, [][]Group{nil}, []uint16{0}, nil
 	t.nblocks, t.loaded, t.Rows, t.target, t.fsmNext = 0, 0, 0, -1, 0
 	t.moved, t.rowXmin = nil, nil
 }

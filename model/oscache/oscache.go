@@ -87,6 +87,7 @@ type Cache struct {
 
 	fsyncQ    []fsyncPage // pages fsync() still has to submit, in order
 	fsyncHead int
+	active    []*ioReq // writeback requests in flight
 
 	// Segment returns the segment-file identity of a gid (relation and
 	// 1 GB segment), so that merged writeback never crosses files, and
@@ -113,13 +114,15 @@ type waiter struct {
 }
 
 type ioReq struct {
-	c     *Cache
-	read  bool
-	gid   int32
-	n     int32
-	done  sim.Handler
-	arg   int64
-	fsync *fsyncOp
+	c       *Cache
+	read    bool
+	gid     int32
+	n       int32
+	done    sim.Handler
+	arg     int64
+	fsync   *fsyncOp
+	waiters []*fsyncOp // fsyncs that found this write already in flight
+	active  int        // index in Cache.active while in flight
 }
 
 type fsyncOp struct {
@@ -325,22 +328,45 @@ func (r *ioReq) OnEvent(int64) {
 		c.touch(r.gid)
 	} else {
 		c.inFlight--
+		last := c.active[len(c.active)-1]
+		c.active[r.active] = last
+		last.active = r.active
+		c.active = c.active[:len(c.active)-1]
 		for g := r.gid; g < r.gid+r.n; g++ {
 			c.flags[g] &^= fWriteback
 			c.writeback--
+			if c.flags[g]&fDirty != 0 {
+				// Dirtied again while the write was in flight: it
+				// needs another writeback (its queue entry was dropped
+				// while the write ran), and an fsync waiting on this
+				// write must write it too.
+				c.fifo = append(c.fifo, dirtyEntry{gid: g, at: c.dirtyAt[g]})
+				for _, f := range r.waiters {
+					c.fsyncQ = append(c.fsyncQ, fsyncPage{gid: g, op: f})
+					f.queued++
+				}
+				if r.fsync != nil {
+					c.fsyncQ = append(c.fsyncQ, fsyncPage{gid: g, op: r.fsync})
+					r.fsync.queued++
+				}
+			}
 		}
 		if f := r.fsync; f != nil {
 			f.remaining--
 			f.maybeFlush()
 		}
+		for _, f := range r.waiters {
+			f.remaining--
+			f.maybeFlush()
+		}
 		c.wakeWriters()
 		c.evict()
-		if c.flusherOn {
+		if c.flusherOn || c.fsyncHead < len(c.fsyncQ) {
 			c.pump()
 		}
 	}
 	done, arg := r.done, r.arg
-	*r = ioReq{c: c}
+	*r = ioReq{c: c, waiters: r.waiters[:0]}
 	c.free = append(c.free, r)
 	if done != nil {
 		done.OnEvent(arg)
@@ -387,6 +413,8 @@ func (c *Cache) startWriteback(g int32, f *fsyncOp) {
 	}
 	r := c.req()
 	r.read, r.gid, r.n, r.fsync = false, g, n, f
+	r.active = len(c.active)
+	c.active = append(c.active, r)
 	c.dev.Submit(storage.Write, int64(g), int(n), r, 0)
 }
 
@@ -452,6 +480,9 @@ func (c *Cache) oldestDirty() (dirtyEntry, bool) {
 		if c.flags[e.gid]&fDirty != 0 && c.flags[e.gid]&fWriteback == 0 && c.dirtyAt[e.gid] == e.at {
 			return e, true
 		}
+		// Stale (cleaned, or dirtied again later), or under writeback:
+		// a page dirtied during its writeback is queued again when the
+		// write completes.
 		c.fifoHead++
 	}
 	return dirtyEntry{}, false
@@ -478,11 +509,10 @@ func (c *Cache) StartWriteback(gids []int32) {
 }
 
 // Fsync writes every dirty page for which inFile returns true, waits for
-// those writes, then flushes the device cache; done.OnEvent(arg) fires when
-// the fsync returns. Its writes share the device queue (at most
-// MaxInFlight requests in flight) with background writeback, ahead of it.
-// (Writeback already in flight when fsync is called is not waited for: it
-// completes in the same device queue ahead of the fsync's own writes.)
+// those writes and for the file's writeback already in flight, then
+// flushes the device cache; done.OnEvent(arg) fires when the fsync
+// returns. Its writes share the device queue (at most MaxInFlight requests
+// in flight) with background writeback, ahead of it.
 func (c *Cache) Fsync(inFile func(gid int32) bool, done sim.Handler, arg int64) {
 	f := &fsyncOp{c: c, done: done, arg: arg}
 	var pages []int32
@@ -494,6 +524,14 @@ func (c *Cache) Fsync(inFile func(gid int32) bool, done sim.Handler, arg int64) 
 	}
 	slices.Sort(pages) // in file order, so runs merge
 	c.Stats.Fsyncs++
+	// Writes of the file already in flight must complete first
+	// (filemap_write_and_wait waits on pages under writeback).
+	for _, r := range c.active {
+		if inFile(r.gid) {
+			r.waiters = append(r.waiters, f)
+			f.remaining++
+		}
+	}
 	for _, g := range pages {
 		c.fsyncQ = append(c.fsyncQ, fsyncPage{gid: g, op: f})
 	}

@@ -209,7 +209,6 @@ func TestFsyncWritesEveryDirtyPageOfTheFile(t *testing.T) {
 // filemap_fdatawait_range). On a multi-channel device the model's cache
 // flush can overtake such a write.
 func TestFsyncWaitsForWritebackInFlight(t *testing.T) {
-	t.Skip("BUG: oscache.Fsync does not wait for the file's pages already under writeback; on a multi-channel device its cache flush returns at 4 ms while the 8 ms write is still in flight")
 	k, _, c := testCache(t, 4, defaultCfg())
 	c.Write(10, nil, 0)
 	c.StartWriteback([]int32{10}) // 8 ms write in flight
@@ -273,7 +272,6 @@ func TestLRUEvictsCleanPagesOnly(t *testing.T) {
 // flusher runs (on another request's completion) while the page is still
 // under writeback with its new dirtying queued.
 func TestPageRedirtiedDuringWritebackIsWrittenAgain(t *testing.T) {
-	t.Skip("BUG: oscache.oldestDirty drops the FIFO entry of a page that is dirty again while its writeback is in flight; the page then stays dirty for ever: neither expiry, background writeback nor Fsync (which scans the FIFO) writes it, and it keeps counting towards the dirty thresholds")
 	cfg := defaultCfg()
 	cfg.BackgroundPages = 0 // the flusher writes whatever is dirty
 	k, dev, c := testCache(t, 2, cfg)

@@ -193,6 +193,7 @@ func (d *Device) SubmitSized(bytes int64, flush bool, done sim.Handler, arg int6
 	d.Stats.Writes++
 	d.Stats.PagesWrite += uint64(pages)
 	svc := d.draw(d.p.SeqTime) * pages
+	d.lastAddr = -2 // the WAL is elsewhere on the device: the next data request seeks
 	if flush {
 		d.Stats.Flushes++
 		svc += d.draw(d.p.FlushTime)

@@ -140,3 +140,31 @@ func TestWALWriteCostAndSharedQueue(t *testing.T) {
 		t.Fatalf("stats %+v: want 1 flush, 4 pages", d.Stats)
 	}
 }
+
+// With SeekSpan (a disk arm, preset hdd-7200) the positioning cost grows
+// with the distance from the previous request: any non-contiguous request
+// pays half a rotation, plus a seek reaching the full random time at
+// SeekSpan pages: Seq + (Random - Seq) x (1/2 + 1/2 sqrt(min(1, d/span))).
+func TestSeekTimeGrowsWithDistance(t *testing.T) {
+	k := sim.NewKernel()
+	d, err := New(k, "data", Params{Channels: 1, ReadTime: 10 * sim.Millisecond, WriteTime: 10 * sim.Millisecond, SeqTime: sim.Millisecond, FlushTime: sim.Millisecond, SeekSpan: 10000}, sim.NewStream(1, 0, "dev"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := &doneAt{k: k}
+	d.Submit(Read, 0, 1, got, 0)     // from -2: distance 2
+	d.Submit(Read, 1, 1, got, 0)     // contiguous
+	d.Submit(Read, 2501, 1, got, 0)  // distance 2500: 1 + 9 x 0.75
+	d.Submit(Read, 30000, 1, got, 0) // beyond the span: full 10 ms
+	k.Run()
+	short := sim.Millisecond + int64(float64(9*sim.Millisecond)*(0.5+0.5*math.Sqrt(2.0/10000)))
+	want := []int64{short, short + sim.Millisecond, short + sim.Millisecond + 7750*sim.Microsecond, short + sim.Millisecond + 7750*sim.Microsecond + 10*sim.Millisecond}
+	for i, w := range want {
+		if got.times[i] != w {
+			t.Fatalf("completion %d at %d ns, want %d (all %v)", i, got.times[i], w, got.times)
+		}
+	}
+	if p := Presets["hdd-7200"]; p.SeekSpan == 0 || Presets["nvme"].SeekSpan != 0 || Presets["sata-ssd"].SeekSpan != 0 {
+		t.Errorf("only the disk preset should seek: hdd %d, nvme %d, ssd %d", p.SeekSpan, Presets["nvme"].SeekSpan, Presets["sata-ssd"].SeekSpan)
+	}
+}
