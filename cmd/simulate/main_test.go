@@ -118,3 +118,19 @@ func TestWriteTraceThenReplay(t *testing.T) {
 		t.Errorf("replay output:\n%s", out)
 	}
 }
+
+// The 2014 gaussian pgbench printed the access probabilities of the top
+// 20/10/5 % of keys in its run header (seed 002); so does the summary.
+func TestGaussianHeaderLine(t *testing.T) {
+	code, out, errs := runCLI(t, "-config", "../../configs/quickstart.yaml", "-out", filepath.Join(t.TempDir(), "g"),
+		"-set", short, "-set", "workload.phases.warmup.duration=1s",
+		"-set", `workload.phases.run.set={aid: "random_gaussian(1, 100000 * :scale, 5)"}`)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"standard deviation threshold: 5.00000", "access probability of top 20%, 10% and 5% records: 0.68269 0.38293 0.19741"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+}
