@@ -18,6 +18,8 @@ import (
 	"reflect"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/pgbufsim/pgbufsim/internal/strictyaml"
 	"github.com/pgbufsim/pgbufsim/model"
 )
@@ -58,12 +60,56 @@ func With(sc model.Scenario, overrides ...string) (model.Scenario, error) {
 	if err != nil {
 		return model.Scenario{}, err
 	}
+	// Choosing another replacement policy starts from that policy's
+	// defaults: the encoded parameters belong to the old one.
+	for _, o := range overrides {
+		if path, _, err := SplitOverride(o); err == nil && (path == "policies.replacement.name" || path == "policies.replacement") {
+			if data, err = dropPolicyParams(data); err != nil {
+				return model.Scenario{}, err
+			}
+			break
+		}
+	}
 	out, err := Parse(sc.Name+".yaml", data, overrides...)
 	if err != nil {
 		return model.Scenario{}, err
 	}
 	out.Replicate = sc.Replicate
 	return out, nil
+}
+
+// dropPolicyParams removes every key of policies.replacement but its name.
+func dropPolicyParams(data []byte) ([]byte, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, err
+	}
+	get := func(m *yaml.Node, key string) *yaml.Node {
+		if m == nil || m.Kind != yaml.MappingNode {
+			return nil
+		}
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if m.Content[i].Value == key {
+				return m.Content[i+1]
+			}
+		}
+		return nil
+	}
+	if len(root.Content) == 0 {
+		return data, nil
+	}
+	repl := get(get(root.Content[0], "policies"), "replacement")
+	if repl == nil || repl.Kind != yaml.MappingNode {
+		return data, nil
+	}
+	kept := repl.Content[:0]
+	for i := 0; i+1 < len(repl.Content); i += 2 {
+		if repl.Content[i].Value == "name" {
+			kept = append(kept, repl.Content[i], repl.Content[i+1])
+		}
+	}
+	repl.Content = kept
+	return yaml.Marshal(&root)
 }
 
 // SplitOverride splits "path=value".

@@ -162,6 +162,15 @@ func TestWith(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Switching policy drops the old policy's parameters.
+	lru, err := With(sc, "policies.replacement.name=lru")
+	if err != nil || lru.Policies.Replacement.Policy != "lru" {
+		t.Fatalf("With(name=lru): %v %q", err, lru.Policies.Replacement.Policy)
+	}
+	back, err := With(lru, "policies.replacement.name=clock-sweep", "policies.replacement.max_usage_count=3")
+	if err != nil || back.Policies.Replacement.Policy != "clock-sweep" {
+		t.Fatalf("back to clock-sweep: %v", err)
+	}
 	v, err := With(sc, "seed=7")
 	if err != nil {
 		t.Fatal(err)

@@ -88,6 +88,7 @@ type engine struct {
 	pageRef func(int64, string, int32, bool)
 
 	rowLocks                map[rowKey]*rowLock
+	freeLocks               []*rowLock
 	rowLockWaits, deadlocks int64
 	failedTxns              int64
 

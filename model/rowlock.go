@@ -35,7 +35,12 @@ func (b *backend) lockRow(t *table, row int64) bool {
 	k := rowKey{t, row}
 	l := e.rowLocks[k]
 	if l == nil {
-		l = &rowLock{}
+		if n := len(e.freeLocks); n > 0 {
+			l = e.freeLocks[n-1]
+			e.freeLocks = e.freeLocks[:n-1]
+		} else {
+			l = &rowLock{}
+		}
 		e.rowLocks[k] = l
 	}
 	if l.holder == nil || l.holder == b {
@@ -86,6 +91,8 @@ func (b *backend) releaseRowLocks() {
 		}
 		if l.holder == nil && len(l.waiters) == 0 {
 			delete(e.rowLocks, k)
+			l.waiters = l.waiters[:0]
+			e.freeLocks = append(e.freeLocks, l)
 		}
 	}
 	b.rowLocks = b.rowLocks[:0]

@@ -28,6 +28,7 @@ import (
 	"github.com/pgbufsim/pgbufsim/replay"
 	"github.com/pgbufsim/pgbufsim/report"
 	"github.com/pgbufsim/pgbufsim/sim"
+	"github.com/pgbufsim/pgbufsim/sweep"
 	"github.com/pgbufsim/pgbufsim/trace"
 )
 
@@ -48,6 +49,8 @@ func (m *multiFlag) String() string     { return strings.Join(*m, " ") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 const usage = `usage: simulate -config FILE [-out DIR] [-seed N] [-set path=value]... [-duration D] [-write-trace FILE]
+       simulate -config FILE -sweep path=v1,v2... [-replicates N] [-parallel N] [-shard i/n] [-force] [-out DIR]
+       simulate merge DIR...                                                           (docs/sweeps.md)
        simulate -trace FILE -policy NAME[,NAME...] -cache SIZE[,SIZE...] [-out DIR]   (docs/traces.md)
        simulate -list-policies
 
@@ -66,8 +69,14 @@ flags:
 `
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "merge" {
+		return sweep.MergeMain(args[1:], stdout, stderr)
+	}
 	if replay.WantsReplay(args) {
 		return replay.Main(args, stdout, stderr)
+	}
+	if wantsSweep(args) {
+		return sweep.Main(args, stdout, stderr)
 	}
 	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -190,6 +199,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "simulated %.1f s in %.2f s wall (%.0fx), %d events (%.1f M events/s), heap %.0f MB\n",
 		res.Runtime.SimulatedSeconds, wall, res.Runtime.SimSpeed, res.Runtime.Events, res.Runtime.EventsPerSecond/1e6, res.Runtime.PeakHeapMB)
 	return exitOK
+}
+
+// wantsSweep reports whether the arguments ask for a sweep: a -sweep axis,
+// or a configuration file with a sweep block.
+func wantsSweep(args []string) bool {
+	for i, a := range args {
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		switch name {
+		case "sweep", "replicates", "parallel", "shard", "force":
+			return true
+		case "config":
+			if !hasVal && i+1 < len(args) {
+				val = args[i+1]
+			}
+			if configs.IsSweep(val) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // withDuration sets the duration of every non-warmup phase.
