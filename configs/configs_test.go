@@ -192,6 +192,12 @@ workload:
       clients: 2
 `
 
+// custom is a scenario with an empty table t and a custom script whose
+// steps are given (each line indented for the script list).
+func custom(steps string) string {
+	return "name: c\ntables:\n  relations:\n    - {name: t, rows: 0}\nworkload:\n  phases:\n    - name: run\n      duration: 1s\n      script:\n" + steps
+}
+
 // Bad input: one clear message naming file:line and the key, with a hint.
 func TestBadInput(t *testing.T) {
 	cases := []struct {
@@ -228,6 +234,14 @@ func TestBadInput(t *testing.T) {
 			[]string{"-set server.shared_buffers=1XB", "invalid size"}},
 		{"override without =", good, []string{"server.cpus"}, []string{"path=value"}},
 		{"empty", "", nil, []string{"bad.yaml", "empty"}},
+		{"unknown table", custom("        - seqscan: nosuch\n"), nil, []string{"bad.yaml:", "nosuch", "unknown table"}},
+		{"delete before insert", custom("        - delete: t\n"), nil, []string{"bad.yaml:", "delete", "starts empty"}},
+		{"negative vm threshold", custom("        - seqscan: t\n") + "policies:\n  all_visible: {mode: vm, vm_skip_threshold: -1}\n", nil,
+			[]string{"bad.yaml:", "vm_skip_threshold", "out of range"}},
+		{"hint cache of size 0", custom("        - seqscan: t\n") + "policies:\n  hint_cache: {enabled: true, size: 0}\n", nil,
+			[]string{"bad.yaml:", "hint_cache", "size 0"}},
+		{"key without index", custom("        - update: {table: t, key: \"random(1, :rows)\"}\n"), nil,
+			[]string{"bad.yaml:", "no index"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
