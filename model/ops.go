@@ -375,6 +375,11 @@ func (b *backend) maybePrune(t *table, blk, slot, gid int32) {
 	if !h.Prunable(blk) || h.Free(blk) > max(h.MaxRows/10, h.MaxRows-h.RowsPerPage) {
 		return
 	}
+	// heap_page_prune_opt: nothing is prunable until pd_prune_xid is older
+	// than every snapshot.
+	if h.PruneXid(blk) >= b.e.oldestXmin() {
+		return
+	}
 	if n := b.prune(t, blk); n > 0 {
 		b.modify(slot, gid, walPrune)
 	}

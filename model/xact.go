@@ -418,7 +418,14 @@ func (b *backend) checkPage(t *table, blk int32, slot, gid int32, groups []heap.
 			}
 			return bits
 		}
-		t.heap.SetGroupHints(blk, set)
+		if len(groups) == 1 {
+			// One tuple (an index fetch): hint the tuples with its header.
+			if bits := set(groups[0]); bits != 0 {
+				t.heap.HintGroup(blk, groups[0], bits)
+			}
+		} else {
+			t.heap.SetGroupHints(blk, set)
+		}
 		dirtied = true
 	}
 	if dirtied {

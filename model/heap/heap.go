@@ -63,9 +63,9 @@ type Table struct {
 	state   []int32   // per block: 0 = base state, else index into pages
 	pages   [][]Group // explicit page states; pages[0] unused
 	ntup    []uint16  // tuples on each explicit page (the sum of its groups' N)
+	pxid    []uint32  // pd_prune_xid of each explicit page: oldest xmax left to prune, 0 = none
 	freeIdx []int32   // recycled indexes into pages
 	allVis  []uint64  // PD_ALL_VISIBLE / VM all-visible bit per block
-	prune   []uint64  // pd_prune_xid set: a delete or update left a version to prune
 
 	moved   map[int64]int32  // row -> block of its current version
 	rowXmin map[int64]uint32 // row -> xmin of its current version
@@ -124,6 +124,7 @@ func NewPerPage(name string, rows int64, perPage, maxRows int, base Group, allVi
 	t.loaded = n
 	t.pages = [][]Group{nil}
 	t.ntup = []uint16{0}
+	t.pxid = []uint32{0}
 	t.grow(n)
 	if allVisible {
 		for b := int32(0); b < n; b++ {
@@ -142,13 +143,11 @@ func (t *Table) grow(n int32) {
 		// The initial load: size the per-page slices once.
 		t.state = make([]int32, 0, n)
 		t.allVis = make([]uint64, 0, (n+63)/64)
-		t.prune = make([]uint64, 0, (n+63)/64)
 	}
 	for t.nblocks < n {
 		t.state = append(t.state, 0)
 		if int(t.nblocks)/64 >= len(t.allVis) {
 			t.allVis = append(t.allVis, 0)
-			t.prune = append(t.prune, 0)
 		}
 		if t.nblocks >= t.loaded {
 			// A new page starts empty: give it an explicit, empty state.
@@ -166,11 +165,12 @@ func (t *Table) newState(g []Group) int32 {
 	if k := len(t.freeIdx); k > 0 {
 		i := t.freeIdx[k-1]
 		t.freeIdx = t.freeIdx[:k-1]
-		t.pages[i], t.ntup[i] = g, n
+		t.pages[i], t.ntup[i], t.pxid[i] = g, n, 0
 		return i
 	}
 	t.pages = append(t.pages, g)
 	t.ntup = append(t.ntup, n)
+	t.pxid = append(t.pxid, 0)
 	return int32(len(t.pages) - 1)
 }
 
@@ -244,6 +244,23 @@ func (t *Table) SetGroupHints(b int32, fn func(g Group) uint8) {
 	*gs = out
 	for _, g := range changed {
 		add(gs, g)
+	}
+}
+
+// HintGroup ORs bits into the tuples of block b whose header is g's (xmin,
+// xmax and hints; g.N is ignored), merging with an identical group.
+func (t *Table) HintGroup(b int32, g Group, bits uint8) {
+	gs := t.mut(b)
+	for i := range *gs {
+		o := (*gs)[i]
+		if o.Xmin == g.Xmin && o.Xmax == g.Xmax && o.Hints == g.Hints {
+			last := len(*gs) - 1
+			(*gs)[i] = (*gs)[last]
+			*gs = (*gs)[:last]
+			o.Hints |= bits
+			add(gs, o)
+			return
+		}
 	}
 }
 
@@ -322,9 +339,26 @@ func (t *Table) ClearAllVisible(b int32) bool {
 // Prunable reports whether block b's pd_prune_xid is set: heap_delete and
 // heap_update set it, so only such pages are pruned on access
 // (heap_page_prune_opt); inserts, even aborted ones, do not.
-func (t *Table) Prunable(b int32) bool { return t.prune[b/64]>>(b%64)&1 != 0 }
+func (t *Table) Prunable(b int32) bool { return t.PruneXid(b) != 0 }
 
-func (t *Table) markPrunable(b int32) { t.prune[b/64] |= 1 << (b % 64) }
+// PruneXid is block b's pd_prune_xid: the oldest xmax among its versions
+// not yet pruned (0 if none). Nothing can be pruned before that xid is
+// older than every snapshot, so on-access pruning checks it first.
+func (t *Table) PruneXid(b int32) uint32 {
+	if s := t.state[b]; s != 0 {
+		return t.pxid[s]
+	}
+	return 0
+}
+
+// markPrunable is PageSetPrunable: a version deleted by xid is now on the
+// page (which already has its own state).
+func (t *Table) markPrunable(b int32, xid uint32) {
+	s := t.state[b]
+	if t.pxid[s] == 0 || xid < t.pxid[s] {
+		t.pxid[s] = xid
+	}
+}
 
 // AllVisibleCount counts the all-visible pages.
 func (t *Table) AllVisibleCount() int {
@@ -410,7 +444,7 @@ func (t *Table) DeleteRow(row int64, b int32, xid uint32) {
 		}
 	}
 	t.ClearAllVisible(b)
-	t.markPrunable(b)
+	t.markPrunable(b, xid)
 	t.Stats.Deletes++
 }
 
@@ -431,7 +465,7 @@ func (t *Table) DeleteAll(b int32, xid uint32, live func(g Group) bool) int {
 	t.merge(gs)
 	if n > 0 {
 		t.ClearAllVisible(b)
-		t.markPrunable(b)
+		t.markPrunable(b, xid)
 	}
 	t.Stats.Deletes += uint64(n)
 	return n
@@ -471,7 +505,8 @@ func (t *Table) RestoreRow(row int64, b int32, xmin uint32) {
 }
 
 // Prune removes dead tuples from block b (heap_page_prune): dead(g)
-// decides, per group, whether its tuples are dead to every transaction.
+// decides, per group, whether its tuples are dead to every transaction; it
+// is not asked about live versions with XMIN_COMMITTED set.
 // It returns the number of tuples removed.
 func (t *Table) Prune(b int32, dead func(g Group) bool) int {
 	if t.state[b] == 0 {
@@ -481,7 +516,9 @@ func (t *Table) Prune(b int32, dead func(g Group) bool) int {
 	n := 0
 	out := (*gs)[:0]
 	for _, g := range *gs {
-		if dead(g) {
+		// A live version whose inserter is known committed (hinted)
+		// cannot be dead: skip the caller's check.
+		if (g.Xmax != 0 || g.Hints&XminCommitted == 0) && dead(g) {
 			n += int(g.N)
 			continue
 		}
@@ -489,16 +526,13 @@ func (t *Table) Prune(b int32, dead func(g Group) bool) int {
 	}
 	*gs = out
 	t.ntup[t.state[b]] -= uint16(n)
-	still := false
+	px := uint32(0)
 	for _, g := range out {
-		if g.Xmax != 0 {
-			still = true
-			break
+		if g.Xmax != 0 && (px == 0 || g.Xmax < px) {
+			px = g.Xmax
 		}
 	}
-	if !still {
-		t.prune[b/64] &^= 1 << (b % 64)
-	}
+	t.pxid[t.state[b]] = px
 	if n > 0 {
 		t.Stats.Prunes++
 		t.Stats.PrunedTuples += uint64(n)
@@ -540,7 +574,7 @@ func (t *Table) Extended(block int32) {
 // Truncate empties the table (TRUNCATE, or VACUUM truncating empty pages
 // at the end is not modelled): every block is dropped.
 func (t *Table) Truncate() {
-	t.state, t.allVis, t.prune, t.pages, t.ntup, t.freeIdx = nil, nil, nil, [][]Group{nil}, []uint16{0}, nil
+	t.state, t.allVis, t.pages, t.ntup, t.pxid, t.freeIdx = nil, nil, [][]Group{nil}, []uint16{0}, []uint32{0}, nil
 	t.nblocks, t.loaded, t.Rows, t.target, t.fsmNext = 0, 0, 0, -1, 0
 	t.moved, t.rowXmin = nil, nil
 }
