@@ -117,6 +117,7 @@ type backend struct {
 	rowLocks     []rowKey
 	waitingOn    *rowLock
 	lockReady    bool
+	rowWaited    bool // waited for a row lock: refresh the snapshot (EvalPlanQual)
 	undo         []rowUndo
 	hintSets     [4][]uint32 // checkPage's scratch sets of xids to hint
 	failed       bool
@@ -276,6 +277,7 @@ func (b *backend) advance() {
 			}
 			continue // the transaction was aborted (deadlock): go to its end
 		}
+		e.lastProgress = e.k.Now()
 		b.pc++
 		b.sub = 0
 		b.level = 0

@@ -92,6 +92,8 @@ type engine struct {
 	rowLockWaits, deadlocks int64
 	failedTxns              int64
 
+	lastProgress int64 // when a backend last finished an op (stall detection)
+
 	t0 int64 // when the phases began (after the prewarm): reported times count from here
 
 	err error

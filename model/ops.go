@@ -60,6 +60,7 @@ func (b *backend) exec(o *op) bool {
 func (b *backend) execCommit(commit bool) bool {
 	e := b.e
 	if b.xid == 0 {
+		b.releaseRowLocks() // locks taken by statements that changed nothing
 		b.snapValid = false
 		return true
 	}
@@ -110,6 +111,13 @@ func (b *backend) execKeyed(o *op) bool {
 	if b.sub == 3 {
 		if o.kind != opFetch && !b.holdsRow(t, o.key) && !b.lockRow(t, o.key) {
 			return false // waiting for the row's updater, or aborted as a deadlock victim
+		}
+		if b.rowWaited {
+			// READ COMMITTED after waiting for the row's updater: the
+			// statement goes on with the row's newest version
+			// (EvalPlanQual), as if with a new snapshot.
+			b.rowWaited = false
+			b.takeSnapshot()
 		}
 		blk := t.heap.BlockOf(o.key)
 		if blk >= t.heap.NBlocks() {

@@ -63,6 +63,7 @@ func (b *backend) lockRow(t *table, row int64) bool {
 	}
 	l.waiters = append(l.waiters, b)
 	b.waitingOn = l
+	b.rowWaited = true
 	e.rowLockWaits++
 	b.block(wRowLock)
 	return false

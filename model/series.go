@@ -1,6 +1,8 @@
 package model
 
 import (
+	"fmt"
+
 	"github.com/pgbufsim/pgbufsim/sim"
 )
 
@@ -63,6 +65,10 @@ func newSeries() *Series { return &Series{Columns: seriesColumns} }
 
 const maxUsageSamples = 120
 
+// stallLimit is how long (simulated) a phase may go without any statement
+// finishing before the run fails as stuck, instead of running for ever.
+const stallLimit = int64(6 * 3600 * 1e9)
+
 // sampler closes a time-series row every interval.
 type sampler struct {
 	e          *engine
@@ -95,6 +101,10 @@ func (s *sampler) start() {
 // OnEvent closes the interval ending now.
 func (s *sampler) OnEvent(int64) {
 	if s.e.cur == nil {
+		return
+	}
+	if now := s.e.k.Now(); now-max(s.e.lastProgress, s.e.cur.start) > stallLimit {
+		s.e.fail(fmt.Errorf("phase %q: no statement finished for %d simulated hours while clients are active: the workload cannot progress (or the model is stuck)", s.e.cur.cfg.Name, stallLimit/int64(3600e9)))
 		return
 	}
 	s.row()
