@@ -150,12 +150,9 @@ func build(sc Scenario) (*engine, error) {
 	ver, _ := Version(sc.Server.Version)
 	var err error
 	seed := uint64(sc.Seed)
-	e := &engine{sc: sc, costs: sc.Costs, ver: ver, k: sim.NewKernel(), cat: catalog.New(), cycle: 1, fullPageWrites: true}
+	e := &engine{sc: sc, costs: sc.Costs, ver: ver, k: sim.NewKernel(), cat: catalog.New(), cycle: 1}
 
-	// Devices.
-	if sc.Storage.Data.Preset == "data" {
-		return nil, fmt.Errorf("storage.data: preset \"data\" is only meaningful for the WAL device")
-	}
+	// Devices (Check has rejected impossible combinations).
 	if e.dataDev, err = device(e.k, "data", sc.Storage.Data, sim.NewStream(seed, sc.Replicate, "device/data")); err != nil {
 		return nil, err
 	}
@@ -178,9 +175,6 @@ func build(sc Scenario) (*engine, error) {
 		return nil, fmt.Errorf("policies.replacement: %v", err)
 	}
 	nbuf := sc.Server.SharedBuffers / 8192
-	if nbuf < 16 {
-		return nil, fmt.Errorf("server.shared_buffers: %d buffers is below PostgreSQL's minimum of 16", nbuf)
-	}
 	e.pool = bufpool.New(int32(nbuf), repl, ver <= 1800)
 	e.policy = repl.Name()
 	e.initXacts() // adds pg_xact to the catalog
