@@ -139,6 +139,9 @@ func device(k *sim.Kernel, name string, cfg DeviceConfig, rng *rand.Rand) (*stor
 	if cfg.Jitter > 0 {
 		p.Jitter = cfg.Jitter
 	}
+	if cfg.SeekSpan > 0 {
+		p.SeekSpan = cfg.SeekSpan
+	}
 	return storage.New(k, name, p, rng)
 }
 

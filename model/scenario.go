@@ -177,6 +177,10 @@ type DeviceConfig struct {
 	SeqTime   int64   `yaml:"seq_time" unit:"duration" range:"0,10s"`
 	FlushTime int64   `yaml:"flush_time" unit:"duration" range:"0,10s"`
 	Jitter    float64 `yaml:"jitter" range:"0,10"`
+	// SeekSpan makes positioning grow with the distance from the previous
+	// request, reaching the full random time at this many pages (a disk
+	// arm; 0 = the preset's: 1048576 pages for hdd-7200, none for SSDs).
+	SeekSpan int64 `yaml:"seek_span" range:"0,"`
 }
 
 // Policies selects the pluggable policies.
