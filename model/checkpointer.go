@@ -206,15 +206,13 @@ func (c *checkpointer) begin(reason string) {
 			c.items = append(c.items, ckItem{key: uint64(rel)<<32 | uint64(uint32(blk)), slot: s, gid: p.Tag[s]})
 		}
 	}
-	slices.SortFunc(c.items, func(a, b ckItem) int {
-		switch {
-		case a.key < b.key:
-			return -1
-		case a.key > b.key:
-			return 1
-		}
-		return 0
-	})
+	// Sorting by (relation, block) came with 9.6 (commit 9cd00c45,
+	// "Checkpoint sorting and balancing"); before it BufferSync wrote the
+	// marked buffers in buffer-descriptor order, the order collected above,
+	// so each write landed wherever its page happened to sit on disk.
+	if e.ver >= 906 {
+		c.sortItems()
+	}
 	c.cur.ToWrite = len(c.items)
 	c.next = 0
 	c.written = 0
@@ -356,3 +354,17 @@ func secs(ns int64) float64 { return round6(float64(ns) / 1e9) }
 // at is a simulated instant as reported: seconds since the run began (after
 // any prewarm).
 func (e *engine) at(ns int64) float64 { return secs(ns - e.t0) }
+
+// sortItems orders the checkpoint's writes by (relation, block), as
+// BufferSync's ckpt_buforder_comparator does (one tablespace, main fork).
+func (c *checkpointer) sortItems() {
+	slices.SortFunc(c.items, func(a, b ckItem) int {
+		switch {
+		case a.key < b.key:
+			return -1
+		case a.key > b.key:
+			return 1
+		}
+		return 0
+	})
+}

@@ -3,6 +3,7 @@ package model
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/pgbufsim/pgbufsim/model/bufpool"
@@ -175,6 +176,35 @@ func TestCheckpointWritesOnlyBuffersDirtyAtStartInRelationBlockOrder(t *testing.
 		if a.rel > c.rel || a.rel == c.rel && a.blk >= c.blk {
 			t.Fatalf("write %d (%v) after %v: not in (relation, block) order", i, c, a)
 		}
+	}
+}
+
+// Before 9.6 BufferSync did not sort: it wrote the marked buffers in
+// buffer-descriptor order (the sort came with commit 9cd00c45, "Checkpoint
+// sorting and balancing"). Pages sit in random slots, so that order is not
+// the (relation, block) order.
+func TestCheckpointBefore96WritesInBufferOrder(t *testing.T) {
+	e, _ := rtCkptEngine(t, 400, 120, func(sc *Scenario) { sc.Server.Version = "9.5" })
+	p := e.pool
+	var want []rtRelBlk
+	for s := int32(0); s < p.N; s++ {
+		if rtDirty(p, s) {
+			r, b := e.cat.Locate(p.Tag[s])
+			want = append(want, rtRelBlk{r, b})
+		}
+	}
+	got := rtRunCheckpoint(t, e, nil)
+	if !slices.Equal(got, want) {
+		t.Fatalf("9.5 checkpoint wrote %d buffers in order %v..., want buffer order %v...", len(got), got[:min(5, len(got))], want[:min(5, len(want))])
+	}
+	sorted := slices.IsSortedFunc(got, func(a, b rtRelBlk) int {
+		if a.rel != b.rel {
+			return int(a.rel) - int(b.rel)
+		}
+		return int(a.blk - b.blk)
+	})
+	if sorted {
+		t.Fatalf("buffer order happened to be (relation, block) order: the test cannot tell the two apart")
 	}
 }
 
