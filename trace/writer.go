@@ -91,6 +91,12 @@ func Create(path, format string) (*Writer, error) {
 			return nil, fmt.Errorf("trace: cannot tell the format to write from %q; name it *.csv or *.oracleGeneral (optionally .gz or .zst), or give the format", path)
 		}
 	}
+	// Like -out, the trace's directory is created if missing, so the
+	// documented `-write-trace out/run.oracleGeneral.zst` works in a fresh
+	// checkout.
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("trace: %w", err)
+	}
 	file, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)

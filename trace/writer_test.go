@@ -131,6 +131,24 @@ func TestCreateErrors(t *testing.T) {
 	}
 }
 
+// TestCreateMakesDirectory: like -out, -write-trace into a directory that
+// does not exist yet creates it (the docs' `-write-trace out/x.zst` on a
+// fresh checkout).
+func TestCreateMakesDirectory(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out", "sub", "run.oracleGeneral.zst")
+	w, err := Create(path, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(Access{Relation: "r", Block: 1})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Error(err)
+	}
+}
+
 // TestClockSeconds: oracleGeneral's uint32 seconds saturate.
 func TestClockSeconds(t *testing.T) {
 	for _, c := range []struct {
