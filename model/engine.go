@@ -142,6 +142,8 @@ func device(k *sim.Kernel, name string, cfg DeviceConfig, rng *rand.Rand) (*stor
 	if cfg.SeekSpan > 0 {
 		p.SeekSpan = cfg.SeekSpan
 	}
+	p.Scheduler = cfg.Scheduler
+	p.QueueDepth = cfg.QueueDepth
 	return storage.New(k, name, p, rng)
 }
 

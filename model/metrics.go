@@ -128,8 +128,7 @@ func (e *engine) snapshot() counters {
 		_, c.n[cPasses] = ss.SweepCounters()
 	}
 	c.f[fCPUBusy] = e.cpuRes.Stats().BusyNs
-	ds := e.dataDev.Resource().Stats()
-	c.f[fDiskBusy], c.f[fDiskQueue] = ds.BusyNs, ds.QueueNs
+	c.f[fDiskBusy], c.f[fDiskQueue] = e.dataDev.Resource().Stats().BusyNs, e.dataDev.QueueNs()
 	if e.walDev != e.dataDev {
 		c.n[cWALWrites] = int64(e.walDev.Stats.Writes)
 		c.f[fWALBusy] = e.walDev.Resource().Stats().BusyNs

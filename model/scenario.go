@@ -181,6 +181,15 @@ type DeviceConfig struct {
 	// request, reaching the full random time at this many pages (a disk
 	// arm; 0 = the preset's: 1048576 pages for hdd-7200, none for SSDs).
 	SeekSpan int64 `yaml:"seek_span" range:"0,"`
+	// Scheduler orders the requests waiting for the device: fifo (arrival
+	// order: a read waits behind every write queued before it) or deadline
+	// (Linux's deadline elevator: reads first, sector-ordered batches of 16,
+	// 500 ms / 5 s expiry; block/deadline-iosched.c).
+	Scheduler string `yaml:"scheduler" enum:"fifo|deadline"`
+	// QueueDepth: under deadline, how many requests the device (its NCQ or
+	// RAID controller queue) holds and serves in order; the elevator only
+	// reorders the rest. 0 = one per channel.
+	QueueDepth int `yaml:"queue_depth" range:"0,100000"`
 }
 
 // Policies selects the pluggable policies.
@@ -534,8 +543,8 @@ func DefaultScenario() Scenario {
 			MaxWritebackBatch:       512 << 10,
 		},
 		Storage: Storage{
-			Data: DeviceConfig{Preset: "sata-ssd"},
-			WAL:  DeviceConfig{Preset: "data"},
+			Data: DeviceConfig{Preset: "sata-ssd", Scheduler: "fifo"},
+			WAL:  DeviceConfig{Preset: "data", Scheduler: "fifo"},
 		},
 		Policies: Policies{
 			Replacement: ReplacementConfig{Policy: "clock-sweep"},

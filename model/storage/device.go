@@ -1,10 +1,11 @@
 // Package storage models the block devices under PostgreSQL's data
-// directory and WAL: k identical channels in front of a FIFO queue shared by
+// directory and WAL: k identical channels in front of one queue shared by
 // reads, writes and cache flushes, with lognormal service times around a
-// preset's means. Because the queue is shared, a read submitted behind a
-// burst of writeback waits for it: that is where the multi-second worst
-// cases of seed 002 ("no man's land" between going to disk and not) come
-// from.
+// preset's means. The queue is FIFO by default: a read submitted behind a
+// burst of writeback waits for all of it, which is where the multi-second
+// worst cases of seed 002 come from. Scheduler "deadline" orders it as
+// Linux's deadline elevator does (block/deadline-iosched.c): reads ahead of
+// writes, sector-ordered batches, 500 ms / 5 s expiry.
 //
 // A request contiguous with the previous one submitted to the device (the
 // next page of the same relation chunk) is charged SeqTime instead of a
@@ -38,6 +39,17 @@ type Params struct {
 	// checkpoint writes are therefore cheaper than random ones, as on a
 	// real disk. 0: every non-contiguous request costs the full time (SSDs).
 	SeekSpan int64
+	// Scheduler orders the waiting requests: "fifo" (or "") serves them in
+	// arrival order, so a read waits behind every write queued before it;
+	// "deadline" is Linux's deadline elevator (deadline.go): reads first,
+	// sector-ordered batches, expiry deadlines.
+	Scheduler string
+	// QueueDepth is how many requests the deadline scheduler hands to the
+	// device at once (NCQ's 32 for a SATA disk, hundreds for a RAID
+	// controller); the device serves what it holds in order, so the elevator
+	// can only reorder what it has not handed over yet. 0 or less than
+	// Channels means one per channel.
+	QueueDepth int
 }
 
 // Presets are typical devices of their class. The figures are means of
@@ -87,6 +99,7 @@ type Device struct {
 	ReadLatencyPhase *sim.Histogram
 
 	free []*request
+	elev *elevator // nil under the FIFO scheduler
 }
 
 // New creates a device. rng feeds the service-time draws (a stream of its
@@ -102,6 +115,13 @@ func New(k *sim.Kernel, name string, p Params, rng *rand.Rand) (*Device, error) 
 		ReadLatency:      sim.NewHistogram(),
 		ReadLatencyPhase: sim.NewHistogram(),
 	}
+	switch p.Scheduler {
+	case "", SchedFIFO:
+	case SchedDeadline:
+		d.elev = &elevator{since: k.Now()}
+	default:
+		return nil, fmt.Errorf("device %s: unknown scheduler %q (fifo or deadline)", name, p.Scheduler)
+	}
 	if p.Jitter > 0 {
 		s2 := math.Log1p(p.Jitter * p.Jitter)
 		d.lognorm = distuv.LogNormal{Mu: -s2 / 2, Sigma: math.Sqrt(s2), Src: rng}
@@ -113,8 +133,30 @@ func New(k *sim.Kernel, name string, p Params, rng *rand.Rand) (*Device, error) 
 // Params returns the device's parameters.
 func (d *Device) Params() Params { return d.p }
 
-// Resource exposes the channel queue (utilisation, queue length).
+// Resource exposes the channels (utilisation; under the FIFO scheduler
+// also the queue).
 func (d *Device) Resource() *sim.Resource { return d.res }
+
+// QueueNs is the integral over time of the number of requests waiting for
+// a channel (waiter-ns) since the device was created, whichever scheduler
+// holds them.
+func (d *Device) QueueNs() float64 {
+	q := d.res.Stats().QueueNs
+	if e := d.elev; e != nil {
+		e.account(d.k.Now())
+		q += e.queueNs
+	}
+	return q
+}
+
+// Waiting is the number of requests waiting for a channel now.
+func (d *Device) Waiting() int {
+	n := d.res.QueueLen()
+	if d.elev != nil {
+		n += d.elev.n
+	}
+	return n
+}
 
 type request struct {
 	d      *Device
@@ -126,6 +168,9 @@ type request struct {
 
 func (r *request) OnEvent(int64) {
 	d := r.d
+	if d.elev != nil {
+		d.elevatorDispatch() // a channel just became free
+	}
 	if r.op == Read {
 		lat := d.k.Now() - r.submit
 		d.ReadLatency.Record(lat)
@@ -143,34 +188,89 @@ func (r *request) OnEvent(int64) {
 // global page id; Flush ignores both). done.OnEvent(arg) fires when it
 // completes; done may be nil for fire-and-forget writeback.
 func (d *Device) Submit(op Op, addr int64, npages int, done sim.Handler, arg int64) {
-	var svc int64
 	switch op {
-	case Read, Write:
-		base := d.p.ReadTime
-		if op == Write {
-			base = d.p.WriteTime
-			d.Stats.Writes++
-			d.Stats.PagesWrite += uint64(npages)
-		} else {
-			d.Stats.Reads++
-			d.Stats.PagesRead += uint64(npages)
-		}
-		switch dist := addr - d.lastAddr; {
-		case dist == 1:
-			base = d.p.SeqTime
-		case d.p.SeekSpan > 0:
-			if dist < 0 {
-				dist = -dist
-			}
-			f := math.Sqrt(min(1, float64(dist)/float64(d.p.SeekSpan)))
-			base = d.p.SeqTime + int64(float64(base-d.p.SeqTime)*(0.5+0.5*f))
-		}
-		svc = d.draw(base) + int64(npages-1)*d.p.SeqTime
-		d.lastAddr = addr + int64(npages) - 1
+	case Read:
+		d.Stats.Reads++
+		d.Stats.PagesRead += uint64(npages)
+	case Write:
+		d.Stats.Writes++
+		d.Stats.PagesWrite += uint64(npages)
 	case Flush:
 		d.Stats.Flushes++
-		svc = d.draw(d.p.FlushTime)
 	}
+	r := d.newRequest(op, done, arg)
+	if d.elev != nil {
+		p := d.elev.get()
+		p.op, p.addr, p.npages, p.sized, p.flush, p.r = op, addr, npages, 0, false, r
+		d.elevatorAdd(p)
+		return
+	}
+	var svc int64
+	if op == Flush {
+		svc = d.draw(d.p.FlushTime)
+	} else {
+		svc = d.pageTime(op, addr, npages)
+	}
+	d.res.Request(svc, r, 0)
+}
+
+// pageTime draws the service time of a page request from the head position
+// the previous request left, and moves the head.
+func (d *Device) pageTime(op Op, addr int64, npages int) int64 {
+	base := d.p.ReadTime
+	if op == Write {
+		base = d.p.WriteTime
+	}
+	switch dist := addr - d.lastAddr; {
+	case dist == 1:
+		base = d.p.SeqTime
+	case d.p.SeekSpan > 0:
+		if dist < 0 {
+			dist = -dist
+		}
+		f := math.Sqrt(min(1, float64(dist)/float64(d.p.SeekSpan)))
+		base = d.p.SeqTime + int64(float64(base-d.p.SeqTime)*(0.5+0.5*f))
+	}
+	svc := d.draw(base) + int64(npages-1)*d.p.SeqTime
+	d.lastAddr = addr + int64(npages) - 1
+	return svc
+}
+
+// SubmitSized queues a write of an arbitrary number of bytes (a WAL
+// write), charged as a sequential transfer, followed by a cache flush when
+// flush is true (fdatasync), as one request.
+func (d *Device) SubmitSized(bytes int64, flush bool, done sim.Handler, arg int64) {
+	d.Stats.Writes++
+	d.Stats.PagesWrite += uint64(sizedPages(bytes))
+	if flush {
+		d.Stats.Flushes++
+	}
+	r := d.newRequest(Write, done, arg)
+	if d.elev != nil {
+		p := d.elev.get()
+		p.op, p.addr, p.npages, p.sized, p.flush, p.r = Write, walRegion+d.elev.walNext, 0, bytes, flush, r
+		d.elev.walNext += sizedPages(bytes)
+		d.elevatorAdd(p)
+		return
+	}
+	d.res.Request(d.sizedTime(bytes, flush), r, 0)
+}
+
+func sizedPages(bytes int64) int64 {
+	return max(1, (bytes+8191)/8192)
+}
+
+// sizedTime draws the service time of a SubmitSized write.
+func (d *Device) sizedTime(bytes int64, flush bool) int64 {
+	svc := d.draw(d.p.SeqTime) * sizedPages(bytes)
+	d.lastAddr = -2 // the WAL is elsewhere on the device: the next data request seeks
+	if flush {
+		svc += d.draw(d.p.FlushTime)
+	}
+	return svc
+}
+
+func (d *Device) newRequest(op Op, done sim.Handler, arg int64) *request {
 	var r *request
 	if n := len(d.free); n > 0 {
 		r = d.free[n-1]
@@ -179,34 +279,7 @@ func (d *Device) Submit(op Op, addr int64, npages int, done sim.Handler, arg int
 		r = &request{d: d}
 	}
 	r.op, r.submit, r.done, r.arg = op, d.k.Now(), done, arg
-	d.res.Request(svc, r, 0)
-}
-
-// SubmitSized queues a write of an arbitrary number of bytes (a WAL
-// write), charged as a sequential transfer, followed by a cache flush when
-// flush is true (fdatasync), as one request.
-func (d *Device) SubmitSized(bytes int64, flush bool, done sim.Handler, arg int64) {
-	pages := (bytes + 8191) / 8192
-	if pages < 1 {
-		pages = 1
-	}
-	d.Stats.Writes++
-	d.Stats.PagesWrite += uint64(pages)
-	svc := d.draw(d.p.SeqTime) * pages
-	d.lastAddr = -2 // the WAL is elsewhere on the device: the next data request seeks
-	if flush {
-		d.Stats.Flushes++
-		svc += d.draw(d.p.FlushTime)
-	}
-	var r *request
-	if n := len(d.free); n > 0 {
-		r = d.free[n-1]
-		d.free = d.free[:n-1]
-	} else {
-		r = &request{d: d}
-	}
-	r.op, r.submit, r.done, r.arg = Write, d.k.Now(), done, arg
-	d.res.Request(svc, r, 0)
+	return r
 }
 
 func (d *Device) draw(mean int64) int64 {
