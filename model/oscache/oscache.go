@@ -225,6 +225,64 @@ func (c *Cache) pushFront(g int32) {
 // (prewarming caches before a run).
 func (c *Cache) Warm(gid int32) { c.touch(gid) }
 
+// WarmAll is Warm of every page of seq in order, computed at once. An LRU's
+// contents after a run of touches are the first CapacityPages entries of the
+// recency stack (each page ordered by its last touch), so walking seq
+// backwards and keeping each page's first sighting gives the final list with
+// one list operation per surviving page instead of one random-access update
+// per touch. Stats.Evictions counts only the pages cached before seq that
+// fall out. With dirty or in-flight pages in the cache (which eviction
+// skips) it touches one page at a time instead.
+func (c *Cache) WarmAll(seq []int32) {
+	if len(seq) == 0 {
+		return
+	}
+	if c.dirty > 0 || c.writeback > 0 {
+		for _, g := range seq {
+			c.touch(g)
+		}
+		return
+	}
+	c.grow(slices.Max(seq))
+	capacity := int(max(c.cfg.CapacityPages, 0))
+	seen := make([]uint64, (len(c.flags)+63)/64)
+	order := make([]int32, 0, min(len(seq), capacity)+int(c.n))
+	for i := len(seq) - 1; i >= 0 && len(order) < capacity; i-- {
+		g := seq[i]
+		if seen[g>>6]&(1<<(g&63)) != 0 {
+			continue
+		}
+		seen[g>>6] |= 1 << (g & 63)
+		order = append(order, g)
+	}
+	// Pages cached before seq are older than all of it: they follow, in
+	// their own order, while room remains; the rest are evicted.
+	for g := c.head; g != nilPage; g = c.next[g] {
+		if seen[g>>6]&(1<<(g&63)) != 0 {
+			continue
+		}
+		if len(order) < capacity {
+			order = append(order, g)
+		} else {
+			c.flags[g] &^= fCached
+			c.Stats.Evictions++
+		}
+	}
+	c.head, c.tail = nilPage, nilPage
+	for i, g := range order {
+		c.flags[g] |= fCached
+		c.prev[g], c.next[g] = nilPage, nilPage
+		if i > 0 {
+			c.prev[g] = order[i-1]
+			c.next[order[i-1]] = g
+		}
+	}
+	if len(order) > 0 {
+		c.head, c.tail = order[0], order[len(order)-1]
+	}
+	c.n = int64(len(order))
+}
+
 // touch makes gid the most recently used page, inserting it if absent.
 func (c *Cache) touch(g int32) {
 	c.grow(g)

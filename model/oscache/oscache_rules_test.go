@@ -1,6 +1,7 @@
 package oscache
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/pgbufsim/pgbufsim/model/storage"
@@ -288,5 +289,49 @@ func TestPageRedirtiedDuringWritebackIsWrittenAgain(t *testing.T) {
 	k.RunUntil(2 * sim.Second)
 	if c.DirtyPages() != 0 || dev.Stats.PagesWrite != 3 {
 		t.Fatalf("after writeback and fsync of the file: %d pages dirty, %d pages written; want 0 and 3 (page 10 twice)", c.DirtyPages(), dev.Stats.PagesWrite)
+	}
+}
+
+// WarmAll(seq) leaves the cache exactly as Warm of each page in turn: the
+// same pages in the same LRU order, for sequences with repeats, capacities
+// smaller and larger than the distinct pages, and pages cached before.
+func TestWarmAllEqualsSequentialWarm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := 0; trial < 200; trial++ {
+		cfg := defaultCfg()
+		cfg.CapacityPages = int64(1 + rng.IntN(300))
+		_, _, a := testCache(t, 1, cfg)
+		_, _, b := testCache(t, 1, cfg)
+		span := 1 + rng.IntN(600)
+		for i := rng.IntN(400); i > 0; i-- { // content before
+			g := int32(rng.IntN(span))
+			a.Warm(g)
+			b.Warm(g)
+		}
+		seq := make([]int32, rng.IntN(2000))
+		for i := range seq {
+			if rng.IntN(3) == 0 {
+				seq[i] = int32(rng.IntN(20)) // a hot set
+			} else {
+				seq[i] = int32(rng.IntN(span))
+			}
+		}
+		for _, g := range seq {
+			a.Warm(g)
+		}
+		b.WarmAll(seq)
+		if a.n != b.n || a.head != b.head || a.tail != b.tail {
+			t.Fatalf("trial %d: n %d/%d head %d/%d tail %d/%d", trial, a.n, b.n, a.head, b.head, a.tail, b.tail)
+		}
+		for g, n := a.head, 0; g != nilPage; g, n = a.next[g], n+1 {
+			if b.prev[g] != a.prev[g] || b.next[g] != a.next[g] {
+				t.Fatalf("trial %d: page %d (position %d) linked differently", trial, g, n)
+			}
+		}
+		for g := 0; g < max(len(a.flags), len(b.flags)); g++ {
+			if a.Contains(int32(g)) != b.Contains(int32(g)) {
+				t.Fatalf("trial %d: page %d cached %v sequentially, %v by WarmAll", trial, g, a.Contains(int32(g)), b.Contains(int32(g)))
+			}
+		}
 	}
 }
