@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -49,6 +50,7 @@ func (m *multiFlag) String() string     { return strings.Join(*m, " ") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 const usage = `usage: simulate -config FILE [-out DIR] [-seed N] [-set path=value]... [-duration D] [-write-trace FILE]
+                [-cpuprofile FILE] [-memprofile FILE]
        simulate -config FILE -sweep path=v1,v2... [-replicates N] [-parallel N] [-shard i/n] [-force] [-out DIR]
        simulate merge DIR...                                                           (docs/sweeps.md)
        simulate -trace FILE -policy NAME[,NAME...] -cache SIZE[,SIZE...] [-out DIR]   (docs/traces.md)
@@ -92,6 +94,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		listPolicies = fs.Bool("list-policies", false, "list the replacement policies and their parameters")
 		quiet        = fs.Bool("q", false, "do not print the summary on stdout")
 		writeTrace   = fs.String("write-trace", "", "also write the run's page-reference trace to FILE (csv: relation,block,op; .oracleGeneral: libCacheSim's binary layout; .gz/.zst compress) for simulate -trace")
+		cpuProfile   = fs.String("cpuprofile", "", "write a CPU profile of the run to FILE (go tool pprof)")
+		memProfile   = fs.String("memprofile", "", "write a heap profile taken at the end of the run to FILE (go tool pprof)")
 		sets         multiFlag
 	)
 	fs.Var(&sets, "set", "override a configuration key, path=value (repeatable), e.g. -set server.shared_buffers=64MB")
@@ -154,9 +158,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 		opt.Progress = progressPrinter(stderr)
 		opt.ProgressEvery = 5 * sim.Second
 	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "simulate: -cpuprofile: %v\n", err)
+			return exitConfig
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}()
+	}
 	start := time.Now()
 	res, err := model.RunWith(sc, opt)
 	wall := time.Since(start).Seconds()
+	if *memProfile != "" && err == nil {
+		if perr := writeHeapProfile(*memProfile); perr != nil {
+			fmt.Fprintf(stderr, "simulate: -memprofile: %v\n", perr)
+			return exitConfig
+		}
+	}
 	if opt.Progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
@@ -266,4 +290,19 @@ func printPolicies(w io.Writer) {
 			}
 		}
 	}
+}
+
+// writeHeapProfile writes the live heap after a collection, the state the
+// run ended with.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

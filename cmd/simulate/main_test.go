@@ -119,6 +119,34 @@ func TestWriteTraceThenReplay(t *testing.T) {
 	}
 }
 
+// -cpuprofile and -memprofile write pprof profiles of the run (gzipped
+// protocol buffers); a profile path that cannot be created is a flag error,
+// exit 1, with nothing written.
+func TestProfiles(t *testing.T) {
+	tmp := t.TempDir()
+	cpu, mem := filepath.Join(tmp, "cpu.prof"), filepath.Join(tmp, "mem.prof")
+	code, _, errs := runCLI(t, "-config", "../../configs/quickstart.yaml", "-out", filepath.Join(tmp, "q"), "-q",
+		"-set", short, "-set", "workload.phases.warmup.duration=1s", "-cpuprofile", cpu, "-memprofile", mem)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, f := range []string{cpu, mem} {
+		data, err := os.ReadFile(f)
+		if err != nil || len(data) < 2 || data[0] != 0x1f || data[1] != 0x8b {
+			t.Errorf("%s: not a gzipped profile (%v, %d bytes)", f, err, len(data))
+		}
+	}
+	out := filepath.Join(tmp, "bad")
+	code, _, errs = runCLI(t, "-config", "../../configs/quickstart.yaml", "-out", out, "-q",
+		"-set", short, "-cpuprofile", filepath.Join(tmp, "no", "such", "dir", "cpu.prof"))
+	if code != 1 || !strings.Contains(errs, "-cpuprofile") {
+		t.Errorf("bad profile path: exit %d, %q", code, errs)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a flag error left output behind")
+	}
+}
+
 // The 2014 gaussian pgbench printed the access probabilities of the top
 // 20/10/5 % of keys in its run header (seed 002); so does the summary.
 func TestGaussianHeaderLine(t *testing.T) {
