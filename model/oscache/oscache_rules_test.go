@@ -308,6 +308,11 @@ func TestWarmAllEqualsSequentialWarm(t *testing.T) {
 			a.Warm(g)
 			b.Warm(g)
 		}
+		if trial%4 == 3 { // a dirty page: eviction must skip it (the fallback path)
+			g := int32(rng.IntN(span))
+			a.Write(g, nil, 0)
+			b.Write(g, nil, 0)
+		}
 		seq := make([]int32, rng.IntN(2000))
 		for i := range seq {
 			if rng.IntN(3) == 0 {
