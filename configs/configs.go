@@ -84,21 +84,10 @@ func dropPolicyParams(data []byte) ([]byte, error) {
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, err
 	}
-	get := func(m *yaml.Node, key string) *yaml.Node {
-		if m == nil || m.Kind != yaml.MappingNode {
-			return nil
-		}
-		for i := 0; i+1 < len(m.Content); i += 2 {
-			if m.Content[i].Value == key {
-				return m.Content[i+1]
-			}
-		}
-		return nil
-	}
 	if len(root.Content) == 0 {
 		return data, nil
 	}
-	repl := get(get(root.Content[0], "policies"), "replacement")
+	repl := mappingValue(mappingValue(root.Content[0], "policies"), "replacement")
 	if repl == nil || repl.Kind != yaml.MappingNode {
 		return data, nil
 	}

@@ -7,19 +7,6 @@ import (
 	"github.com/pgbufsim/pgbufsim/model"
 )
 
-func runYAML(t *testing.T, doc string, overrides ...string) *model.Result {
-	t.Helper()
-	sc, err := configs.Parse("t.yaml", []byte(doc), overrides...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := model.Run(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
-
 // heap_update waits for the transaction that changed the row
 // (XactLockTableWait): pgbench with fewer branches than clients queues on
 // the branch rows, and throughput falls as the rows get fewer.
@@ -40,8 +27,8 @@ workload:
         - sleep: 1ms
         - commit: true
 `
-	spread := runYAML(t, doc)
-	hot := runYAML(t, doc, `workload.phases.run.script=[{begin: true}, {update: {table: t, key: "random(1, 2)"}}, {sleep: 1ms}, {commit: true}]`)
+	spread := bhRunYAML(t, doc)
+	hot := bhRunYAML(t, doc, `workload.phases.run.script=[{begin: true}, {update: {table: t, key: "random(1, 2)"}}, {sleep: 1ms}, {commit: true}]`)
 	if spread.Totals.RowLockWaits >= hot.Totals.RowLockWaits || hot.Totals.RowLockWaits == 0 {
 		t.Errorf("row lock waits: %d over 1000 rows, %d over 2 rows", spread.Totals.RowLockWaits, hot.Totals.RowLockWaits)
 	}
@@ -57,7 +44,7 @@ workload:
 // Two rows updated in random order by concurrent transactions deadlock;
 // the victim's execution fails (pgbench's "failed"), the others go on.
 func TestDeadlocksAbortTheWaiter(t *testing.T) {
-	res := runYAML(t, `name: deadlock
+	res := bhRunYAML(t, `name: deadlock
 server: {shared_buffers: 32MB}
 tables:
   relations:

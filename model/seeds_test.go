@@ -18,22 +18,7 @@ func runSeed(t *testing.T, file string, overrides ...string) *model.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := model.Run(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
-
-func phase(t *testing.T, r *model.Result, name string) model.PhaseResult {
-	t.Helper()
-	for _, p := range r.Phases {
-		if p.Name == name {
-			return p
-		}
-	}
-	t.Fatalf("no phase %q", name)
-	return model.PhaseResult{}
+	return bhRun(t, sc)
 }
 
 // Seed 001: 140.7 ms per scan before VACUUM, 123.1 ms after (PD_ALL_VISIBLE
@@ -41,9 +26,9 @@ func phase(t *testing.T, r *model.Result, name string) model.PhaseResult {
 // sets hint bits and dirties the pages, took 257.5 ms.
 func TestSeedAllVisible(t *testing.T) {
 	r := runSeed(t, "seed-allvisible.yaml")
-	first := phase(t, r, "first-scan").LatencyMS.Mean
-	before := phase(t, r, "scan-before-vacuum").LatencyMS.Mean
-	after := phase(t, r, "scan-after-vacuum").LatencyMS.Mean
+	first := bhPhase(t, r, "first-scan").LatencyMS.Mean
+	before := bhPhase(t, r, "scan-before-vacuum").LatencyMS.Mean
+	after := bhPhase(t, r, "scan-after-vacuum").LatencyMS.Mean
 	t.Logf("first %.1f ms, before vacuum %.1f ms, after %.1f ms (seed: 257.5, 140.7, 123.1)", first, before, after)
 	if ratio := after / before; ratio < 0.80 || ratio > 0.95 {
 		t.Errorf("after/before = %.3f, seed 0.875 (want 0.80..0.95)", ratio)
@@ -51,11 +36,11 @@ func TestSeedAllVisible(t *testing.T) {
 	if ratio := first / before; ratio < 1.3 {
 		t.Errorf("first/before = %.2f, seed 1.83 (want > 1.3: the first scan sets hints and writes the pages)", ratio)
 	}
-	v := phase(t, r, "scan-after-vacuum").Visibility
+	v := bhPhase(t, r, "scan-after-vacuum").Visibility
 	if v.AllVisibleSkips == 0 || v.TuplesChecked != 0 {
 		t.Errorf("after VACUUM the scans should skip every page: %+v", v)
 	}
-	if h := phase(t, r, "first-scan").Visibility; h.HintBitsSet != 1000000 {
+	if h := bhPhase(t, r, "first-scan").Visibility; h.HintBitsSet != 1000000 {
 		t.Errorf("the first scan set %d hint bits, want 1000000", h.HintBitsSet)
 	}
 }
@@ -66,8 +51,8 @@ func TestSeedHintCacheBatch(t *testing.T) {
 	head := runSeed(t, "seed-hbcache.yaml", "policies.hint_cache.enabled=false")
 	hbc := runSeed(t, "seed-hbcache.yaml", "policies.hint_cache.enabled=true")
 	h, c := head.Totals, hbc.Totals
-	ratio := phase(t, hbc, "cycles").ElapsedS / phase(t, head, "cycles").ElapsedS
-	t.Logf("HEAD %.1f s, hbcache %.1f s, ratio %.3f (seed 264.2 s, 215.5 s, 0.816)", phase(t, head, "cycles").ElapsedS, phase(t, hbc, "cycles").ElapsedS, ratio)
+	ratio := bhPhase(t, hbc, "cycles").ElapsedS / bhPhase(t, head, "cycles").ElapsedS
+	t.Logf("HEAD %.1f s, hbcache %.1f s, ratio %.3f (seed 264.2 s, 215.5 s, 0.816)", bhPhase(t, head, "cycles").ElapsedS, bhPhase(t, hbc, "cycles").ElapsedS, ratio)
 	if ratio < 0.75 || ratio > 0.95 {
 		t.Errorf("hbcache/HEAD elapsed = %.3f, want 0.75..0.95 (seed 0.816)", ratio)
 	}
@@ -106,7 +91,7 @@ func TestSeedHintCacheOLTP(t *testing.T) {
 func TestSeedVMThreshold(t *testing.T) {
 	count := func(pages, sb, mode string) float64 {
 		r := runSeed(t, "seed-vm-threshold-"+pages+".yaml", "server.shared_buffers="+sb, "policies.all_visible.mode="+mode)
-		return phase(t, r, "count").ElapsedS
+		return bhPhase(t, r, "count").ElapsedS
 	}
 	m31 := map[string]float64{}
 	for _, sb := range []string{"32MB", "96MB", "128MB"} {
