@@ -263,11 +263,16 @@ func ParseSweep(name string, data []byte, overrides, axes []string) (*SweepPlan,
 			return nil, err
 		}
 	}
+	fromFlags := map[string]string{}
 	for _, a := range axes {
 		path, nodes, err := ParseAxis(a)
 		if err != nil {
 			return nil, err
 		}
+		if prev, dup := fromFlags[path]; dup {
+			return nil, fmt.Errorf("-sweep %s: the axis %s is already given by -sweep %s; give its values once, comma-separated", a, path, prev)
+		}
+		fromFlags[path] = a
 		spec := &axisSpec{path: path, nodes: nodes, flag: "-sweep " + a}
 		if i := slices.IndexFunc(list, func(x *axisSpec) bool { return x.path == path }); i >= 0 {
 			list[i] = spec // like -set, the command line replaces the file

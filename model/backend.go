@@ -84,6 +84,7 @@ type backend struct {
 	victim    int32
 	ioReady   bool
 	nextWait  int32 // next backend waiting on the same slot's I/O
+	lastMiss  bool  // the last completed access read or extended its page
 
 	// waiting
 	pending    int
@@ -289,9 +290,14 @@ func (b *backend) advance() {
 func (b *backend) placeNew(t *table) {
 	blk, ext := t.heap.PlaceNew()
 	if ext {
-		nb, gid := b.e.cat.Extend(t.rel)
+		nb, gid, ok := b.e.extend(t.rel)
+		if !ok {
+			// The run has failed; leave a valid block for the caller's
+			// last access, which returns at once.
+			b.xtarg, b.xext = max(t.heap.NBlocks()-1, 0), false
+			return
+		}
 		t.heap.Extended(nb)
-		b.e.growPages(gid)
 		// A freshly extended page is initialised by its first WAL record
 		// (XLOG_HEAP_INIT_PAGE), which carries no full-page image.
 		b.e.fpiCycle[gid] = b.e.cycle
@@ -322,7 +328,11 @@ func (b *backend) modify(slot, gid int32, recBytes int64) {
 // write says whether the caller will modify the page (for the
 // page-reference trace only).
 func (b *backend) access(gid int32, ring *bufpool.Ring, extend, write bool) (int32, bool) {
+	if b.e.err != nil {
+		return -1, false // the run has failed: unwind
+	}
 	if b.ps == psNone {
+		b.e.accesses++
 		b.ps = psLookup
 		b.pinGid, b.pinRing, b.pinExtend = gid, ring, extend
 		if f := b.e.pageRef; f != nil {
@@ -340,15 +350,21 @@ func (b *backend) pinStep() (int32, bool) {
 	for {
 		switch b.ps {
 		case psLookup:
+			// One ReadBuffer is one hit, one read or one extension, counted
+			// once when its outcome is known: a lookup retried after a
+			// victim was given back (BufferAlloc's retry) is still the same
+			// access (ReadBuffer_common counts after BufferAlloc returns).
 			if s := p.Lookup(b.pinGid); s >= 0 {
 				p.Pin(s, now, b.pinRing != nil)
-				p.Stats.Hits++
 				b.cpu += e.costs.BufferHit
 				if p.Flags[s]&bufpool.Valid != 0 {
+					p.Stats.Hits++
+					b.lastMiss = false
 					b.ps = psNone
 					return s, true
 				}
-				// Another backend is reading it: WaitIO.
+				// Another backend is reading it: WaitIO. BufferAlloc
+				// reports it found (a hit) once the read is done.
 				b.pinSlot = s
 				b.nextWait = e.ioWaitHead[s]
 				e.ioWaitHead[s] = b.id
@@ -356,12 +372,11 @@ func (b *backend) pinStep() (int32, bool) {
 				b.block(wIOWait)
 				return -1, false
 			}
-			if !b.pinExtend {
-				p.Stats.Reads++
-			}
 			b.cpu += e.costs.BufferHit
 			b.ps = psVictim
 		case psIOWait:
+			p.Stats.Hits++
+			b.lastMiss = false
 			b.ps = psNone
 			return b.pinSlot, true
 		case psVictim:
@@ -453,7 +468,9 @@ func (b *backend) pinStep() (int32, bool) {
 			}
 			p.Assign(s, b.pinGid, now, b.pinRing != nil)
 			b.pinSlot = s
+			b.lastMiss = true
 			if b.pinExtend {
+				p.Stats.Extends++
 				// smgrextend writes the new block (zeros) through the OS
 				// right away; pg_stat_bgwriter counted it in
 				// buffers_backend (md.c mdextend -> register_dirty_segment).
@@ -466,6 +483,7 @@ func (b *backend) pinStep() (int32, bool) {
 				b.block(wOSWrite)
 				return -1, false
 			}
+			p.Stats.Reads++
 			b.ps = psRead
 			b.cpu += e.costs.OSRead
 			b.block(wRead)
@@ -512,8 +530,21 @@ func (b *backend) beginTxn() {
 	}
 	if b.wakeAt > 0 { // woke up at the scheduled start
 		b.wakeAt = 0
+		if ph.cfg.Duration > 0 && now >= ph.end {
+			b.finish() // done sleeping, but the run is over
+			return
+		}
 		b.started = now
 		b.buildTxn()
+		return
+	}
+	// pgbench -T: once the duration is over no transaction starts, whatever
+	// the schedule (advanceConnectionState: CSTATE_END_TX and
+	// CSTATE_THROTTLE go to CSTATE_FINISHED when timer_exceeded); the
+	// transactions still running finish and are counted.
+	timerExceeded := ph.cfg.Duration > 0 && now >= ph.end
+	if timerExceeded {
+		b.finish()
 		return
 	}
 	if ph.cfg.Rate > 0 {
@@ -547,10 +578,6 @@ func (b *backend) beginTxn() {
 		}
 		b.started = now
 		b.buildTxn()
-		return
-	}
-	if ph.cfg.Duration > 0 && now >= ph.end {
-		b.finish()
 		return
 	}
 	b.scheduled, b.started = now, now
@@ -588,5 +615,11 @@ func (b *backend) finish() {
 func (t *thread) poisson() int64 {
 	u := 1.0 - t.rng.Float64() // (0, 1]
 	us := math.Floor(-math.Log(u)*t.meanUs + 0.5)
-	return int64(us) * 1000
+	// The loader bounds rates so that no gap reaches this (a mean gap of
+	// at most 10^4 s, and -log(u) <= 37.5 for a float64 u): keep the
+	// conversion defined anyway.
+	return int64(min(us, maxPoissonUs)) * 1000
 }
+
+// maxPoissonUs caps one arrival gap at about 29 simulated years.
+const maxPoissonUs = 1e15

@@ -72,6 +72,30 @@ func Check(sc Scenario) []Problem {
 			add(at+".row_width", "%v", err)
 		}
 	}
+	if _, err := EstimateRun(sc); err != nil {
+		if pe, ok := err.(Problem); ok {
+			ps = append(ps, pe)
+		} else {
+			add("tables", "%v", err)
+		}
+	}
+	// The kernel keeps background writeback below the dirty limit by
+	// quietly halving it (mm/page-writeback.c domain_dirty_limits: bg_thresh
+	// >= thresh -> thresh / 2); a simulator input that would be changed
+	// behind the user's back is refused instead.
+	if o := sc.OS; o.PageCache > 0 {
+		bg, lim := float64(o.PageCache)*o.DirtyBackgroundRatio/100, float64(o.PageCache)*o.DirtyRatio/100
+		bgKey, limKey := "os.dirty_background_ratio", "os.dirty_ratio"
+		if o.DirtyBackgroundBytes > 0 {
+			bg, bgKey = float64(o.DirtyBackgroundBytes), "os.dirty_background_bytes"
+		}
+		if o.DirtyBytes > 0 {
+			lim, limKey = float64(o.DirtyBytes), "os.dirty_bytes"
+		}
+		if lim > 0 && bg >= lim {
+			add(bgKey, "background writeback would start at %s of dirty pages, not below the %s throttling limit (%s); the kernel would silently use half the limit instead: set it below %s", SizeText(int64(bg)), limKey, SizeText(int64(lim)), limKey)
+		}
+	}
 	if len(sc.Workload.Phases) == 0 {
 		add("workload.phases", "the scenario has no phase to run")
 	}

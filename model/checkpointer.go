@@ -49,6 +49,10 @@ type Checkpoint struct {
 	Files    int     `json:"files_synced"`
 	SyncS    float64 `json:"sync_s"`
 	WALBytes int64   `json:"wal_bytes_since_previous"`
+	// Complete is false for a checkpoint still running when the run
+	// ended: its buffers_written are the writes done so far, and the
+	// times it had not reached are 0.
+	Complete bool `json:"complete"`
 }
 
 type ckItem struct {
@@ -173,6 +177,18 @@ func (c *checkpointer) OnEvent(arg int64) {
 		c.syncNext++
 		c.syncLoop()
 	}
+}
+
+// checkpoints lists the checkpoints of the run so far, the running one
+// last (Complete false, with the writes it has done).
+func (c *checkpointer) checkpoints() []Checkpoint {
+	out := append([]Checkpoint{}, c.list...)
+	if c.running {
+		cur := c.cur
+		cur.Written = c.written
+		out = append(out, cur)
+	}
+	return out
 }
 
 // noteWrite records that a data file has a write the next checkpoint must
@@ -330,6 +346,7 @@ func (c *checkpointer) syncLoop() {
 	c.cur.Files = len(c.syncRels)
 	c.cur.SyncS = secs(now - c.syncStart)
 	c.cur.EndS = e.at(now)
+	c.cur.Complete = true
 	c.list = append(c.list, c.cur)
 	e.marks = append(e.marks, Mark{TimeS: e.at(now), Label: "checkpoint end"})
 	c.running = false

@@ -1,8 +1,10 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -17,9 +19,19 @@ import (
 // Options tune a run without changing its results.
 type Options struct {
 	// Progress, if set, is called about every ProgressEvery of simulated
-	// time with the current simulated time and events fired.
+	// time with the simulated time since the phases began (after any
+	// prewarm) and the events fired. It only watches: a run with progress
+	// gives the same result as one without.
 	Progress      func(simNow int64, events uint64)
 	ProgressEvery int64
+	// Interrupted, if set, is polled every few thousand events; when it
+	// returns true the run stops with ErrInterrupted (a CLI sets it from
+	// SIGINT/SIGTERM). It cannot change a run that it does not stop.
+	Interrupted func() bool
+	// AtEnd, if set, is called once after the last phase, while the run's
+	// whole state is still live (a heap profile taken there shows what the
+	// model holds).
+	AtEnd func()
 	// PageRef, if set, receives every shared-buffer access of the run
 	// (simulated nanoseconds since the run began, relation name, block number,
 	// whether the access modifies the page) in simulation order: the
@@ -73,10 +85,12 @@ type engine struct {
 	ckpt    *checkpointer
 	marks   []Mark
 
-	backends   []*backend
-	ioWaitHead []int32
+	backends    []*backend
+	idleWorkers []*backend // retired autovacuum workers, reused by startWorker
+	ioWaitHead  []int32
 
 	bufWrites struct{ backend, extends, clean, maxwritten, checkpoint uint64 }
+	accesses  uint64 // ReadBuffer calls (hits + reads + extensions)
 
 	phases  []*phase
 	cur     *phase
@@ -91,6 +105,7 @@ type engine struct {
 	freeLocks               []*rowLock
 	rowLockWaits, deadlocks int64
 	failedTxns              int64
+	notFound                int64 // keyed statements whose key matched no row
 
 	lastProgress int64 // when a backend last finished an op (stall detection)
 
@@ -258,6 +273,20 @@ func osConfig(o OS) oscache.Config {
 	}
 }
 
+// extend adds a block to rel (smgrextend) and sizes the per-page state for
+// it. Past the page-id space it fails the run (exit 2) and returns ok
+// false; the loader refuses databases that start too large, so only a
+// relation that grows for very long gets there.
+func (e *engine) extend(rel catalog.RelID) (block, gid int32, ok bool) {
+	block, gid = e.cat.Extend(rel)
+	if gid < 0 {
+		e.fail(fmt.Errorf("relation %s cannot grow past block %d: the run's %d page ids (16 TB) are used up", e.cat.Rel(rel).Name, block, MaxPages))
+		return block, gid, false
+	}
+	e.growPages(gid)
+	return block, gid, true
+}
+
 // growPages sizes per-page slices for gids up to gid.
 func (e *engine) growPages(gid int32) {
 	if int(gid) < len(e.fpiCycle) {
@@ -290,17 +319,23 @@ func (e *engine) run(opt Options) (*Result, error) {
 	e.av.start()
 	e.wal.StartWriter(e.sc.Server.WALWriterDelay)
 	e.startPhase(0)
-	next := int64(0)
 	if opt.Progress != nil && opt.ProgressEvery <= 0 {
 		opt.ProgressEvery = 10 * sim.Second
 	}
-	for e.err == nil && e.cur != nil {
-		if opt.Progress != nil {
-			next += opt.ProgressEvery
-			e.k.RunUntil(next)
-			opt.Progress(e.k.Now(), e.k.Fired())
-		} else if !e.k.Step() {
+	// The same event loop with or without watchers: progress and interrupt
+	// checks only look at the kernel between events, so they cannot move
+	// the run's clock or reorder its events.
+	next := e.k.Now() + opt.ProgressEvery
+	for n := uint(0); e.err == nil && e.cur != nil; n++ {
+		if !e.k.Step() {
 			break
+		}
+		if opt.Progress != nil && e.k.Now() >= next {
+			opt.Progress(e.k.Now()-e.t0, e.k.Fired())
+			next = e.k.Now() + opt.ProgressEvery
+		}
+		if opt.Interrupted != nil && n%4096 == 0 && opt.Interrupted() {
+			return nil, ErrInterrupted
 		}
 	}
 	if e.err != nil {
@@ -309,5 +344,16 @@ func (e *engine) run(opt Options) (*Result, error) {
 	if e.cur != nil {
 		return nil, fmt.Errorf("simulation stalled in phase %q at %.3f s: no pending event while clients are still active (a model bug)", e.cur.cfg.Name, float64(e.k.Now())/1e9)
 	}
-	return e.result(), nil
+	r := e.result()
+	if err := e.checkInvariants(r); err != nil {
+		return nil, err
+	}
+	if opt.AtEnd != nil {
+		opt.AtEnd()
+		runtime.KeepAlive(e) // the state AtEnd looks at must still be live
+	}
+	return r, nil
 }
+
+// ErrInterrupted is returned by a run that Options.Interrupted stopped.
+var ErrInterrupted = errors.New("interrupted")

@@ -55,6 +55,7 @@ const (
 	cFailed
 	cRowLockWaits
 	cDeadlocks
+	cNotFound
 	nCounters
 )
 
@@ -123,6 +124,7 @@ func (e *engine) snapshot() counters {
 		cFailed:           e.failedTxns,
 		cRowLockWaits:     e.rowLockWaits,
 		cDeadlocks:        e.deadlocks,
+		cNotFound:         e.notFound,
 	}
 	if ss, ok := e.pool.Policy.(policies.SweepStats); ok {
 		_, c.n[cPasses] = ss.SweepCounters()
@@ -185,6 +187,7 @@ func (e *engine) metrics(c counters, dur int64, txns, skipped, late int64, lat, 
 		Failed:       c.n[cFailed],
 		RowLockWaits: c.n[cRowLockWaits],
 		Deadlocks:    c.n[cDeadlocks],
+		KeysNotFound: c.n[cNotFound],
 		Skipped:      skipped,
 		Late:         late,
 		LatencyMS:    distOf(lat),
@@ -280,7 +283,7 @@ func (e *engine) result() *Result {
 		r.LatencyCDF.ValuesMS = append(r.LatencyCDF.ValuesMS, float64(v)/1e6)
 	}
 	r.UsageFinal = e.pool.UsageHistogram()
-	r.Checkpoints = append([]Checkpoint{}, e.ckpt.list...)
+	r.Checkpoints = e.ckpt.checkpoints()
 	r.Marks = e.marks
 	r.Header = e.header()
 	r.Runtime = Runtime{

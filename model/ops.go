@@ -109,6 +109,14 @@ func (b *backend) execKeyed(o *op) bool {
 		b.sub = 3
 	}
 	if b.sub == 3 {
+		if !t.hasRow(o.key) {
+			// The index descent found no entry for the key (a key outside
+			// the table, as pgbench's expressions can produce): the
+			// statement touches no heap page and changes nothing
+			// (UPDATE 0).
+			e.notFound++
+			return true
+		}
 		if o.kind != opFetch && !b.holdsRow(t, o.key) && !b.lockRow(t, o.key) {
 			return false // waiting for the row's updater, or aborted as a deadlock victim
 		}
@@ -120,9 +128,6 @@ func (b *backend) execKeyed(o *op) bool {
 			b.takeSnapshot()
 		}
 		blk := t.heap.BlockOf(o.key)
-		if blk >= t.heap.NBlocks() {
-			return true // key beyond the table: nothing found
-		}
 		gid := e.cat.GID(t.rel, blk)
 		slot, ok := b.access(gid, nil, false, o.kind != opFetch)
 		if !ok {
@@ -137,7 +142,7 @@ func (b *backend) execKeyed(o *op) bool {
 			return true
 		}
 		b.assignXid()
-		b.undo = append(b.undo, rowUndo{t: t, row: o.key, blk: blk, xmin: t.heap.RowXmin(o.key)})
+		b.undo = append(b.undo, rowUndo{t: t, row: o.key, oldBlk: blk, newBlk: -1})
 		b.cpu += e.costs.TupleUpdate
 		t.heap.DeleteRow(o.key, blk, b.xid)
 		b.vmClear = t.heap.AllVisible(blk) // cleared by DeleteRow below
@@ -149,8 +154,8 @@ func (b *backend) execKeyed(o *op) bool {
 			b.sub = 7
 		} else if t.heap.Free(blk) > 0 {
 			// HOT: the new version stays on the page.
-			t.heap.Insert(blk, b.xid, 1)
-			t.heap.SetRowVersion(o.key, blk, b.xid)
+			t.heap.InsertVersion(blk, b.xid, o.key)
+			b.undo[len(b.undo)-1].newBlk = blk
 			t.heap.Stats.HOTUpdates++
 			b.modify(slot, gid, walUpdate)
 			e.pool.Unpin(slot)
@@ -171,8 +176,8 @@ func (b *backend) execKeyed(o *op) bool {
 		if !ok {
 			return false
 		}
-		t.heap.Insert(b.xtarg, b.xid, 1)
-		t.heap.SetRowVersion(o.key, b.xtarg, b.xid)
+		t.heap.InsertVersion(b.xtarg, b.xid, o.key)
+		b.undo[len(b.undo)-1].newBlk = b.xtarg
 		b.cpu += e.costs.TupleUpdate
 		b.modify(slot, gid, walInsert)
 		e.pool.Unpin(slot)
@@ -289,7 +294,10 @@ func (b *backend) execScan(o *op) bool {
 		b.scanEnd = t.heap.NBlocks()
 		b.ring = nil
 		if int64(b.scanEnd) > int64(e.pool.N)/4 {
+			// initscan: a new BULKREAD strategy per scan (heap_endscan
+			// frees it), so each scan's ring starts empty.
 			b.ring = b.bulkRing()
+			b.ring.Reset()
 		}
 		b.useVM = av.ScanUsesVM(b.scanEnd)
 		b.skipAV = av.ScanSkipsAllVisible(b.scanEnd)
@@ -343,7 +351,13 @@ func (b *backend) execScan(o *op) bool {
 		if o.kind == opDeleteAll {
 			xid := b.xid
 			n := t.heap.DeleteAll(blk, xid, func(g heap.Group) bool {
-				return g.Xmin == xid || e.x.clog.Get(g.Xmin) == 1 /* committed */ && !b.inSnapshot(g.Xmin) && g.Hints&heap.XminInvalid == 0
+				switch {
+				case g.Xmin == xid || g.Hints&heap.Frozen == heap.Frozen:
+					return true // our own insert, or frozen: visible
+				case g.Hints&heap.XminInvalid != 0:
+					return false
+				}
+				return e.x.clog.Get(g.Xmin) == 1 /* committed */ && !b.inSnapshot(g.Xmin)
 			})
 			if n > 0 {
 				b.noteDead(t, int64(n))

@@ -65,8 +65,8 @@ func (e *engine) prewarm(n int64) {
 						touch(e.cat.GID(o.t.pkey.rel, blk), now)
 					}
 				}
-				if blk := o.t.heap.BlockOf(o.key); blk < o.t.heap.NBlocks() {
-					touch(e.cat.GID(o.t.rel, blk), now)
+				if o.t.hasRow(o.key) {
+					touch(e.cat.GID(o.t.rel, o.t.heap.BlockOf(o.key)), now)
 				}
 			case opSeqscan:
 				for blk := int32(0); blk < o.t.heap.NBlocks(); blk++ {

@@ -81,8 +81,12 @@ type Metrics struct {
 	// RowLockWaits counts waits for another transaction's row lock
 	// (UPDATE/DELETE of a row being changed); Deadlocks the waits that
 	// would have closed a cycle.
-	RowLockWaits int64      `json:"row_lock_waits"`
-	Deadlocks    int64      `json:"deadlocks"`
+	RowLockWaits int64 `json:"row_lock_waits"`
+	Deadlocks    int64 `json:"deadlocks"`
+	// KeysNotFound counts keyed statements (select, update, delete by
+	// key) whose key matched no row, e.g. a key expression that leaves
+	// the table's key range: they descend the index and change nothing.
+	KeysNotFound int64      `json:"keys_not_found"`
 	TPS          float64    `json:"tps"`
 	Skipped      int64      `json:"skipped"`
 	Late         int64      `json:"late"`

@@ -21,10 +21,9 @@ type rowLock struct {
 // rowUndo restores a row's current-version bookkeeping if its updater
 // aborts.
 type rowUndo struct {
-	t    *table
-	row  int64
-	blk  int32
-	xmin uint32
+	t              *table
+	row            int64
+	oldBlk, newBlk int32 // newBlk -1: a delete, no new version
 }
 
 // lockRow takes the row lock for b. It returns false when b must wait

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -406,6 +407,16 @@ type Phase struct {
 	Warmup bool `yaml:"warmup"`
 }
 
+// Bounds of a phase's rate (pgbench -R) in transactions per second: below
+// MinRate the mean gap between transactions exceeds 10^4 s (and a Poisson
+// draw could leave int64 nanoseconds), above MaxRate no server is meant;
+// and a phase may schedule at most MaxScheduled transactions.
+const (
+	MinRate      = 1e-4
+	MaxRate      = 1e7
+	MaxScheduled = 1e10
+)
+
 // Defaults fills a new phase (strictyaml calls it for each list element).
 // A phase without a script runs tpcb-like (set by ResolveVersionDefaults,
 // so that a list of steps given as the script does not mix with it).
@@ -603,6 +614,12 @@ func (p *Phase) Validate() error {
 	}
 	if p.Script.Builtin != "" && len(p.Script.Steps) > 0 {
 		return &strictyaml.FieldError{Path: "script", Msg: "give either a built-in script name or a list of steps, not both"}
+	}
+	if p.Rate != 0 && (p.Rate < MinRate || p.Rate > MaxRate) {
+		return &strictyaml.FieldError{Path: "rate", Msg: fmt.Sprintf("%g transactions per second is outside [%g, %g] (0 = as fast as possible, pgbench without -R)", p.Rate, MinRate, MaxRate)}
+	}
+	if p.Rate > 0 && p.Duration > 0 && p.Rate*float64(p.Duration)/1e9 > MaxScheduled {
+		return &strictyaml.FieldError{Path: "rate", Msg: fmt.Sprintf("%g transactions per second for %s schedules %.3g transactions, more than the %.0g a run may schedule; lower the rate or the duration", p.Rate, time.Duration(p.Duration), p.Rate*float64(p.Duration)/1e9, MaxScheduled)}
 	}
 	if p.Threads > p.Clients {
 		return &strictyaml.FieldError{Path: "threads", Msg: fmt.Sprintf("%d threads for %d clients (pgbench requires threads <= clients)", p.Threads, p.Clients)}

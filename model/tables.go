@@ -26,6 +26,10 @@ type table struct {
 	vacuums, autovacuums       int64
 }
 
+// hasRow reports whether key names a row of the table's initial load, the
+// keys its primary key holds (rows 1..Rows; later inserts are not indexed).
+func (t *table) hasRow(key int64) bool { return key >= 1 && key <= t.heap.Rows }
+
 type index struct {
 	name string
 	bt   *btree.Index
@@ -78,8 +82,9 @@ func (db *database) vmPagesFor(blocks int32) int32 {
 func (e *engine) vmGID(t *table, blk int32) int32 {
 	vmBlk := blk / e.db.heapPerVM
 	for e.cat.Rel(t.vm).NBlocks <= vmBlk {
-		_, gid := e.cat.Extend(t.vm)
-		e.growPages(gid)
+		if _, _, ok := e.extend(t.vm); !ok {
+			return e.cat.GID(t.vm, 0)
+		}
 	}
 	return e.cat.GID(t.vm, vmBlk)
 }

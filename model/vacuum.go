@@ -30,6 +30,9 @@ func (b *backend) execVacuum(o *op) bool {
 		if b.vacring == nil && s.VacuumBufferUsageLimit > 0 {
 			b.vacring = e.pool.NewRing(bufpool.Vacuum, int(s.VacuumBufferUsageLimit/8192))
 		}
+		if b.vacring != nil {
+			b.vacring.Reset() // vacuum(): a new BAS_VACUUM strategy per command
+		}
 		b.horizon = e.oldestXmin()
 		b.removed = 0
 		b.vcost = 0
@@ -55,12 +58,11 @@ func (b *backend) execVacuum(o *op) bool {
 		}
 		if b.sub == 3 {
 			gid := e.cat.GID(t.rel, blk)
-			reads := e.pool.Stats.Reads
 			slot, ok := b.access(gid, b.vacring, false, false)
 			if !ok {
 				return false
 			}
-			if e.pool.Stats.Reads != reads {
+			if b.lastMiss {
 				b.vcost += s.VacuumCostPageMiss
 			} else {
 				b.vcost += s.VacuumCostPageHit
@@ -224,6 +226,12 @@ func (b *backend) vacuumPage(t *table, blk, slot, gid int32) {
 			break
 		}
 	}
+	if allVisible {
+		// Every live tuple is visible to all from now on: fold them
+		// (heap.Collapse), so that the model's state of a page VACUUM has
+		// finished with stays a few bytes however long the run.
+		h.Collapse(blk)
+	}
 	if allVisible && !h.AllVisible(blk) {
 		// PageSetAllVisible + MarkBufferDirty; visibilitymap_set logs
 		// XLOG_HEAP2_VISIBLE, which carries an image of the heap page only
@@ -299,10 +307,20 @@ func (a *autovacuum) OnEvent(int64) {
 	}
 }
 
-// startWorker runs VACUUM on t in a new autovacuum worker backend.
+// startWorker runs VACUUM on t in an autovacuum worker backend: a retired
+// one if there is one (the postmaster starts a fresh process each time; the
+// model reuses the struct so that a long run's memory stays flat).
 func (e *engine) startWorker(t *table) {
-	b := &backend{e: e, id: int32(len(e.backends)), nextWait: -1, vmSlot: -1, vmHeld: -1, worker: true}
-	e.backends = append(e.backends, b)
+	var b *backend
+	if n := len(e.idleWorkers); n > 0 {
+		b = e.idleWorkers[n-1]
+		e.idleWorkers = e.idleWorkers[:n-1]
+		ring := b.vacring
+		*b = backend{e: e, id: b.id, nextWait: -1, vmSlot: -1, vmHeld: -1, worker: true, vacring: ring, ops: b.ops[:0]}
+	} else {
+		b = &backend{e: e, id: int32(len(e.backends)), nextWait: -1, vmSlot: -1, vmHeld: -1, worker: true}
+		e.backends = append(e.backends, b)
+	}
 	e.procs = append(e.procs, b)
 	b.ops = append(b.ops, op{kind: opVacuum, t: t})
 	b.inTxn = true
@@ -314,6 +332,7 @@ func (e *engine) workerDone(b *backend) {
 	b.done = true
 	e.av.workers--
 	e.removeProc(b)
+	e.idleWorkers = append(e.idleWorkers, b)
 }
 
 func (e *engine) removeProc(b *backend) {

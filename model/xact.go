@@ -43,6 +43,8 @@ type xacts struct {
 	clog    *clog.Log
 	clogRel catalog.RelID
 	running []uint32 // in-progress xids, unordered
+	// compacted is the first clog page not yet compacted (compactClog).
+	compacted int32
 }
 
 func (e *engine) initXacts() {
@@ -97,6 +99,7 @@ func (b *backend) assignXid() {
 			b.cpu += e.costs.OSWrite
 		}
 		e.clogGrow(clog.Page(xid))
+		e.compactClog()
 	}
 	b.xid = xid
 	e.x.running = append(e.x.running, xid)
@@ -137,7 +140,9 @@ func (b *backend) endXact(committed bool, lsn int64) {
 	if !committed {
 		for i := len(b.undo) - 1; i >= 0; i-- {
 			u := b.undo[i]
-			u.t.heap.RestoreRow(u.row, u.blk, u.xmin)
+			if u.newBlk >= 0 {
+				u.t.heap.AbortVersion(u.row, u.oldBlk, u.newBlk, b.xid)
+			}
 		}
 	}
 	b.undo = b.undo[:0]
@@ -145,11 +150,25 @@ func (b *backend) endXact(committed bool, lsn int64) {
 	b.xid = 0
 }
 
+// compactClog compacts the clog pages whose transactions have all ended
+// (below the oldest running xid) and whose commits are flushed: the model's
+// memory then does not grow with the number of transactions run.
+func (e *engine) compactClog() {
+	oldest := e.x.next
+	for _, x := range e.x.running {
+		oldest = min(oldest, x)
+	}
+	for e.x.compacted < clog.Page(oldest) && e.x.clog.Compact(e.x.compacted, e.wal.FlushedLSN()) {
+		e.x.compacted++
+	}
+}
+
 // clogGrow makes sure the pg_xact relation covers page.
 func (e *engine) clogGrow(page int32) {
 	for e.cat.Rel(e.x.clogRel).NBlocks <= page {
-		_, gid := e.cat.Extend(e.x.clogRel)
-		e.growPages(gid)
+		if _, _, ok := e.extend(e.x.clogRel); !ok {
+			return
+		}
 	}
 }
 

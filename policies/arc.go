@@ -44,9 +44,10 @@ import "fmt"
 // pinned. Removed (invalidation) forgets a page without a ghost entry.
 
 var arcSpec = Spec{
-	Name:      "arc",
-	Summary:   "ARC: T1/T2 cached, B1/B2 ghost lists, adaptive target p for T1",
-	Reference: "N. Megiddo, D. S. Modha, ARC: A Self-Tuning, Low Overhead Replacement Cache, FAST 2003",
+	BytesPerSlot: 64,
+	Name:         "arc",
+	Summary:      "ARC: T1/T2 cached, B1/B2 ghost lists, adaptive target p for T1",
+	Reference:    "N. Megiddo, D. S. Modha, ARC: A Self-Tuning, Low Overhead Replacement Cache, FAST 2003",
 	New: func(params any) (Replacement, error) {
 		if params != nil {
 			return nil, fmt.Errorf("arc: takes no parameters, got %T", params)

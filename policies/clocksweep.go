@@ -34,9 +34,10 @@ func DefaultClockSweepParams() ClockSweepParams {
 }
 
 var clockSweepSpec = Spec{
-	Name:      "clock-sweep",
-	Summary:   "PostgreSQL's clock sweep: usage_count 1..max_usage_count, +1 per pin, -1 per pass of the hand",
-	Reference: "PostgreSQL src/backend/storage/buffer/freelist.c StrategyGetBuffer, ClockSweepTick; bufmgr.c PinBuffer",
+	BytesPerSlot: 4,
+	Name:         "clock-sweep",
+	Summary:      "PostgreSQL's clock sweep: usage_count 1..max_usage_count, +1 per pin, -1 per pass of the hand",
+	Reference:    "PostgreSQL src/backend/storage/buffer/freelist.c StrategyGetBuffer, ClockSweepTick; bufmgr.c PinBuffer",
 	Params: func() any {
 		p := DefaultClockSweepParams()
 		return &p

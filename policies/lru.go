@@ -9,9 +9,10 @@ import "fmt"
 // an unfilled pool hands out its empty slots before evicting anything.
 
 var lruSpec = Spec{
-	Name:      "lru",
-	Summary:   "exact LRU: evict the least recently used unpinned page",
-	Reference: "textbook LRU (e.g. Silberschatz, Operating System Concepts, 'LRU page replacement')",
+	BytesPerSlot: 12,
+	Name:         "lru",
+	Summary:      "exact LRU: evict the least recently used unpinned page",
+	Reference:    "textbook LRU (e.g. Silberschatz, Operating System Concepts, 'LRU page replacement')",
 	New: func(params any) (Replacement, error) {
 		if params != nil {
 			return nil, fmt.Errorf("lru: takes no parameters, got %T", params)

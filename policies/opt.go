@@ -15,10 +15,11 @@ import "fmt"
 // pages that outrank it and their children.
 
 var optSpec = Spec{
-	Name:      "opt",
-	Summary:   "Belady's MIN: evict the page referenced farthest in the future (trace replay only)",
-	Reference: "L. A. Belady, A study of replacement algorithms for a virtual-storage computer, IBM Systems Journal 5(2), 1966",
-	Offline:   true,
+	BytesPerSlot: 32,
+	Name:         "opt",
+	Summary:      "Belady's MIN: evict the page referenced farthest in the future (trace replay only)",
+	Reference:    "L. A. Belady, A study of replacement algorithms for a virtual-storage computer, IBM Systems Journal 5(2), 1966",
+	Offline:      true,
 	New: func(params any) (Replacement, error) {
 		if params != nil {
 			return nil, fmt.Errorf("opt: takes no parameters, got %T", params)

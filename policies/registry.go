@@ -28,6 +28,10 @@ type Spec struct {
 	// New builds a policy from a value returned by Params (possibly
 	// modified by the loader), or from nil for the defaults.
 	New func(params any) (Replacement, error)
+	// BytesPerSlot is the memory the policy keeps per buffer slot at its
+	// default parameters, measured (TestBytesPerSlot); the model's memory
+	// estimate uses it (0: assume 64).
+	BytesPerSlot int
 }
 
 // registry lists every replacement policy. Adding a policy adds one line.

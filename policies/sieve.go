@@ -20,9 +20,10 @@ import "fmt"
 // after a full queue of consecutive passes that changed nothing.
 
 var sieveSpec = Spec{
-	Name:      "sieve",
-	Summary:   "SIEVE: FIFO queue with a visited bit and a hand moving from the tail toward the head",
-	Reference: "Y. Zhang, J. Yang, Y. Yue, Y. Vigfusson, K. V. Rashmi, SIEVE is Simpler than LRU, NSDI 2024",
+	BytesPerSlot: 12,
+	Name:         "sieve",
+	Summary:      "SIEVE: FIFO queue with a visited bit and a hand moving from the tail toward the head",
+	Reference:    "Y. Zhang, J. Yang, Y. Yue, Y. Vigfusson, K. V. Rashmi, SIEVE is Simpler than LRU, NSDI 2024",
 	New: func(params any) (Replacement, error) {
 		if params != nil {
 			return nil, fmt.Errorf("sieve: takes no parameters, got %T", params)

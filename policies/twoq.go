@@ -41,9 +41,10 @@ type TwoQParams struct {
 func DefaultTwoQParams() TwoQParams { return TwoQParams{Kin: 0.25, Kout: 0.5} }
 
 var twoQSpec = Spec{
-	Name:      "2q",
-	Summary:   "2Q (full version): A1in FIFO, A1out ghost FIFO, Am LRU",
-	Reference: "T. Johnson, D. Shasha, 2Q: A Low Overhead High Performance Buffer Management Replacement Algorithm, VLDB 1994",
+	BytesPerSlot: 48,
+	Name:         "2q",
+	Summary:      "2Q (full version): A1in FIFO, A1out ghost FIFO, Am LRU",
+	Reference:    "T. Johnson, D. Shasha, 2Q: A Low Overhead High Performance Buffer Management Replacement Algorithm, VLDB 1994",
 	Params: func() any {
 		p := DefaultTwoQParams()
 		return &p

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/pgbufsim/pgbufsim/internal/outdir"
 	"github.com/pgbufsim/pgbufsim/trace"
 )
 
@@ -70,6 +71,12 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	s, code := parseArgs(args, stderr)
 	if code >= 0 {
 		return code
+	}
+	if s.out != "" {
+		if err := outdir.Check(s.out, outdir.Replay); err != nil {
+			fmt.Fprintf(stderr, "simulate: -out %v\n", err)
+			return exitInput
+		}
 	}
 	plan, err := prepare(s)
 	if err != nil {

@@ -1,6 +1,8 @@
 package replay
 
 import (
+	"github.com/pgbufsim/pgbufsim/internal/outdir"
+
 	"bytes"
 	"fmt"
 	"io"
@@ -234,7 +236,13 @@ func (r *report) write(dir string) ([]string, error) {
 	if err := plots.Write(&html, r.page()); err != nil {
 		return nil, err
 	}
+	if err := outdir.Check(dir, outdir.Replay); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	if err := outdir.WriteMarker(dir, outdir.Replay); err != nil {
 		return nil, err
 	}
 	files := []struct {

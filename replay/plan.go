@@ -2,10 +2,12 @@ package replay
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/pgbufsim/pgbufsim/internal/sysmem"
 	"github.com/pgbufsim/pgbufsim/trace"
 )
 
@@ -69,6 +71,12 @@ func prepare(s settings) (*plan, error) {
 	return p, nil
 }
 
+// emptyTrace is the error for a trace without references: nothing to
+// replay is bad input, whatever the format.
+func emptyTrace(name string) error {
+	return &trace.Error{File: name, Msg: "the trace is empty: it holds no page references"}
+}
+
 // paramHint lists the parameters the policies do have.
 func paramHint(pols []Policy) string {
 	var parts []string
@@ -100,15 +108,34 @@ func (p *plan) run() (*report, error) {
 		if err != nil {
 			return nil, err
 		}
+		if res.Requests == 0 {
+			return nil, emptyTrace(p.file.Name)
+		}
 		rep.requests, rep.distinct = res.Requests, res.Distinct
 		rep.addPoint(p.sizes[0].Text, res, elapsed.Nanoseconds())
 		rep.curves = []Curve{{Policy: res.Policy, Points: []Result{res}}}
 		rep.slots = []int{res.Slots}
 		return rep, nil
 	}
-	t, err := trace.Load(p.file, p.file.Name)
+	// Every policy and size replays from memory: bound the trace by the
+	// memory this process may use (4 bytes per reference, 12 with opt's
+	// next-use positions, and 40 per distinct page) and refuse past it.
+	perRef := int64(4)
+	for _, pol := range p.policies {
+		if pol.Spec.Offline {
+			perRef = 12
+		}
+	}
+	maxRefs := int64(math.MaxInt32)
+	if avail, ok := sysmem.Available(); ok {
+		maxRefs = min(maxRefs, avail/(perRef+4))
+	}
+	t, err := trace.LoadMax(p.file, p.file.Name, maxRefs)
 	if err != nil {
 		return nil, err
+	}
+	if t.Len() == 0 {
+		return nil, emptyTrace(p.file.Name)
 	}
 	rep.requests, rep.distinct = int64(t.Len()), int64(t.Distinct())
 	// Sizes in pages, ascending and unique; each keeps the first text

@@ -154,7 +154,11 @@ func summaryTable(res *model.Result) *plots.Table {
 func checkpointTable(res *model.Result) *plots.Table {
 	tb := &plots.Table{Header: []string{"reason", "start s", "writes done s", "end s", "buffers to write", "written", "files synced", "sync s", "WAL since previous MB"}}
 	for _, c := range res.Checkpoints {
-		tb.Rows = append(tb.Rows, []string{c.Reason, f1(c.StartS), f1(c.WriteS), f1(c.EndS), strconv.Itoa(c.ToWrite), strconv.FormatInt(c.Written, 10), strconv.Itoa(c.Files), f3(c.SyncS), f1(float64(c.WALBytes) / (1 << 20))})
+		end := f1(c.EndS)
+		if !c.Complete {
+			end = "running at the end"
+		}
+		tb.Rows = append(tb.Rows, []string{c.Reason, f1(c.StartS), f1(c.WriteS), end, strconv.Itoa(c.ToWrite), strconv.FormatInt(c.Written, 10), strconv.Itoa(c.Files), f3(c.SyncS), f1(float64(c.WALBytes) / (1 << 20))})
 	}
 	return tb
 }

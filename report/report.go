@@ -21,6 +21,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/pgbufsim/pgbufsim/configs"
+	"github.com/pgbufsim/pgbufsim/internal/outdir"
 	"github.com/pgbufsim/pgbufsim/model"
 )
 
@@ -109,9 +110,24 @@ func csvField(s string) string {
 
 // WriteDir writes files into dir atomically: everything goes into a fresh
 // sibling directory first, which then replaces dir. On error nothing of the
-// new run is left behind, and an existing dir is untouched.
+// new run is left behind, and an existing dir is untouched. dir may only
+// be new, empty, or an earlier run output holding nothing else
+// (outdir.Check); anything else is refused with an *outdir.Error before
+// anything is written. The directory gets outdir's marker file.
 func WriteDir(dir string, files Files) error {
 	dir = filepath.Clean(dir)
+	if err := outdir.Check(dir, outdir.Run); err != nil {
+		return err
+	}
+	for n := range files {
+		if !slices.Contains(outdir.Files[outdir.Run], n) && n != outdir.MarkerFile {
+			// outdir.Check would refuse to replace a directory holding
+			// it: every file a run writes must be registered there.
+			return fmt.Errorf("report.WriteDir: %q is not a run output file (outdir.Files)", n)
+		}
+	}
+	files = maps.Clone(files)
+	files[outdir.MarkerFile] = outdir.Marker(outdir.Run)
 	parent := filepath.Dir(dir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return err

@@ -96,20 +96,20 @@ func TestReportIsSelfContained(t *testing.T) {
 // WriteDir replaces the directory only when everything is written.
 func TestWriteDirIsAtomic(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
-	if err := report.WriteDir(dir, report.Files{"a": []byte("1")}); err != nil {
+	if err := report.WriteDir(dir, report.Files{"pgbench_log": []byte("1")}); err != nil {
 		t.Fatal(err)
 	}
-	if err := report.WriteDir(dir, report.Files{"b": []byte("2")}); err != nil {
+	if err := report.WriteDir(dir, report.Files{"summary.json": []byte("2")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "a")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(dir, "pgbench_log")); !os.IsNotExist(err) {
 		t.Error("the old directory's file survived a replacement")
 	}
 	// A file name that cannot be created fails without touching dir.
 	if err := report.WriteDir(dir, report.Files{"no/such/sub": []byte("x")}); err == nil {
 		t.Fatal("bad file name accepted")
 	}
-	if data, err := os.ReadFile(filepath.Join(dir, "b")); err != nil || string(data) != "2" {
+	if data, err := os.ReadFile(filepath.Join(dir, "summary.json")); err != nil || string(data) != "2" {
 		t.Errorf("a failed write damaged the previous outputs: %q %v", data, err)
 	}
 	entries, _ := os.ReadDir(filepath.Dir(dir))

@@ -6,10 +6,16 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
 	"github.com/pgbufsim/pgbufsim/configs"
+	"github.com/pgbufsim/pgbufsim/internal/interrupt"
+	"github.com/pgbufsim/pgbufsim/internal/outdir"
+	"github.com/pgbufsim/pgbufsim/internal/strictyaml"
+	"github.com/pgbufsim/pgbufsim/internal/sysmem"
+	"github.com/pgbufsim/pgbufsim/model"
 )
 
 // Exit codes, as for a single run.
@@ -59,12 +65,14 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	var (
 		configPath = fs.String("config", "", "scenario file (YAML)")
 		outDir     = fs.String("out", "", "output directory (default out/<scenario name>-sweep)")
-		seed       = fs.Int64("seed", -1, "override the scenario's seed (the base seed of every run)")
+		seed       = fs.Int64("seed", 0, "override the scenario's seed (the base seed of every run, >= 0)")
 		duration   = fs.String("duration", "", "override the duration of every non-warmup phase (e.g. 90s, 5min)")
 		replicates = fs.Int("replicates", 0, "runs per point (default: sweep.replicates, or 1)")
 		parallel   = fs.Int("parallel", 0, "runs at once (default GOMAXPROCS); outputs do not depend on it")
 		shard      = fs.String("shard", "", "run only shard i of n (i in 0..n-1): every n-th point; merge the shards' DIRs with simulate merge")
-		force      = fs.Bool("force", false, "remove DIR's previous sweep outputs and start over")
+		force      = fs.Bool("force", false, "remove DIR's previous sweep outputs and start over (only ever an earlier sweep's directory)")
+		maxMemory  = fs.String("max-memory", "", "refuse a sweep whose runs at once (-parallel) need more memory than this (e.g. 8GB; default: the memory available)")
+		dryRun     = fs.Bool("dry-run", false, "load and check the sweep, list its points with their memory estimates, run nothing")
 		quiet      = fs.Bool("q", false, "do not print the comparison table on stdout")
 		sets, axes multiFlag
 	)
@@ -86,18 +94,27 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if *configPath == "" {
 		return fail(exitConfig, "-config FILE is required")
 	}
-	if *replicates < 0 || *parallel < 0 {
-		return fail(exitConfig, "-replicates and -parallel must not be negative")
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if *parallel < 0 {
+		return fail(exitConfig, "-parallel %d: must be at least 1 (0 or leaving it out: one run per core)", *parallel)
 	}
 	shardI, shardN, err := ParseShard(*shard)
 	if err != nil {
 		return fail(exitConfig, "%v", err)
 	}
 	overrides := append([]string(nil), sets...)
-	if *seed >= 0 {
+	// Given flags are checked like the YAML keys (seed >= 0, replicates >= 1).
+	if given["seed"] && *seed < 0 {
+		return fail(exitConfig, "-seed %d: a seed is >= 0 (as the seed key)", *seed)
+	}
+	if given["replicates"] && *replicates < 1 {
+		return fail(exitConfig, "-replicates %d: a sweep point runs at least once (as sweep.replicates)", *replicates)
+	}
+	if given["seed"] {
 		overrides = append(overrides, fmt.Sprintf("seed=%d", *seed))
 	}
-	if *replicates > 0 {
+	if given["replicates"] {
 		overrides = append(overrides, fmt.Sprintf("sweep.replicates=%d", *replicates))
 	}
 	plan, err := configs.LoadSweep(*configPath, overrides, axes)
@@ -110,15 +127,28 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	dir := *outDir
 	if dir == "" {
-		dir = filepath.Join("out", plan.Name+"-sweep")
+		dir = filepath.Join("out", outdir.SafeName(plan.Name)+"-sweep")
 	}
+	if *dryRun {
+		return printDryRun(plan, dir, stdout, stderr)
+	}
+	if err := outdir.Check(dir, outdir.Sweep); err != nil {
+		return fail(exitConfig, "-out %v", err)
+	}
+	if code := checkMemory(plan, *parallel, *maxMemory, stderr); code >= 0 {
+		return code
+	}
+	stop := interrupt.Start()
+	defer stop.Stop()
 	pr := newProgress(stderr, plan.Metrics)
-	res, err := Run(plan, Options{Dir: dir, Parallel: *parallel, Shard: shardI, Shards: shardN, Force: *force, Progress: pr.event})
+	res, err := Run(plan, Options{Dir: dir, Parallel: *parallel, Shard: shardI, Shards: shardN, Force: *force, Progress: pr.event, Interrupted: stop.Interrupted})
 	if err != nil {
-		var conflict *ConflictError
-		if errors.As(err, &conflict) || res == nil {
+		if errors.Is(err, model.ErrInterrupted) && res != nil {
+			return fail(exitFailure, "interrupted by %s: %d of %d runs finished and are kept in %s; re-run the same command to resume", stop.Signal(), len(res.Rows), plan.Runs(), dir)
+		}
+		if isBadInput(err) || res == nil {
 			code := exitFailure
-			if errors.As(err, &conflict) {
+			if isBadInput(err) {
 				code = exitConfig
 			}
 			return fail(code, "%v", err)
@@ -128,6 +158,71 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	return finish(res, dir, *quiet, stdout, stderr, shardN > 1)
+}
+
+// printDryRun lists the sweep's points and their memory estimates.
+func printDryRun(plan *configs.SweepPlan, dir string, stdout, stderr io.Writer) int {
+	fmt.Fprintf(stdout, "sweep %s: %d points x %d replicates = %d runs, into %s\n", plan.Name, len(plan.Points), plan.Replicates, plan.Runs(), dir)
+	for _, p := range plan.Points {
+		est, err := model.EstimateRun(p.Scenario)
+		if err != nil {
+			fmt.Fprintf(stderr, "simulate: point %s: %v\n", p.ID, err)
+			return exitConfig
+		}
+		fmt.Fprintf(stdout, "  %-50s memory estimate %s\n", p.ID, model.SizeText(est.Bytes))
+	}
+	return exitOK
+}
+
+// isBadInput reports whether err is the user's to fix before anything runs
+// (exit 1): a directory that is not ours, a sweep directory of another
+// sweep, a damaged journal.
+func isBadInput(err error) bool {
+	var conflict *ConflictError
+	var damaged *DamagedError
+	return errors.As(err, &conflict) || errors.As(err, &damaged) || outdir.IsRefusal(err)
+}
+
+// checkMemory refuses a sweep whose largest point, times the runs at once,
+// would not fit; it returns -1 to go on, else the exit code.
+func checkMemory(plan *configs.SweepPlan, parallel int, maxMemory string, stderr io.Writer) int {
+	limit, from := int64(0), ""
+	if maxMemory != "" {
+		v, err := strictyaml.ParseBytes(maxMemory)
+		if err != nil {
+			fmt.Fprintf(stderr, "simulate: -max-memory %s: %v\n", maxMemory, err)
+			return exitConfig
+		}
+		limit, from = v, "-max-memory"
+	} else if v, ok := sysmem.Available(); ok {
+		limit, from = v, "the memory available on this machine"
+	}
+	if limit == 0 {
+		return -1
+	}
+	if parallel <= 0 {
+		parallel = runtime.GOMAXPROCS(0)
+	}
+	at := min(parallel, max(plan.Runs(), 1))
+	var worst model.Estimate
+	var worstID string
+	for _, p := range plan.Points {
+		est, err := model.EstimateRun(p.Scenario)
+		if err != nil {
+			fmt.Fprintf(stderr, "simulate: point %s: %v\n", p.ID, err)
+			return exitConfig
+		}
+		if est.Bytes > worst.Bytes {
+			worst, worstID = est, p.ID
+		}
+	}
+	if need := worst.Bytes * int64(at); need > limit {
+		d := worst.Driver()
+		fmt.Fprintf(stderr, "simulate: %d runs at once need up to %s of memory (point %s: %s each), more than %s (%s); lower -parallel or %s\n",
+			at, model.SizeText(need), worstID, model.SizeText(worst.Bytes), model.SizeText(limit), from, d.Key)
+		return exitConfig
+	}
+	return -1
 }
 
 // finish prints the comparison table and where the outputs are.

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/pgbufsim/pgbufsim/configs"
 )
@@ -75,11 +74,23 @@ func readJournal(path string) ([]journalRow, error) {
 		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&j); err != nil {
-			return nil, &ConflictError{Dir: filepath.Dir(path), Reason: fmt.Sprintf("its journal is damaged at %s:%d: %v", path, line, err)}
+			return nil, &DamagedError{Path: path, Line: line, Err: err}
 		}
 		rows = append(rows, j)
 	}
 	return rows, sc.Err()
+}
+
+// DamagedError is a journal line that cannot be read: the sweep directory
+// was edited or its disk damaged, not written by another sweep.
+type DamagedError struct {
+	Path string
+	Line int
+	Err  error
+}
+
+func (e *DamagedError) Error() string {
+	return fmt.Sprintf("%s:%d: the sweep's journal is damaged (%v); delete that line to re-run its run, or use -force to start the sweep over", e.Path, e.Line, e.Err)
 }
 
 // encodeJournal renders rows (in the order given) as a journal.

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/pgbufsim/pgbufsim/internal/outdir"
 	"github.com/pgbufsim/pgbufsim/report"
 )
 
@@ -21,9 +22,17 @@ import (
 // (an earlier merge), they are kept. A run found in two directories must have the
 // same metrics in both: the simulation is deterministic, so a difference
 // means the runs were not made by the same build.
-func Merge(out string, dirs []string) (*Results, error) {
+func Merge(out string, dirs []string) (*Results, error) { return MergeForce(out, dirs, false) }
+
+// MergeForce is Merge that, with force, first empties an output directory
+// holding another sweep's outputs (never a directory pgbufsim did not
+// write: outdir.Check).
+func MergeForce(out string, dirs []string, force bool) (*Results, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("merge needs at least one sweep directory")
+	}
+	if err := outdir.Check(out, outdir.Sweep); err != nil {
+		return nil, err
 	}
 	plan, hashes, planBytes, err := readPlan(dirs[0])
 	if err != nil {
@@ -50,7 +59,7 @@ func Merge(out string, dirs []string) (*Results, error) {
 			return nil, err
 		}
 		if !bytes.Equal(b, planBytes) {
-			return nil, &ConflictError{Dir: dir, Reason: "its " + PlanFile + " differs from " + filepath.Join(dirs[0], PlanFile)}
+			return nil, &ConflictError{Dir: dir, Reason: "its " + PlanFile + " differs from " + filepath.Join(dirs[0], PlanFile), Hint: "merge only the shards of one sweep"}
 		}
 		js, err := readJournal(filepath.Join(dir, JournalFile))
 		if err != nil {
@@ -59,7 +68,7 @@ func Merge(out string, dirs []string) (*Results, error) {
 		for _, j := range js {
 			i, ok := byID[j.Point]
 			if !ok || j.Config != hashes[i] || j.Replicate < 0 || j.Replicate >= plan.Replicates {
-				return nil, &ConflictError{Dir: dir, Reason: fmt.Sprintf("its journal has a run (%s r%d) that its plan does not", j.Point, j.Replicate)}
+				return nil, &ConflictError{Dir: dir, Reason: fmt.Sprintf("its journal has a run (%s r%d) that its plan does not", j.Point, j.Replicate), Hint: "the directory was edited; re-run that shard"}
 			}
 			if _, err := os.Stat(filepath.Join(RunDir(dir, plan.Points[i], j.Replicate), "summary.json")); err != nil {
 				continue // journalled, but its directory is gone: not finished
@@ -76,11 +85,21 @@ func Merge(out string, dirs []string) (*Results, error) {
 			runs[key] = found{j, dir}
 		}
 	}
+	if b, err := os.ReadFile(filepath.Join(out, PlanFile)); err == nil && !bytes.Equal(b, planBytes) {
+		if !force {
+			return nil, &ConflictError{Dir: out, Reason: "it holds another sweep's " + PlanFile, Hint: "use -force to replace it, or choose another -out"}
+		}
+		for _, n := range append([]string{"runs"}, outputs...) {
+			if err := os.RemoveAll(filepath.Join(out, n)); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
 	}
-	if b, err := os.ReadFile(filepath.Join(out, PlanFile)); err == nil && !bytes.Equal(b, planBytes) {
-		return nil, &ConflictError{Dir: out, Reason: "it holds another sweep's " + PlanFile}
+	if err := outdir.WriteMarker(out, outdir.Sweep); err != nil {
+		return nil, err
 	}
 	if err := writeFileAtomic(filepath.Join(out, PlanFile), planBytes); err != nil {
 		return nil, err
@@ -124,7 +143,7 @@ func copyRun(src, dst string) error {
 	}
 	files := report.Files{}
 	for _, e := range entries {
-		if !e.Type().IsRegular() {
+		if !e.Type().IsRegular() || e.Name() == outdir.MarkerFile || !slices.Contains(outdir.Files[outdir.Run], e.Name()) {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join(src, e.Name()))
@@ -152,6 +171,7 @@ func MergeMain(args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	out := fs.String("out", "", "output directory (default: the first SWEEP_DIR)")
+	force := fs.Bool("force", false, "replace DIR if it holds another sweep's outputs (only ever a sweep directory)")
 	quiet := fs.Bool("q", false, "do not print the comparison table on stdout")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -173,11 +193,10 @@ func MergeMain(args []string, stdout, stderr io.Writer) int {
 			return exitConfig
 		}
 	}
-	res, err := Merge(*out, dirs)
+	res, err := MergeForce(*out, dirs, *force)
 	if err != nil {
-		var conflict *ConflictError
 		code := exitFailure
-		if errors.As(err, &conflict) {
+		if isBadInput(err) {
 			code = exitConfig
 		}
 		fmt.Fprintf(stderr, "simulate merge: %v\n", err)

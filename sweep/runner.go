@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/pgbufsim/pgbufsim/configs"
+	"github.com/pgbufsim/pgbufsim/internal/outdir"
 	"github.com/pgbufsim/pgbufsim/model"
 	"github.com/pgbufsim/pgbufsim/report"
 )
@@ -32,6 +33,10 @@ type Options struct {
 	// Progress, if set, is called after each run finishes (never
 	// concurrently), and once before the first run with Row nil.
 	Progress func(Event)
+	// Interrupted, if set, is polled by the running runs (model.Options);
+	// once it returns true no run starts and the running ones stop, and
+	// Run returns the finished runs with model.ErrInterrupted.
+	Interrupted func() bool
 }
 
 // Event reports progress.
@@ -47,11 +52,16 @@ type Event struct {
 	Err       error
 }
 
-// ConflictError says Dir holds runs of a different sweep.
-type ConflictError struct{ Dir, Reason string }
+// ConflictError says Dir holds runs of a different sweep. Hint says what
+// to do (default: -force or another -out).
+type ConflictError struct{ Dir, Reason, Hint string }
 
 func (e *ConflictError) Error() string {
-	return fmt.Sprintf("%s holds runs of a different sweep (%s); use -force to start over, or choose another -out", e.Dir, e.Reason)
+	hint := e.Hint
+	if hint == "" {
+		hint = "use -force to start over, or choose another -out"
+	}
+	return fmt.Sprintf("%s holds runs of a different sweep (%s); %s", e.Dir, e.Reason, hint)
 }
 
 // RunError is a run that failed.
@@ -174,11 +184,14 @@ func Run(plan *configs.SweepPlan, opt Options) (*Results, error) {
 			firstErr = err
 		}
 	}
+	if opt.Interrupted != nil && opt.Interrupted() {
+		firstErr = model.ErrInterrupted
+	}
 	return res, firstErr
 }
 
 // runModel runs one scenario; tests replace it to make a run fail.
-var runModel = model.Run
+var runModel = model.RunWith
 
 type outcome struct {
 	point, rep int
@@ -203,7 +216,10 @@ func execute(plan *configs.SweepPlan, hashes []string, jobs [][2]int, opt Option
 					return
 				}
 				p, rep := jobs[i][0], jobs[i][1]
-				row, err := runOne(plan.Points[p], rep, hashes[p], opt.Dir)
+				if opt.Interrupted != nil && opt.Interrupted() {
+					return
+				}
+				row, err := runOne(plan.Points[p], rep, hashes[p], opt)
 				if err != nil {
 					failed.Store(true)
 					err = &RunError{Point: plan.Points[p].ID, Replicate: rep, Err: err}
@@ -222,7 +238,8 @@ func execute(plan *configs.SweepPlan, hashes []string, jobs [][2]int, opt Option
 // runOne runs one replicate of a point and, with a dir, writes its
 // outputs. The wall-clock fields of the result stay zero so that the
 // run's summary.json is deterministic.
-func runOne(p configs.SweepPoint, rep int, hash, dir string) (row Row, err error) {
+func runOne(p configs.SweepPoint, rep int, hash string, opt Options) (row Row, err error) {
+	dir := opt.Dir
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("the simulation panicked (a bug; please report it with the sweep's %s): %v", PlanFile, r)
@@ -230,7 +247,7 @@ func runOne(p configs.SweepPoint, rep int, hash, dir string) (row Row, err error
 	}()
 	sc := p.Scenario
 	sc.Replicate = rep
-	res, err := runModel(sc)
+	res, err := runModel(sc, model.Options{Interrupted: opt.Interrupted})
 	if err != nil {
 		return Row{}, err
 	}
@@ -259,6 +276,11 @@ var outputs = []string{PlanFile, JournalFile, SweepCSVFile, SummaryCSVFile, Pair
 // plan file.
 func prepareDir(plan *configs.SweepPlan, hashes []string, opt Options) ([]Row, error) {
 	dir := opt.Dir
+	// Only an earlier sweep's directory (or a new or empty one) may be
+	// resumed or, with Force, emptied: never a user's directory.
+	if err := outdir.Check(dir, outdir.Sweep); err != nil {
+		return nil, err
+	}
 	if opt.Force {
 		for _, n := range append([]string{"runs"}, outputs...) {
 			if err := os.RemoveAll(filepath.Join(dir, n)); err != nil {
@@ -267,6 +289,9 @@ func prepareDir(plan *configs.SweepPlan, hashes []string, opt Options) ([]Row, e
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	if err := outdir.WriteMarker(dir, outdir.Sweep); err != nil {
 		return nil, err
 	}
 	js, err := readJournal(filepath.Join(dir, JournalFile))
@@ -282,11 +307,11 @@ func prepareDir(plan *configs.SweepPlan, hashes []string, opt Options) ([]Row, e
 		i, ok := byID[j.Point]
 		switch {
 		case !ok:
-			return nil, &ConflictError{dir, "it has a run of point " + j.Point + ", which this sweep does not have"}
+			return nil, &ConflictError{Dir: dir, Reason: "it has a run of point " + j.Point + ", which this sweep does not have"}
 		case j.Config != hashes[i]:
-			return nil, &ConflictError{dir, "point " + j.Point + " was run with another configuration"}
+			return nil, &ConflictError{Dir: dir, Reason: "point " + j.Point + " was run with another configuration"}
 		case j.Replicate < 0 || j.Replicate >= plan.Replicates:
-			return nil, &ConflictError{dir, fmt.Sprintf("it has replicate %d of point %s; this sweep has %d replicates", j.Replicate, j.Point, plan.Replicates)}
+			return nil, &ConflictError{Dir: dir, Reason: fmt.Sprintf("it has replicate %d of point %s; this sweep has %d replicates", j.Replicate, j.Point, plan.Replicates)}
 		}
 		if _, err := os.Stat(filepath.Join(RunDir(dir, plan.Points[i], j.Replicate), "summary.json")); err == nil {
 			rows = append(rows, fromJournal(i, j))

@@ -255,8 +255,8 @@ func TestResumeRefusesChangedConfig(t *testing.T) {
 func TestRunFailureThenResume(t *testing.T) {
 	full := fullRun(t)
 	dir := filepath.Join(t.TempDir(), "d")
-	defer func() { runModel = model.Run }()
-	runModel = func(sc model.Scenario) (*model.Result, error) {
+	defer func() { runModel = model.RunWith }()
+	runModel = func(sc model.Scenario, opt model.Options) (*model.Result, error) {
 		if sc.Server.SharedBuffers == 2<<20 && sc.Policies.Replacement.Policy == "lru" {
 			return nil, errors.New("disk on fire")
 		}
@@ -270,14 +270,14 @@ func TestRunFailureThenResume(t *testing.T) {
 	if len(res.Rows) != 6 {
 		t.Errorf("%d runs finished before the failure, want 6", len(res.Rows))
 	}
-	runModel = model.Run
+	runModel = model.RunWith
 	if _, err := Run(gridPlan(t), Options{Dir: dir, Parallel: 2}); err != nil {
 		t.Fatal(err)
 	}
 	sameTree(t, "after failure and resume", full, dir)
 
 	// A panic in the model is a failed run too, not a crash.
-	runModel = func(model.Scenario) (*model.Result, error) { panic("boom") }
+	runModel = func(model.Scenario, model.Options) (*model.Result, error) { panic("boom") }
 	if _, err := Run(tinyPlan(t, 1), Options{}); err == nil || !strings.Contains(err.Error(), "panicked") {
 		t.Errorf("panic: %v", err)
 	}

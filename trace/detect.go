@@ -15,7 +15,7 @@ func detect(name string, head []byte) (string, error) {
 	case strings.Contains(base, "oraclegeneral"):
 		return FormatOracleGeneral, nil
 	case len(head) == 0:
-		return "", fmt.Errorf("%s: the trace is empty", name)
+		return "", &Error{File: name, Msg: "the trace is empty: it holds no page references"}
 	case bytes.IndexByte(head, 0) >= 0:
 		// Text traces never hold NUL bytes; libCacheSim's binary
 		// layouts almost always do (high bytes of ids and sizes).

@@ -28,7 +28,13 @@ type Trace struct {
 // (oracleGeneral's next_access_vtime) are not kept: NextUse recomputes them
 // exactly from the ids, which costs one backward pass and no memory until
 // asked for.
-func Load(r Reader, name string) (*Trace, error) {
+func Load(r Reader, name string) (*Trace, error) { return LoadMax(r, name, math.MaxInt32) }
+
+// LoadMax is Load that refuses, with an error naming the limit, a trace of
+// more than maxRefs references (the caller's bound on memory: 4 bytes per
+// reference).
+func LoadMax(r Reader, name string, maxRefs int64) (*Trace, error) {
+	maxRefs = min(maxRefs, math.MaxInt32)
 	br := Batched(r)
 	t := &Trace{Name: name}
 	in := &Interner{}
@@ -45,8 +51,8 @@ func Load(r Reader, name string) (*Trace, error) {
 			if !ok {
 				return nil, fmt.Errorf("%s: more than %d distinct pages", name, MaxInterned)
 			}
-			if len(t.IDs) == math.MaxInt32 {
-				return nil, fmt.Errorf("%s: more than %d references; replay it streaming, or sample it", name, math.MaxInt32)
+			if int64(len(t.IDs)) == maxRefs {
+				return nil, &Error{File: name, Msg: fmt.Sprintf("more than %d references, more than a replay of several policies or sizes can hold in memory here (4 bytes each, 12 with opt); replay one policy at one cache size in pages (streamed), or cut the trace", maxRefs)}
 			}
 			i := len(t.IDs)
 			t.IDs = append(t.IDs, id)

@@ -1,8 +1,11 @@
 package trace
 
 import (
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -112,5 +115,24 @@ func TestLoad(t *testing.T) {
 	}
 	if r, _ := tr.Reader(false).Next(); r.NextUse != 0 {
 		t.Error("Reader(false) gave next-use positions")
+	}
+}
+
+// LoadMax refuses a trace longer than its bound (the memory a multi-policy
+// replay may use) with a trace error naming the bound, instead of
+// exhausting memory.
+func TestLoadMaxRefusesLongTraces(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 100; i++ {
+		fmt.Fprintf(&b, "t,%d,r\n", i%7)
+	}
+	f, err := NewReader(strings.NewReader(b.String()), "t.csv", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = LoadMax(f, "t.csv", 50)
+	var te *Error
+	if !errors.As(err, &te) || !strings.Contains(err.Error(), "more than 50 references") {
+		t.Fatalf("got %v", err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"strings"
@@ -24,6 +25,10 @@ import (
 	"golang.org/x/term"
 
 	"github.com/pgbufsim/pgbufsim/configs"
+	"github.com/pgbufsim/pgbufsim/internal/interrupt"
+	"github.com/pgbufsim/pgbufsim/internal/outdir"
+	"github.com/pgbufsim/pgbufsim/internal/strictyaml"
+	"github.com/pgbufsim/pgbufsim/internal/sysmem"
 	"github.com/pgbufsim/pgbufsim/model"
 	"github.com/pgbufsim/pgbufsim/policies"
 	"github.com/pgbufsim/pgbufsim/replay"
@@ -74,40 +79,37 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "merge" {
 		return sweep.MergeMain(args[1:], stdout, stderr)
 	}
+	if wantsHelp(args) {
+		printHelp(stderr)
+		return exitOK
+	}
 	if replay.WantsReplay(args) {
 		return replay.Main(args, stdout, stderr)
 	}
 	if wantsSweep(args) {
 		return sweep.Main(args, stdout, stderr)
 	}
-	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
-		fs.PrintDefaults()
-	}
-	var (
-		configPath   = fs.String("config", "", "scenario file (YAML)")
-		outDir       = fs.String("out", "", "output directory (default out/<scenario name>)")
-		seed         = fs.Int64("seed", -1, "override the scenario's seed")
-		duration     = fs.String("duration", "", "override the duration of every non-warmup phase (e.g. 90s, 5min)")
-		listPolicies = fs.Bool("list-policies", false, "list the replacement policies and their parameters")
-		quiet        = fs.Bool("q", false, "do not print the summary on stdout")
-		writeTrace   = fs.String("write-trace", "", "also write the run's page-reference trace to FILE (csv: relation,block,op; .oracleGeneral: libCacheSim's binary layout; .gz/.zst compress) for simulate -trace")
-		cpuProfile   = fs.String("cpuprofile", "", "write a CPU profile of the run to FILE (go tool pprof)")
-		memProfile   = fs.String("memprofile", "", "write a heap profile taken at the end of the run to FILE (go tool pprof)")
-		sets         multiFlag
-	)
-	fs.Var(&sets, "set", "override a configuration key, path=value (repeatable), e.g. -set server.shared_buffers=64MB")
+	fs, f := newRunFlags(stderr)
+	configPath, outDir, seed, duration, listPolicies, quiet := f.configPath, f.outDir, f.seed, f.duration, f.listPolicies, f.quiet
+	writeTrace, cpuProfile, memProfile, dryRun, maxMemory, version := f.writeTrace, f.cpuProfile, f.memProfile, f.dryRun, f.maxMemory, f.version
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
 		}
 		return exitConfig
 	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	fail := func(code int, format string, a ...any) int {
+		fmt.Fprintf(stderr, "simulate: "+format+"\n", a...)
+		return code
+	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "simulate: unexpected argument %q (flags come before nothing else; see -h)\n", fs.Arg(0))
-		return exitConfig
+		return fail(exitConfig, "unexpected argument %q (flags come before nothing else; see -h)", fs.Arg(0))
+	}
+	if *version {
+		fmt.Fprintln(stdout, versionString())
+		return exitOK
 	}
 	if *listPolicies {
 		printPolicies(stdout)
@@ -118,8 +120,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitConfig
 	}
-	overrides := append([]string(nil), sets...)
-	if *seed >= 0 {
+	overrides := append([]string(nil), f.sets...)
+	if given["seed"] {
+		if *seed < 0 {
+			return fail(exitConfig, "-seed %d: a seed is >= 0 (as the seed key)", *seed)
+		}
 		overrides = append(overrides, fmt.Sprintf("seed=%d", *seed))
 	}
 	sc, err := configs.Load(*configPath, overrides...)
@@ -130,18 +135,58 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return exitConfig
 	}
+	limit, limitFrom, err := memoryLimit(*maxMemory)
+	if err != nil {
+		return fail(exitConfig, "-max-memory %s: %v", *maxMemory, err)
+	}
+	est, err := model.EstimateRun(sc)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitConfig
+	}
+	if *dryRun {
+		printDryRun(stdout, sc, est, limit, limitFrom)
+		return exitOK
+	}
+	if limit > 0 && est.Bytes > limit {
+		d := est.Driver()
+		return fail(exitConfig, "the run needs about %s of memory, more than %s (%s); the largest part, %s, comes from %s: lower it (simulate -dry-run shows the estimate)",
+			model.SizeText(est.Bytes), model.SizeText(limit), limitFrom, d.What, d.Key)
+	}
 	dir := *outDir
 	if dir == "" {
-		dir = "out/" + sc.Name
+		dir = filepath.Join("out", outdir.SafeName(sc.Name))
+	}
+	if err := outdir.Check(dir, outdir.Run); err != nil {
+		return fail(exitConfig, "-out %v", err)
+	}
+	for _, f := range []struct {
+		flag, path, what string
+		ours             func(string) bool
+	}{
+		{"write-trace", *writeTrace, "a page-reference trace", trace.WrittenHere},
+		{"cpuprofile", *cpuProfile, "a profile", isProfile},
+		{"memprofile", *memProfile, "a profile", isProfile},
+	} {
+		if f.path == "" {
+			continue
+		}
+		if err := outdir.CheckFile(f.path, f.what, f.ours); err != nil {
+			return fail(exitConfig, "-%s %v", f.flag, err)
+		}
+		// Profiles go into an existing directory (the trace makes its own).
+		if st, err := os.Stat(filepath.Dir(f.path)); f.flag != "write-trace" && (err != nil || !st.IsDir()) {
+			return fail(exitConfig, "-%s %s: the directory %s does not exist", f.flag, f.path, filepath.Dir(f.path))
+		}
 	}
 
 	opt := model.Options{}
 	var tw *trace.Writer
 	if *writeTrace != "" {
 		if tw, err = trace.Create(*writeTrace, ""); err != nil {
-			fmt.Fprintf(stderr, "simulate: -write-trace: %v\n", err)
-			return exitConfig
+			return fail(exitConfig, "-write-trace: %v", err)
 		}
+		defer tw.Abort() // a no-op once Close has succeeded
 		var werr error
 		opt.PageRef = func(at int64, rel string, block int32, write bool) {
 			if werr == nil {
@@ -154,9 +199,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 		}()
 	}
-	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	if isTerminal(stderr) {
 		opt.Progress = progressPrinter(stderr)
 		opt.ProgressEvery = 5 * sim.Second
+	}
+	stop := startWatch()
+	defer stop.Stop()
+	opt.Interrupted = stop.Interrupted
+	var profErr error
+	if *memProfile != "" {
+		opt.AtEnd = func() { profErr = writeHeapProfile(*memProfile) }
 	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -164,8 +216,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			err = pprof.StartCPUProfile(f)
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "simulate: -cpuprofile: %v\n", err)
-			return exitConfig
+			// A path that cannot be created is a bad flag value.
+			return fail(exitConfig, "-cpuprofile: %v", err)
 		}
 		defer func() {
 			pprof.StopCPUProfile()
@@ -173,28 +225,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}()
 	}
 	start := time.Now()
-	res, err := model.RunWith(sc, opt)
+	res, err := runModel(sc, opt)
 	wall := time.Since(start).Seconds()
-	if *memProfile != "" && err == nil {
-		if perr := writeHeapProfile(*memProfile); perr != nil {
-			fmt.Fprintf(stderr, "simulate: -memprofile: %v\n", perr)
-			return exitConfig
-		}
-	}
 	if opt.Progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
+	if errors.Is(err, model.ErrInterrupted) {
+		return fail(exitFailure, "interrupted by %s after %.1f s: nothing written", stop.Signal(), wall)
+	}
 	if err != nil {
-		if tw != nil {
-			tw.Abort()
-		}
-		fmt.Fprintf(stderr, "simulate: run failed: %v\n", err)
-		return exitFailure
+		return fail(exitFailure, "run failed: %v", err)
+	}
+	if profErr != nil {
+		return fail(exitFailure, "-memprofile: %v", profErr)
 	}
 	if tw != nil {
 		if err := tw.Close(); err != nil {
-			fmt.Fprintf(stderr, "simulate: -write-trace: %v\n", err)
-			return exitFailure
+			return fail(exitFailure, "-write-trace: %v", err)
 		}
 		fmt.Fprintf(stderr, "wrote %d page references to %s\n", tw.Count(), *writeTrace)
 	}
@@ -214,8 +261,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = report.WriteDir(dir, files)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "simulate: writing outputs: %v\n", err)
-		return exitFailure
+		return fail(exitFailure, "writing outputs: %v", err)
 	}
 	if !*quiet {
 		report.PrintSummary(stdout, sc, res, dir)
@@ -223,6 +269,143 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "simulated %.1f s in %.2f s wall (%.0fx), %d events (%.1f M events/s), heap %.0f MB\n",
 		res.Runtime.SimulatedSeconds, wall, res.Runtime.SimSpeed, res.Runtime.Events, res.Runtime.EventsPerSecond/1e6, res.Runtime.PeakHeapMB)
 	return exitOK
+}
+
+// runFlags are a single run's flags.
+type runFlags struct {
+	configPath, outDir, duration, writeTrace, cpuProfile, memProfile, maxMemory *string
+	seed                                                                        *int64
+	listPolicies, quiet, dryRun, version                                        *bool
+	sets                                                                        multiFlag
+}
+
+// newRunFlags defines a single run's flags; its usage goes to w.
+func newRunFlags(w io.Writer) (*flag.FlagSet, *runFlags) {
+	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
+	fs.SetOutput(w)
+	fs.Usage = func() {
+		fmt.Fprint(w, usage)
+		fs.PrintDefaults()
+	}
+	f := &runFlags{
+		configPath:   fs.String("config", "", "scenario file (YAML)"),
+		outDir:       fs.String("out", "", "output directory (default out/<scenario name>); it must be new, empty or an earlier run's output"),
+		seed:         fs.Int64("seed", 0, "override the scenario's seed (>= 0)"),
+		duration:     fs.String("duration", "", "override the duration of every non-warmup phase (e.g. 90s, 5min)"),
+		listPolicies: fs.Bool("list-policies", false, "list the replacement policies and their parameters"),
+		quiet:        fs.Bool("q", false, "do not print the summary on stdout"),
+		writeTrace:   fs.String("write-trace", "", "also write the run's page-reference trace to FILE (csv: relation,block,op; .oracleGeneral: libCacheSim's binary layout; .gz/.zst compress) for simulate -trace"),
+		cpuProfile:   fs.String("cpuprofile", "", "write a CPU profile of the run to FILE (go tool pprof)"),
+		memProfile:   fs.String("memprofile", "", "write a heap profile taken at the end of the run, with the model's state live, to FILE (go tool pprof)"),
+		dryRun:       fs.Bool("dry-run", false, "load and check the scenario, print what it would simulate and its memory estimate, run nothing"),
+		maxMemory:    fs.String("max-memory", "", "refuse a run whose estimated memory exceeds this size (e.g. 8GB; default: the memory available to this process)"),
+		version:      fs.Bool("version", false, "print pgbufsim's version and exit"),
+	}
+	fs.Var(&f.sets, "set", "override a configuration key, path=value (repeatable), e.g. -set server.shared_buffers=64MB")
+	return fs, f
+}
+
+// runModel runs the model, turning a panic (a bug) into an error so the
+// CLI can clean up (a half-written trace) and exit 2 with a message.
+func runModel(sc model.Scenario, opt model.Options) (res *model.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the simulation panicked (a pgbufsim bug; please report it with the scenario): %v", r)
+		}
+	}()
+	return modelRun(sc, opt)
+}
+
+// modelRun and startWatch are replaced by tests (a panicking model, a
+// signal that arrives mid-run).
+var (
+	modelRun   = model.RunWith
+	startWatch = func() watcher { return interrupt.Start() }
+)
+
+// watcher is what the CLI needs of an interrupt.Watch.
+type watcher interface {
+	Interrupted() bool
+	Signal() string
+	Stop()
+}
+
+// isTerminal reports whether w is a terminal (progress is shown only
+// there). Tests replace it to check that progress changes nothing.
+var isTerminal = func(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// isProfile reports whether path holds a pprof profile (gzip-compressed
+// protocol buffers, as runtime/pprof writes them).
+func isProfile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var magic [2]byte
+	_, err = io.ReadFull(f, magic[:])
+	return err == nil && magic == [2]byte{0x1f, 0x8b}
+}
+
+// memoryLimit returns the memory a run may use: the -max-memory flag, or
+// what the machine says is available; 0 when neither is known.
+func memoryLimit(flagValue string) (limit int64, from string, err error) {
+	if flagValue != "" {
+		v, err := strictyaml.ParseBytes(flagValue)
+		if err != nil {
+			return 0, "", err
+		}
+		return v, "-max-memory", nil
+	}
+	if v, ok := sysmem.Available(); ok {
+		return v, "the memory available on this machine", nil
+	}
+	return 0, "", nil
+}
+
+// printDryRun describes what the scenario would simulate and its estimate.
+func printDryRun(w io.Writer, sc model.Scenario, est model.Estimate, limit int64, from string) {
+	fmt.Fprintf(w, "scenario %s: PostgreSQL %s, shared_buffers %s, %d CPUs, page cache %s, seed %d\n",
+		sc.Name, sc.Server.Version, model.SizeText(sc.Server.SharedBuffers), sc.Server.CPUs, model.SizeText(sc.OS.PageCache), sc.Seed)
+	for _, ph := range sc.Workload.Phases {
+		what := ph.Script.Builtin
+		if what == "" {
+			what = fmt.Sprintf("%d custom steps", len(ph.Script.Steps))
+		}
+		length := time.Duration(ph.Duration).String()
+		if ph.Transactions > 0 {
+			length = fmt.Sprintf("%d transactions per client", ph.Transactions)
+		}
+		rate := "as fast as possible"
+		if ph.Rate > 0 {
+			rate = fmt.Sprintf("%g tps", ph.Rate)
+		}
+		warm := ""
+		if ph.Warmup {
+			warm = " (warm-up)"
+		}
+		fmt.Fprintf(w, "phase %s%s: %s, %d clients, %s, %s\n", ph.Name, warm, what, ph.Clients, length, rate)
+	}
+	fmt.Fprintf(w, "page ids: %d used by the relations (%s), %d reserved\n", est.Pages, model.SizeText(est.Pages*8192), est.Reserved)
+	fmt.Fprintf(w, "memory estimate: %s", model.SizeText(est.Bytes))
+	if limit > 0 {
+		verdict := "fits"
+		if est.Bytes > limit {
+			verdict = "REFUSED: exceeds"
+		}
+		fmt.Fprintf(w, " (%s %s, %s)", verdict, model.SizeText(limit), from)
+	}
+	fmt.Fprintln(w)
+	for _, p := range est.Parts {
+		key := p.Key
+		if key == "" {
+			key = "-"
+		}
+		fmt.Fprintf(w, "  %10s  %-40s %s\n", model.SizeText(p.Bytes), key, p.What)
+	}
 }
 
 // wantsSweep reports whether the arguments ask for a sweep: a -sweep axis,

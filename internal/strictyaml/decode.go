@@ -62,7 +62,14 @@ func newDecoder(d *Document) *decoder {
 	}
 }
 
-func (dec *decoder) stopped() bool { return dec.bug != nil || dec.budget < 0 }
+func (dec *decoder) stopped() bool {
+	return dec.bug != nil || dec.budget < 0 || len(dec.errs) >= maxCollected
+}
+
+// maxCollected stops decoding after this many problems: a file with
+// millions of bad keys must not exhaust memory building messages, and the
+// first ten explain the rest (Errors.Error lists ten).
+const maxCollected = maxListed + 1
 
 func (dec *decoder) result() error {
 	if dec.bug != nil {
@@ -290,6 +297,9 @@ func (dec *decoder) structValue(n *yaml.Node, v reflect.Value, path string, o *f
 	}
 	before := len(dec.errs)
 	for _, p := range dec.pairs(n, path) {
+		if dec.stopped() {
+			break
+		}
 		fp := dec.childPath(path, p.key)
 		i, known := si.byName[p.key.Value]
 		if !known {

@@ -42,6 +42,9 @@ func Parse(file string, data []byte) (doc *Document, err error) {
 			err = Errors{{File: file, Msg: fmt.Sprintf("cannot read the file: the YAML parser failed (%v)", r)}}
 		}
 	}()
+	if len(data) > MaxBytes {
+		return nil, Errors{{File: file, Msg: fmt.Sprintf("the file is %d bytes, more than the %d (%d MB) a configuration may have; a scenario is a few kB", len(data), MaxBytes, MaxBytes>>20)}}
+	}
 	if fe := checkText(file, data); fe != nil {
 		return nil, Errors{fe}
 	}
@@ -129,8 +132,29 @@ func syntaxError(file string, data []byte, err error) *FieldError {
 		// moves the problem to line 2, which it does report.
 		line = firstLineRetry(data)
 	}
+	if line > 0 && strings.Contains(msg, "cannot start any token") && bytes.Contains(lineOf(data, line), []byte{'\t'}) {
+		msg += " (a tab: YAML indents with spaces only; replace the tabs by spaces)"
+	}
 	return &FieldError{File: file, Line: line, Msg: "syntax error: " + msg}
 }
+
+// lineOf returns the 1-based line n of data.
+func lineOf(data []byte, n int) []byte {
+	for i := 1; i < n; i++ {
+		j := bytes.IndexByte(data, '\n')
+		if j < 0 {
+			return nil
+		}
+		data = data[j+1:]
+	}
+	line, _, _ := bytes.Cut(data, []byte{'\n'})
+	return line
+}
+
+// MaxBytes is the largest configuration file Parse reads (8 MB): real
+// scenarios are a few kB, and a bound keeps a huge or hostile file from
+// exhausting memory.
+const MaxBytes = 8 << 20
 
 func firstLineRetry(data []byte) int {
 	// A byte-order mark must stay first.

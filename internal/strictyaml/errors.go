@@ -66,7 +66,11 @@ func (es Errors) Error() string {
 	var b strings.Builder
 	for i, e := range es {
 		if i == maxListed {
-			fmt.Fprintf(&b, "\n(and %d more errors)", len(es)-maxListed)
+			if len(es) >= maxCollected {
+				b.WriteString("\n(and more errors: checking stopped here; fix these first)")
+			} else {
+				fmt.Fprintf(&b, "\n(and %d more errors)", len(es)-maxListed)
+			}
 			break
 		}
 		if i > 0 {

@@ -213,11 +213,13 @@ func TestErrorsListing(t *testing.T) {
 	}
 	_, err := decodeString(t, src.String())
 	var es Errors
-	if !errors.As(err, &es) || len(es) != 13 {
-		t.Fatalf("want 13 errors, got %v", err)
+	// Decoding stops after the eleventh problem: ten are listed and the
+	// listing says checking stopped.
+	if !errors.As(err, &es) || len(es) != maxCollected {
+		t.Fatalf("want %d errors, got %v", maxCollected, err)
 	}
 	got := strings.Split(err.Error(), "\n")
-	if len(got) != 11 || got[10] != "(and 3 more errors)" || !strings.HasPrefix(got[9], "x.yaml:11: server.k9: unknown key") {
+	if len(got) != 11 || got[10] != "(and more errors: checking stopped here; fix these first)" || !strings.HasPrefix(got[9], "x.yaml:11: server.k9: unknown key") {
 		t.Fatalf("listing:\n%s", err)
 	}
 	// errors.As reaches a single FieldError too, with its fields set.
@@ -232,5 +234,34 @@ func TestUnknownValueError(t *testing.T) {
 	want := `unknown value "tpcb" (valid: select-only, simple-update, tpcb-like; did you mean "tpcb-like"?)`
 	if err.Error() != want {
 		t.Fatalf("got %q, want %q", err, want)
+	}
+}
+
+// A file with a huge number of bad keys stops after the first few
+// problems instead of building millions of messages, and a file past
+// MaxBytes is refused before it is parsed.
+func TestManyErrorsAndHugeFiles(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("server:\n")
+	for i := 0; i < 200000; i++ {
+		fmt.Fprintf(&src, "  k%d: 1\n", i)
+	}
+	_, err := decodeString(t, src.String())
+	var es Errors
+	if !errors.As(err, &es) || len(es) != maxCollected {
+		t.Fatalf("200000 unknown keys: %d errors kept, want %d", len(es), maxCollected)
+	}
+	huge := strings.Repeat("# padding\n", MaxBytes/10+1)
+	_, err = Parse("big.yaml", []byte("name: x\n"+huge))
+	if err == nil || !strings.Contains(err.Error(), "more than the 8388608 (8 MB) a configuration may have") {
+		t.Fatalf("a %d-byte file: %v", len(huge), err)
+	}
+}
+
+// A tab used for indentation gets a hint, not only the parser's words.
+func TestTabIndentationHint(t *testing.T) {
+	_, err := Parse("t.yaml", []byte("server:\n\tshared_buffers: 1GB\n"))
+	if err == nil || !strings.Contains(err.Error(), "t.yaml:2:") || !strings.Contains(err.Error(), "YAML indents with spaces only") {
+		t.Fatalf("tab: %v", err)
 	}
 }

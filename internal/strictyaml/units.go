@@ -1,6 +1,7 @@
 package strictyaml
 
 import (
+	"errors"
 	"math/big"
 	"strconv"
 	"strings"
@@ -223,4 +224,18 @@ func formatQuantity(v int64, u unitSpec) string {
 		}
 	}
 	return strconv.FormatInt(v, 10) // unreachable: the last unit is 1
+}
+
+// ParseBytes reads a memory size as PostgreSQL writes one (8GB, 512MB, a
+// bare number of bytes), for command-line flags that take a size.
+func ParseBytes(text string) (int64, error) {
+	u := unitSpec{kind: unitBytes, bare: 1, bareName: "B"}
+	v, e, meant := parseQuantity(text, u)
+	if e != qOK {
+		return 0, errors.New(quantityMsg(e, text, u, meant))
+	}
+	if v < 0 {
+		return 0, errors.New("a size cannot be negative")
+	}
+	return v, nil
 }

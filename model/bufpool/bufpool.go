@@ -66,13 +66,22 @@ func (p *Pool) NewRing(kind StrategyKind, n int) *Ring {
 	return r
 }
 
+// Reset empties the ring, as a fresh strategy (GetAccessStrategy) starts.
+func (r *Ring) Reset() {
+	for i := range r.buffers {
+		r.buffers[i] = -1
+	}
+	r.current, r.fromRing = 0, false
+}
+
 // Size returns the number of ring slots.
 func (r *Ring) Size() int { return len(r.buffers) }
 
 // Stats are the pool's cumulative counters.
 type Stats struct {
-	Hits         uint64 // lookups that found the page (shared_blks_hit)
-	Reads        uint64 // lookups that had to read (shared_blks_read)
+	Hits         uint64 // accesses that found the page (shared_blks_hit)
+	Reads        uint64 // accesses that read the page in (shared_blks_read)
+	Extends      uint64 // accesses that added a new page (ReadBuffer(P_NEW))
 	Alloc        uint64 // StrategyGetBuffer calls (pg_stat_bgwriter.buffers_alloc)
 	FreeListPops uint64 // victims taken from the free list
 	SweepVictims uint64 // victims chosen by the replacement policy

@@ -64,15 +64,25 @@ func (c *Catalog) Add(name string, kind Kind, nblocks int32) RelID {
 	id := RelID(len(c.rels))
 	c.rels = append(c.rels, Relation{Name: name, Kind: kind})
 	for c.rels[id].NBlocks < nblocks {
-		c.Extend(id)
+		if _, gid := c.Extend(id); gid < 0 {
+			break // callers check the space first (model.EstimateRun)
+		}
 	}
 	return id
 }
 
-// Extend adds one block to rel and returns its block number and gid.
+// maxChunks is how many chunks fit below gid 2^31.
+const maxChunks = 1 << (31 - chunkShift)
+
+// Extend adds one block to rel and returns its block number and gid. When
+// the gid space (2^31 pages, 16 TB) or the relation's block numbers are
+// exhausted it adds nothing and returns gid -1.
 func (c *Catalog) Extend(rel RelID) (block int32, gid int32) {
 	r := &c.rels[rel]
 	block = r.NBlocks
+	if block == 1<<31-1 || int(block>>chunkShift) == len(r.chunks) && len(c.chunkRel) >= maxChunks {
+		return block, -1
+	}
 	if int(block>>chunkShift) == len(r.chunks) {
 		chunk := int32(len(c.chunkRel))
 		c.chunkRel = append(c.chunkRel, rel)

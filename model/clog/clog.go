@@ -13,10 +13,16 @@
 //     may only live in bank pageno % nbanks (LRU within the bank).
 //
 // The statuses of every transaction are kept here in full (the "disk"
-// contents of pg_xact); the SLRU decides only what a lookup costs.
+// contents of pg_xact); the SLRU decides only what a lookup costs. A page
+// whose transactions have all ended and whose commit records are flushed
+// is kept compactly (Compact: only its aborted xids), so a long run's log
+// costs memory in proportion to its aborts, not its transactions.
 package clog
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // XactsPerPage is CLOG_XACTS_PER_PAGE.
 const XactsPerPage = 32768
@@ -79,8 +85,7 @@ type Stats struct {
 
 // Log holds every status and the SLRU state.
 type Log struct {
-	status []uint8 // 4 statuses per byte
-	lsn    []int64 // commit LSN per group of 32 xids
+	pages []statusPage // by clog page
 
 	slotPage  []int32 // page in each slot, -1 = empty
 	slotLRU   []int64
@@ -105,51 +110,122 @@ func New(n int, banked bool) *Log {
 	return l
 }
 
+// statusPage holds one clog page's statuses: in full (status, lsn) while
+// any of its transactions may still change or need its commit LSN, then
+// compacted (compact true: every xid committed but those in aborted).
+type statusPage struct {
+	status  []uint8 // 4 statuses per byte
+	lsn     []int64 // commit LSN per group of 32 xids
+	compact bool
+	aborted []uint32 // sorted, compacted pages only
+}
+
 // Slots returns the number of SLRU slots.
 func (l *Log) Slots() int { return len(l.slotPage) }
 
 // Page returns the clog page of xid.
 func Page(xid uint32) int32 { return int32(xid / XactsPerPage) }
 
-func (l *Log) grow(xid uint32) {
-	if need := int(xid/4) + 1; need > len(l.status) {
-		n := max(need, 2*len(l.status), 1024)
-		s := make([]uint8, n)
-		copy(s, l.status)
-		l.status = s
+func (l *Log) grow(xid uint32) *statusPage {
+	p := int(Page(xid))
+	for len(l.pages) <= p {
+		l.pages = append(l.pages, statusPage{})
 	}
-	if need := int(xid/lsnGroup) + 1; need > len(l.lsn) {
-		n := max(need, 2*len(l.lsn), 256)
-		s := make([]int64, n)
-		copy(s, l.lsn)
-		l.lsn = s
+	sp := &l.pages[p]
+	if sp.status == nil && !sp.compact {
+		sp.status = make([]uint8, XactsPerPage/4)
+		sp.lsn = make([]int64, XactsPerPage/lsnGroup)
 	}
+	return sp
 }
 
 // Get returns xid's status as stored (no cost accounting).
 func (l *Log) Get(xid uint32) Status {
-	if int(xid/4) >= len(l.status) {
+	p := int(Page(xid))
+	if p >= len(l.pages) {
 		return InProgress
 	}
-	return Status(l.status[xid/4] >> (2 * (xid % 4)) & 3)
+	sp := &l.pages[p]
+	if sp.compact {
+		if _, found := slices.BinarySearch(sp.aborted, xid); found {
+			return Aborted
+		}
+		return Committed
+	}
+	if sp.status == nil {
+		return InProgress
+	}
+	i := xid % XactsPerPage
+	return Status(sp.status[i/4] >> (2 * (i % 4)) & 3)
 }
 
-// CommitLSN returns the commit LSN recorded for xid's LSN group.
+// CommitLSN returns the commit LSN recorded for xid's LSN group (0 once the
+// page is compacted: its commit records are flushed).
 func (l *Log) CommitLSN(xid uint32) int64 {
-	if int(xid/lsnGroup) >= len(l.lsn) {
+	p := int(Page(xid))
+	if p >= len(l.pages) || l.pages[p].lsn == nil {
 		return 0
 	}
-	return l.lsn[xid/lsnGroup]
+	return l.pages[p].lsn[xid%XactsPerPage/lsnGroup]
+}
+
+// Compact stores page compactly if every one of its transactions has
+// ended (committed or aborted) and its latest commit LSN is at or below
+// flushed (the WAL flush position, so no hint bit waits on it any more).
+// It reports whether the page is compact now.
+func (l *Log) Compact(page int32, flushed int64) bool {
+	if int(page) >= len(l.pages) {
+		return false
+	}
+	sp := &l.pages[page]
+	if sp.compact {
+		return true
+	}
+	if sp.status == nil {
+		return false
+	}
+	for _, x := range sp.lsn {
+		if x > flushed {
+			return false
+		}
+	}
+	var aborted []uint32
+	base := uint32(page) * XactsPerPage
+	for i, b := range sp.status {
+		if b == 0x55 { // four committed
+			continue
+		}
+		for k := uint32(0); k < 4; k++ {
+			switch Status(b >> (2 * k) & 3) {
+			case Committed:
+			case Aborted:
+				aborted = append(aborted, base+uint32(i)*4+k)
+			default:
+				// xids 0-2 are never assigned (InvalidTransactionId,
+				// Bootstrap, Frozen); any other in-progress xid keeps
+				// the page in full.
+				if x := base + uint32(i)*4 + k; x > 2 {
+					return false
+				}
+			}
+		}
+	}
+	*sp = statusPage{compact: true, aborted: aborted}
+	return true
 }
 
 // Set records a final status (TransactionIdSetTreeStatus) and, for a
 // commit, its LSN. The caller has made the page resident (Access) first.
 func (l *Log) Set(xid uint32, s Status, lsn int64) {
-	l.grow(xid)
-	sh := 2 * (xid % 4)
-	l.status[xid/4] = l.status[xid/4]&^(3<<sh) | uint8(s)<<sh
-	if s == Committed && lsn > l.lsn[xid/lsnGroup] {
-		l.lsn[xid/lsnGroup] = lsn
+	sp := l.grow(xid)
+	if sp.compact {
+		panic(fmt.Sprintf("clog: status of xid %d set after its page was compacted", xid))
+	}
+	i := xid % XactsPerPage
+	sh := 2 * (i % 4)
+	sp.status[i/4] = sp.status[i/4]&^(3<<sh) | uint8(s)<<sh
+	if s == Committed && lsn > sp.lsn[i/lsnGroup] {
+		sp.lsn[i/lsnGroup] = lsn
 	}
 	if slot := l.find(Page(xid)); slot >= 0 {
 		l.slotDirty[slot] = true

@@ -95,3 +95,47 @@ func TestBanks(t *testing.T) {
 		t.Errorf("%d even pages resident, want 16 (one bank)", n)
 	}
 }
+
+// A page whose transactions have all ended and whose commits are flushed
+// is compacted: statuses read the same, commit LSNs read 0, and only the
+// aborted xids are kept.
+func TestCompact(t *testing.T) {
+	l := New(8, false)
+	l.Extend(0)
+	base := uint32(XactsPerPage)
+	l.Extend(1)
+	for x := base; x < 2*base; x++ {
+		if x%1000 == 7 {
+			l.Set(x, Aborted, 0)
+		} else {
+			l.Set(x, Committed, int64(x))
+		}
+	}
+	if l.Compact(1, int64(2*base-2)) {
+		t.Fatal("compacted a page whose last commit record is not flushed")
+	}
+	if !l.Compact(1, int64(2*base)) {
+		t.Fatal("did not compact a finished page")
+	}
+	for x := base; x < 2*base; x++ {
+		want := Committed
+		if x%1000 == 7 {
+			want = Aborted
+		}
+		if got := l.Get(x); got != want {
+			t.Fatalf("xid %d: %v after compaction, want %v", x, got, want)
+		}
+		if l.CommitLSN(x) != 0 {
+			t.Fatalf("xid %d: commit LSN %d after compaction", x, l.CommitLSN(x))
+		}
+	}
+	if n := len(l.pages[1].aborted); n != XactsPerPage/1000+1 {
+		t.Errorf("%d aborted xids kept", n)
+	}
+	// A page with a transaction still running stays in full.
+	l.Extend(2)
+	l.Set(2*base+5, Committed, 1)
+	if l.Compact(2, 1<<40) {
+		t.Error("compacted a page with in-progress xids")
+	}
+}

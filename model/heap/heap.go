@@ -19,8 +19,14 @@
 //     (rd_targblock) or a newly extended page.
 //
 // Rows are numbered 1..Rows in load order; row r starts on block
-// (r-1)/RowsPerPage. Rows moved by non-HOT updates and the xmin of each
-// row's current version after an update are kept in sparse maps.
+// (r-1)/RowsPerPage. A version written by an UPDATE or DELETE of a row is a
+// group of its own tagged with the row (Group.Row), so the page itself says
+// which tuple is the row's; the blocks of rows moved by non-HOT updates
+// are kept in chunks of 1024 rows, allocated when a row of the chunk first
+// moves. When VACUUM finds a page all-visible, its live tuples are
+// visible to every transaction now and later, so they are folded into one
+// frozen group and the page costs a few bytes again (Collapse): long runs
+// reach a steady state instead of growing with every transaction.
 package heap
 
 import "fmt"
@@ -45,6 +51,23 @@ type Group struct {
 	Xmin, Xmax uint32 // Xmax 0: not deleted or updated
 	N          uint16
 	Hints      uint8
+	// Row is the row a version written by an UPDATE or DELETE belongs to
+	// (N = 1); 0 for loaded and inserted tuples, which no key names
+	// individually, and Aborted for the version of an update that rolled
+	// back.
+	Row int64
+}
+
+// Aborted tags the version an aborted update left behind: garbage, no
+// longer any row's.
+const Aborted = -1
+
+// FrozenXid is FrozenTransactionId, the xmin of the tuples Collapse folds.
+const FrozenXid = 2
+
+// same reports whether two groups have the same header (and row).
+func same(a, b Group) bool {
+	return a.Xmin == b.Xmin && a.Xmax == b.Xmax && a.Hints == b.Hints && a.Row == b.Row
 }
 
 // Table is one heap relation's page-level state.
@@ -60,17 +83,17 @@ type Table struct {
 	loaded  int32 // blocks holding loaded rows
 	nblocks int32
 
-	state   []int32   // per block: 0 = base state, else index into pages
+	state   []int32   // per block: 0 = base state, > 0 index into pages, < 0 a collapsed page of -state frozen tuples
 	pages   [][]Group // explicit page states; pages[0] unused
 	ntup    []uint16  // tuples on each explicit page (the sum of its groups' N)
 	pxid    []uint32  // pd_prune_xid of each explicit page: oldest xmax left to prune, 0 = none
 	freeIdx []int32   // recycled indexes into pages
 	allVis  []uint64  // PD_ALL_VISIBLE / VM all-visible bit per block
 
-	moved   map[int64]int32  // row -> block of its current version
-	rowXmin map[int64]uint32 // row -> xmin of its current version
-	target  int32            // insertion target block (rd_targblock), -1 if none
-	fsmNext int32            // free space map: first block VACUUM may have freed, scanning forward
+	moved   [][]int32 // row chunk -> block+1 of each row's current version (0: its load block)
+	nmoved  int       // rows not on their load block
+	target  int32     // insertion target block (rd_targblock), -1 if none
+	fsmNext int32     // free space map: first block VACUUM may have freed, scanning forward
 
 	Stats Stats
 }
@@ -78,7 +101,7 @@ type Table struct {
 // Stats count heap operations.
 type Stats struct {
 	HOTUpdates, Updates, Inserts, Deletes, Prunes, Extends uint64
-	PrunedTuples                                           uint64
+	PrunedTuples, Collapses                                uint64
 }
 
 // Layout computes tuples per page for rows of width bytes of user data (a
@@ -188,8 +211,11 @@ func (t *Table) rowsOnLoaded(b int32) int {
 // Groups returns block b's tuple groups. For a never-changed page it
 // returns a one-element view into buf; callers must not keep it.
 func (t *Table) Groups(b int32, buf *[1]Group) []Group {
-	if s := t.state[b]; s != 0 {
+	if s := t.state[b]; s > 0 {
 		return t.pages[s]
+	} else if s < 0 {
+		buf[0] = Group{Xmin: FrozenXid, Hints: Frozen, N: uint16(-s)}
+		return buf[:]
 	}
 	buf[0] = t.base
 	buf[0].N = uint16(t.rowsOnLoaded(b))
@@ -202,10 +228,13 @@ func (t *Table) Explicit(b int32) bool { return t.state[b] != 0 }
 // mut returns block b's groups for modification, materialising the base
 // state if needed.
 func (t *Table) mut(b int32) *[]Group {
-	if t.state[b] == 0 {
+	switch s := t.state[b]; {
+	case s == 0:
 		g := t.base
 		g.N = uint16(t.rowsOnLoaded(b))
 		t.state[b] = t.newState([]Group{g})
+	case s < 0:
+		t.state[b] = t.newState([]Group{{Xmin: FrozenXid, Hints: Frozen, N: uint16(-s)}})
 	}
 	return &t.pages[t.state[b]]
 }
@@ -253,7 +282,7 @@ func (t *Table) HintGroup(b int32, g Group, bits uint8) {
 	gs := t.mut(b)
 	for i := range *gs {
 		o := (*gs)[i]
-		if o.Xmin == g.Xmin && o.Xmax == g.Xmax && o.Hints == g.Hints {
+		if same(o, g) {
 			last := len(*gs) - 1
 			(*gs)[i] = (*gs)[last]
 			*gs = (*gs)[:last]
@@ -270,7 +299,7 @@ func add(gs *[]Group, g Group) {
 		return
 	}
 	for i := range *gs {
-		if o := &(*gs)[i]; o.Xmin == g.Xmin && o.Xmax == g.Xmax && o.Hints == g.Hints {
+		if o := &(*gs)[i]; same(*o, g) {
 			o.N += g.N
 			return
 		}
@@ -288,7 +317,7 @@ func (t *Table) merge(gs *[]Group) {
 		}
 		found := false
 		for j := range out {
-			if out[j].Xmin == g.Xmin && out[j].Xmax == g.Xmax && out[j].Hints == g.Hints {
+			if same(out[j], g) {
 				out[j].N += g.N
 				found = true
 				break
@@ -303,8 +332,10 @@ func (t *Table) merge(gs *[]Group) {
 
 // Tuples returns the number of tuples (live or dead, unpruned) on block b.
 func (t *Table) Tuples(b int32) int {
-	if s := t.state[b]; s != 0 {
+	if s := t.state[b]; s > 0 {
 		return int(t.ntup[s])
+	} else if s < 0 {
+		return int(-s)
 	}
 	return t.rowsOnLoaded(b)
 }
@@ -345,7 +376,7 @@ func (t *Table) Prunable(b int32) bool { return t.PruneXid(b) != 0 }
 // not yet pruned (0 if none). Nothing can be pruned before that xid is
 // older than every snapshot, so on-access pruning checks it first.
 func (t *Table) PruneXid(b int32) uint32 {
-	if s := t.state[b]; s != 0 {
+	if s := t.state[b]; s > 0 {
 		return t.pxid[s]
 	}
 	return 0
@@ -373,44 +404,59 @@ func (t *Table) AllVisibleCount() int {
 
 // BlockOf returns the block holding the current version of row.
 func (t *Table) BlockOf(row int64) int32 {
-	if t.moved != nil {
-		if b, ok := t.moved[row]; ok {
-			return b
+	if c := (row - 1) >> movedShift; c < int64(len(t.moved)) {
+		if ch := t.moved[c]; ch != nil {
+			if b := ch[(row-1)&(movedChunk-1)]; b != 0 {
+				return b - 1
+			}
 		}
 	}
-	return int32((row - 1) / int64(t.RowsPerPage))
+	return t.home(row)
 }
 
-// RowXmin returns the xmin of row's current version.
-func (t *Table) RowXmin(row int64) uint32 {
-	if t.rowXmin != nil {
-		if x, ok := t.rowXmin[row]; ok {
-			return x
+// Moved rows are tracked in chunks of movedChunk rows.
+const (
+	movedShift = 10
+	movedChunk = 1 << movedShift
+)
+
+// rowVersion returns the index in gs of row's current version: the
+// newest group tagged with the row (versions of one row have increasing
+// xmins), or, for a row never changed since it was loaded or whose page was
+// collapsed, an untagged live group (the load's, else the frozen one).
+// It returns -1 if the page holds neither.
+func (t *Table) rowVersion(gs []Group, row int64) int {
+	best := -1
+	for i, g := range gs {
+		if g.Row == row && (best < 0 || g.Xmin > gs[best].Xmin) {
+			best = i
 		}
 	}
-	return t.base.Xmin
+	if best >= 0 {
+		return best
+	}
+	for i, g := range gs {
+		if g.Row == 0 && g.Xmax == 0 && g.Xmin == t.base.Xmin && g.Hints == t.base.Hints {
+			return i
+		}
+	}
+	for i, g := range gs {
+		if g.Row == 0 && g.Xmax == 0 && g.Xmin == FrozenXid {
+			return i
+		}
+	}
+	return -1
 }
 
-// RowGroup returns the header of row's current version on block b (the
-// live group with the row's xmin), for a visibility check of that tuple.
+// RowGroup returns the header of row's current version on block b (N = 1),
+// for a visibility check of that tuple.
 func (t *Table) RowGroup(row int64, b int32) Group {
-	x := t.RowXmin(row)
 	var buf [1]Group
-	for _, g := range t.Groups(b, &buf) {
-		if g.Xmin == x && g.Xmax == 0 {
-			g.N = 1
-			return g
-		}
-	}
-	// The version is not live on this page (deleted): report any group
-	// with that xmin.
-	for _, g := range t.Groups(b, &buf) {
-		if g.Xmin == x {
-			g.N = 1
-			return g
-		}
-	}
+	gs := t.Groups(b, &buf)
 	g := t.base
+	if i := t.rowVersion(gs, row); i >= 0 {
+		g = gs[i]
+	}
 	g.N = 1
 	return g
 }
@@ -424,24 +470,62 @@ func (t *Table) Insert(b int32, xid uint32, n int) {
 	t.Stats.Inserts += uint64(n)
 }
 
-// DeleteRow marks row's current version on block b deleted by xid
-// (heap_delete, or the old version of heap_update).
-func (t *Table) DeleteRow(row int64, b int32, xid uint32) {
-	x := t.RowXmin(row)
-	gs := t.mut(b)
-	for i := range *gs {
-		g := (*gs)[i]
-		if g.Xmin == x && g.Xmax == 0 && g.N > 0 {
-			if g.N == 1 {
-				last := len(*gs) - 1
-				(*gs)[i] = (*gs)[last]
-				*gs = (*gs)[:last]
-			} else {
-				(*gs)[i].N--
-			}
-			add(gs, Group{Xmin: g.Xmin, Xmax: xid, N: 1, Hints: g.Hints &^ (XmaxCommitted | XmaxInvalid)})
-			break
+// InsertVersion adds the new version of row written by xid to block b
+// (heap_update's new tuple), clearing PD_ALL_VISIBLE, and records the
+// row's block. The caller has checked Free.
+func (t *Table) InsertVersion(b int32, xid uint32, row int64) {
+	add(t.mut(b), Group{Xmin: xid, N: 1, Row: row})
+	t.ntup[t.state[b]]++
+	t.ClearAllVisible(b)
+	t.Stats.Inserts++
+	t.setBlock(row, b)
+}
+
+// setBlock records that row's current version is on block b.
+func (t *Table) setBlock(row int64, b int32) {
+	c, i := (row-1)>>movedShift, (row-1)&(movedChunk-1)
+	var ch []int32
+	if c < int64(len(t.moved)) {
+		ch = t.moved[c]
+	}
+	if b == t.home(row) {
+		if ch != nil && ch[i] != 0 {
+			ch[i] = 0
+			t.nmoved--
 		}
+		return
+	}
+	if ch == nil {
+		for int64(len(t.moved)) <= c {
+			t.moved = append(t.moved, nil)
+		}
+		ch = make([]int32, movedChunk)
+		t.moved[c] = ch
+	}
+	if ch[i] == 0 {
+		t.nmoved++
+	}
+	ch[i] = b + 1
+}
+
+// home is the block the load put row on.
+func (t *Table) home(row int64) int32 { return int32((row - 1) / int64(t.RowsPerPage)) }
+
+// DeleteRow marks row's current version on block b deleted by xid
+// (heap_delete, or the old version of heap_update): the tuple leaves its
+// group as a version of its own, tagged with the row.
+func (t *Table) DeleteRow(row int64, b int32, xid uint32) {
+	gs := t.mut(b)
+	if i := t.rowVersion(*gs, row); i >= 0 {
+		g := (*gs)[i]
+		if g.N == 1 {
+			last := len(*gs) - 1
+			(*gs)[i] = (*gs)[last]
+			*gs = (*gs)[:last]
+		} else {
+			(*gs)[i].N--
+		}
+		add(gs, Group{Xmin: g.Xmin, Xmax: xid, N: 1, Hints: g.Hints &^ (XmaxCommitted | XmaxInvalid), Row: row})
 	}
 	t.ClearAllVisible(b)
 	t.markPrunable(b, xid)
@@ -471,37 +555,23 @@ func (t *Table) DeleteAll(b int32, xid uint32, live func(g Group) bool) int {
 	return n
 }
 
-// SetRowVersion records that row's current version has xmin xid and lives
-// on block b.
-func (t *Table) SetRowVersion(row int64, b int32, xid uint32) {
-	if t.rowXmin == nil {
-		t.rowXmin = make(map[int64]uint32)
-	}
-	t.rowXmin[row] = xid
-	if b != int32((row-1)/int64(t.RowsPerPage)) || t.moved != nil && t.moved[row] != 0 {
-		if t.moved == nil {
-			t.moved = make(map[int64]int32)
+// AbortVersion undoes, for the row's index and key lookups, an update by
+// xid that rolled back: the version xid wrote on block newBlk is no longer
+// the row's (it stays on the page as garbage for pruning, with its aborted
+// xmin), and the row's current version is again the one on oldBlk, whose
+// xmax is the aborted xid (as in PostgreSQL: a later reader hints it
+// XMAX_INVALID).
+func (t *Table) AbortVersion(row int64, oldBlk, newBlk int32, xid uint32) {
+	if t.state[newBlk] > 0 {
+		gs := &t.pages[t.state[newBlk]]
+		for i, g := range *gs {
+			if g.Row == row && g.Xmin == xid {
+				(*gs)[i].Row = Aborted
+				break
+			}
 		}
-		t.moved[row] = b
 	}
-}
-
-// RestoreRow undoes SetRowVersion when the updating transaction aborts:
-// the row's current version is again the one with xmin on block b.
-func (t *Table) RestoreRow(row int64, b int32, xmin uint32) {
-	if xmin == t.base.Xmin {
-		delete(t.rowXmin, row)
-	} else {
-		t.rowXmin[row] = xmin
-	}
-	if b == int32((row-1)/int64(t.RowsPerPage)) {
-		delete(t.moved, row)
-	} else {
-		if t.moved == nil {
-			t.moved = make(map[int64]int32)
-		}
-		t.moved[row] = b
-	}
+	t.setBlock(row, oldBlk)
 }
 
 // Prune removes dead tuples from block b (heap_page_prune): dead(g)
@@ -509,8 +579,8 @@ func (t *Table) RestoreRow(row int64, b int32, xmin uint32) {
 // is not asked about live versions with XMIN_COMMITTED set.
 // It returns the number of tuples removed.
 func (t *Table) Prune(b int32, dead func(g Group) bool) int {
-	if t.state[b] == 0 {
-		return 0 // a never-changed page has nothing to prune
+	if t.state[b] <= 0 {
+		return 0 // a never-changed or collapsed page has nothing to prune
 	}
 	gs := &t.pages[t.state[b]]
 	n := 0
@@ -538,6 +608,33 @@ func (t *Table) Prune(b int32, dead func(g Group) bool) int {
 		t.Stats.PrunedTuples += uint64(n)
 	}
 	return n
+}
+
+// Collapse folds block b's live tuples into one frozen, untagged group once
+// VACUUM has found the page all-visible: every live tuple's inserter is
+// committed and older than every snapshot, and no tuple is deleted, so each
+// is visible to every transaction now and later whatever its exact xmin,
+// as a frozen tuple is (HeapTupleSatisfiesMVCC answers the same, at the
+// same cost: one hinted test). Rows whose current version is on the page
+// find it there (rowVersion), and the page's state shrinks to one group.
+// The caller guarantees the condition (vacuumPage).
+func (t *Table) Collapse(b int32) {
+	s := t.state[b]
+	if s <= 0 {
+		return // never changed, or collapsed already
+	}
+	// The page's explicit state is released (its slot in pages is
+	// recycled): a collapsed page is just its tuple count.
+	n := t.ntup[s]
+	t.pages[s], t.ntup[s], t.pxid[s] = nil, 0, 0
+	t.freeIdx = append(t.freeIdx, s)
+	t.state[b] = -int32(n)
+	if n == 0 {
+		// An empty page needs an explicit (empty) state: the base state
+		// would give it the loaded rows.
+		t.state[b] = t.newState(nil)
+	}
+	t.Stats.Collapses++
 }
 
 // PlaceNew finds a block for a new tuple (RelationGetBufferForTuple without
@@ -576,11 +673,11 @@ func (t *Table) Extended(block int32) {
 func (t *Table) Truncate() {
 	t.state, t.allVis, t.pages, t.ntup, t.pxid, t.freeIdx = nil, nil, [][]Group{nil}, []uint16{0}, []uint32{0}, nil
 	t.nblocks, t.loaded, t.Rows, t.target, t.fsmNext = 0, 0, 0, -1, 0
-	t.moved, t.rowXmin = nil, nil
+	t.moved, t.nmoved = nil, 0
 }
 
 // Moved returns how many rows live away from their load position.
-func (t *Table) Moved() int { return len(t.moved) }
+func (t *Table) Moved() int { return t.nmoved }
 
 // ExplicitPages returns how many pages have their own state (for memory
 // reporting).

@@ -50,10 +50,9 @@ func TestHOTAfterPrune(t *testing.T) {
 		t.Fatalf("PlaceNew = %d, %v; want extension to block 3", blk, ext)
 	}
 	tb.Extended(blk)
-	tb.Insert(blk, 100, 1)
-	tb.SetRowVersion(5, blk, 100)
-	if tb.BlockOf(5) != 3 || tb.RowXmin(5) != 100 {
-		t.Fatalf("moved row: block %d xmin %d", tb.BlockOf(5), tb.RowXmin(5))
+	tb.InsertVersion(blk, 100, 5)
+	if g := tb.RowGroup(5, tb.BlockOf(5)); tb.BlockOf(5) != 3 || g.Xmin != 100 || g.Row != 5 {
+		t.Fatalf("moved row: block %d version %+v", tb.BlockOf(5), g)
 	}
 	// Once xid 100 is committed and older than every snapshot, pruning
 	// frees the old version's slot and the next update is HOT.
@@ -65,8 +64,7 @@ func TestHOTAfterPrune(t *testing.T) {
 	if tb.Free(b) != 1 {
 		t.Fatalf("free %d after delete", tb.Free(b))
 	}
-	tb.Insert(b, 101, 1)
-	tb.SetRowVersion(7, b, 101)
+	tb.InsertVersion(b, 101, 7)
 	if tb.BlockOf(7) != b || tb.Free(b) != 0 {
 		t.Fatalf("HOT update: block %d free %d", tb.BlockOf(7), tb.Free(b))
 	}
@@ -103,5 +101,70 @@ func TestFillfactorLeavesRoomForHOT(t *testing.T) {
 	tb, _ := New("accounts", 1000, 132, 90, frozen, false)
 	if tb.RowsPerPage >= tb.MaxRows || tb.Free(0) == 0 {
 		t.Fatalf("fillfactor 90: %d rows per page of %d", tb.RowsPerPage, tb.MaxRows)
+	}
+}
+
+// An aborted update leaves its version as garbage; the row's current
+// version is again the old one, whose xmax is the aborted xid.
+func TestAbortedUpdate(t *testing.T) {
+	tb, _ := New("accounts", 61*3, 132, 100, frozen, true)
+	b := tb.BlockOf(5)
+	tb.DeleteRow(5, b, 100)
+	blk, _ := tb.PlaceNew()
+	tb.Extended(blk)
+	tb.InsertVersion(blk, 100, 5)
+	tb.AbortVersion(5, b, blk, 100)
+	if tb.BlockOf(5) != b {
+		t.Fatalf("row 5 on block %d after the abort, want %d", tb.BlockOf(5), b)
+	}
+	if g := tb.RowGroup(5, b); g.Xmax != 100 || g.Row != 5 || g.Xmin != frozen.Xmin {
+		t.Fatalf("row 5's version after the abort: %+v", g)
+	}
+	var buf [1]Group
+	for _, g := range tb.Groups(blk, &buf) {
+		if g.Xmin == 100 && g.Row != Aborted {
+			t.Fatalf("the aborted version still belongs to a row: %+v", g)
+		}
+	}
+	// A second update of the row takes the old version again.
+	tb.DeleteRow(5, b, 101)
+	if g := tb.RowGroup(5, b); g.Xmax != 101 {
+		t.Fatalf("second update: %+v", g)
+	}
+}
+
+// Collapse folds an all-visible page's versions into one frozen group: the
+// page costs one group again, and rows whose version lived there still find
+// one (the frozen group).
+func TestCollapse(t *testing.T) {
+	tb, _ := New("accounts", 61*3, 132, 100, frozen, true)
+	b := int32(1)
+	for row := int64(62); row < 62+10; row++ {
+		tb.DeleteRow(row, b, uint32(row+100))
+	}
+	// Prune the old versions (committed, older than everyone).
+	tb.Prune(b, func(g Group) bool { return g.Xmax != 0 })
+	for row := int64(62); row < 62+10; row++ {
+		tb.InsertVersion(b, uint32(row+200), row)
+	}
+	tb.SetGroupHints(b, func(g Group) uint8 { return XminCommitted })
+	var buf [1]Group
+	if n := len(tb.Groups(b, &buf)); n != 11 {
+		t.Fatalf("%d groups before the collapse, want 11", n)
+	}
+	tb.Collapse(b)
+	gs := tb.Groups(b, &buf)
+	if len(gs) != 1 || gs[0].N != 61 || gs[0].Xmin != FrozenXid || gs[0].Hints != Frozen {
+		t.Fatalf("after the collapse: %+v", gs)
+	}
+	if g := tb.RowGroup(65, b); g.Xmin != FrozenXid || g.N != 1 {
+		t.Fatalf("row 65 after the collapse: %+v", g)
+	}
+	tb.DeleteRow(65, b, 500)
+	if g := tb.RowGroup(65, b); g.Xmax != 500 || g.Row != 65 {
+		t.Fatalf("row 65 updated after the collapse: %+v", g)
+	}
+	if tb.Tuples(b) != 61 {
+		t.Fatalf("%d tuples, want 61", tb.Tuples(b))
 	}
 }

@@ -54,6 +54,7 @@ type Stats struct {
 	WritebackPages      uint64 // pages written to the device (any reason)
 	WritebackRequests   uint64
 	FsyncPages          uint64 // pages written because of fsync
+	Writes              uint64 // pwrite()s of pages into the cache
 	ThrottledWrites     uint64 // pwrite()s that had to wait (dirty limit)
 	ThrottledNs         int64  // total time writers spent throttled
 	Fsyncs              uint64
@@ -346,6 +347,7 @@ func (c *Cache) Read(gid int32, done sim.Handler, arg int64) bool {
 // is throttled by the dirty limit; done.OnEvent(arg) then fires when
 // writeback has brought the dirty total under the limit.
 func (c *Cache) Write(gid int32, done sim.Handler, arg int64) bool {
+	c.Stats.Writes++
 	c.touch(gid)
 	c.markDirty(gid)
 	if c.dirty > c.cfg.BackgroundPages {

@@ -1,0 +1,280 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pgbufsim/pgbufsim/model"
+)
+
+var tiny = []string{"-config", "../../configs/quickstart.yaml", "-q", "-set", short, "-set", "workload.phases.warmup.duration=1s"}
+
+func tinyArgs(extra ...string) []string { return append(append([]string(nil), tiny...), extra...) }
+
+// -out never loses a user's files: a foreign directory, a file, the
+// working directory and a link are refused (exit 1, nothing touched); an
+// earlier run's output is replaced.
+func TestOutNeverLosesFiles(t *testing.T) {
+	tmp := t.TempDir()
+	d := filepath.Join(tmp, "d")
+	os.MkdirAll(d, 0o755)
+	os.WriteFile(filepath.Join(d, "keep"), []byte("x"), 0o644)
+	file := filepath.Join(tmp, "README.md")
+	os.WriteFile(file, []byte("readme"), 0o644)
+	for _, out := range []string{d, file, ".", ".."} {
+		code, _, errs := runCLI(t, tinyArgs("-out", out)...)
+		if code != 1 || !strings.Contains(errs, "-out ") {
+			t.Errorf("-out %s: exit %d, %q", out, code, errs)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(d, "keep")); err != nil || string(b) != "x" {
+		t.Errorf("d/keep: %q %v", b, err)
+	}
+	if b, err := os.ReadFile(file); err != nil || string(b) != "readme" {
+		t.Errorf("README.md: %q %v", b, err)
+	}
+	// A rerun replaces the earlier output.
+	q := filepath.Join(tmp, "q")
+	for i := 0; i < 2; i++ {
+		if code, _, errs := runCLI(t, tinyArgs("-out", q)...); code != 0 {
+			t.Fatalf("run %d into an earlier output: exit %d %s", i, code, errs)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(q, ".pgbufsim")); err != nil {
+		t.Error("no marker file in the output")
+	}
+}
+
+// A scenario name becomes a directory name only after sanitising: it
+// cannot climb out of out/.
+func TestScenarioNameIsSanitised(t *testing.T) {
+	wd, _ := os.Getwd()
+	tmp := t.TempDir()
+	cfg, _ := filepath.Abs("../../configs/quickstart.yaml")
+	if err := os.Chdir(tmp); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	code, _, errs := runCLI(t, "-config", cfg, "-q", "-set", short, "-set", "workload.phases.warmup.duration=1s", "-set", "name=../src")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "out", "_src", "summary.json")); err != nil {
+		t.Errorf("the run did not go to out/_src: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "src")); err == nil {
+		t.Error("the scenario name escaped out/")
+	}
+}
+
+// stripWall removes the wall-clock fields of summary.json, the only ones
+// that may differ between two runs of one scenario.
+func stripWall(t *testing.T, path string) string {
+	t.Helper()
+	var v map[string]any
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	rt := v["runtime"].(map[string]any)
+	for _, k := range []string{"wall_seconds", "events_per_second", "simulated_per_wall", "peak_heap_mb", "model_bytes_per_page"} {
+		delete(rt, k)
+	}
+	out, _ := json.Marshal(v)
+	return string(out)
+}
+
+// Progress on a terminal watches the run without changing it: the same
+// bytes with and without it, also with a prewarm and a rate (which used
+// to panic), and the run ends at its end (not at the next progress tick).
+func TestProgressChangesNothing(t *testing.T) {
+	tmp := t.TempDir()
+	args := tinyArgs("-set", "workload.phases.warmup.rate=100", "-set", "workload.prewarm=10000", "-set", "workload.phases.run.duration=7s")
+	defer func(f func(io.Writer) bool) { isTerminal = f }(isTerminal)
+	var sums []string
+	for i, term := range []bool{false, true} {
+		isTerminal = func(io.Writer) bool { return term }
+		out := filepath.Join(tmp, []string{"plain", "tty"}[i])
+		var o, e bytes.Buffer
+		if code := run(append(args, "-out", out), &o, &e); code != 0 {
+			t.Fatalf("terminal %v: exit %d: %s", term, code, e.String())
+		}
+		if term && !strings.Contains(e.String(), "progress: ") {
+			t.Error("no progress line on a terminal")
+		}
+		sums = append(sums, stripWall(t, filepath.Join(out, "summary.json")))
+		for _, f := range []string{"timeseries.csv", "report.html"} {
+			if i == 1 {
+				a, _ := os.ReadFile(filepath.Join(tmp, "plain", f))
+				b, _ := os.ReadFile(filepath.Join(out, f))
+				if !bytes.Equal(a, b) {
+					t.Errorf("%s differs with progress on", f)
+				}
+			}
+		}
+	}
+	if sums[0] != sums[1] {
+		t.Error("summary.json differs with progress on")
+	}
+	var v struct{ Runtime model.Runtime }
+	b, _ := os.ReadFile(filepath.Join(tmp, "tty", "summary.json"))
+	json.Unmarshal(b, &v)
+	if v.Runtime.SimulatedSeconds > 8.5 {
+		t.Errorf("a 1 s + 7 s run simulated %.1f s", v.Runtime.SimulatedSeconds)
+	}
+}
+
+// A panic in the model (a bug) is exit 2 with a message, and a trace being
+// written is removed: no hidden temporary file is left.
+func TestPanicLeavesNoTemporaryTrace(t *testing.T) {
+	defer func(f func(model.Scenario, model.Options) (*model.Result, error)) { modelRun = f }(modelRun)
+	modelRun = func(sc model.Scenario, opt model.Options) (*model.Result, error) { panic("boom") }
+	tmp := t.TempDir()
+	tr := filepath.Join(tmp, "t", "run.csv")
+	code, _, errs := runCLI(t, tinyArgs("-out", filepath.Join(tmp, "q"), "-write-trace", tr)...)
+	if code != 2 || !strings.Contains(errs, "panicked") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(tr))
+	if len(entries) != 0 {
+		t.Errorf("left behind: %v", entries)
+	}
+}
+
+type fakeWatch struct{ polls int }
+
+func (f *fakeWatch) Interrupted() bool { f.polls++; return f.polls > 3 }
+func (f *fakeWatch) Signal() string    { return "SIGINT" }
+func (f *fakeWatch) Stop()             {}
+
+// SIGINT or SIGTERM mid-run: one line, exit 2, nothing written, no
+// temporary trace left.
+func TestInterruptWritesNothing(t *testing.T) {
+	defer func(f func() watcher) { startWatch = f }(startWatch)
+	startWatch = func() watcher { return &fakeWatch{} }
+	tmp := t.TempDir()
+	tr := filepath.Join(tmp, "t", "run.csv")
+	out := filepath.Join(tmp, "q")
+	code, _, errs := runCLI(t, tinyArgs("-out", out, "-write-trace", tr)...)
+	if code != 2 || !strings.Contains(errs, "interrupted by SIGINT") || !strings.Contains(errs, "nothing written") {
+		t.Fatalf("exit %d: %q", code, errs)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("an interrupted run wrote its outputs")
+	}
+	entries, _ := os.ReadDir(filepath.Dir(tr))
+	if len(entries) != 0 {
+		t.Errorf("left behind: %v", entries)
+	}
+}
+
+// -write-trace, -cpuprofile and -memprofile replace only files pgbufsim
+// wrote.
+func TestOutputFilesNotOverwritten(t *testing.T) {
+	tmp := t.TempDir()
+	mine := filepath.Join(tmp, "notes.csv")
+	os.WriteFile(mine, []byte("my,own,data\n"), 0o644)
+	for _, flag := range []string{"-write-trace", "-cpuprofile", "-memprofile"} {
+		code, _, errs := runCLI(t, tinyArgs("-out", filepath.Join(tmp, "q"), flag, mine)...)
+		if code != 1 || !strings.Contains(errs, "is not a ") {
+			t.Errorf("%s over a user's file: exit %d %q", flag, code, errs)
+		}
+	}
+	if b, _ := os.ReadFile(mine); string(b) != "my,own,data\n" {
+		t.Errorf("the user's file changed: %q", b)
+	}
+	// A trace pgbufsim wrote is replaced by the next run.
+	tr := filepath.Join(tmp, "run.csv")
+	for i := 0; i < 2; i++ {
+		if code, _, errs := runCLI(t, tinyArgs("-out", filepath.Join(tmp, "q"), "-write-trace", tr)...); code != 0 {
+			t.Fatalf("run %d: exit %d %s", i, code, errs)
+		}
+	}
+}
+
+// Flags are checked like the YAML keys they override.
+func TestFlagsCheckedLikeKeys(t *testing.T) {
+	tmp := t.TempDir()
+	for _, args := range [][]string{
+		tinyArgs("-seed", "-5"),
+		tinyArgs("-max-memory", "1MB"),
+		tinyArgs("-max-memory", "lots"),
+		tinyArgs("-set", "workload.phases.run.rate=1e-300"),
+		tinyArgs("-set", "workload.phases.run.rate=1e-12"),
+		tinyArgs("-set", "workload.phases.run.rate=1e9"),
+		tinyArgs("-set", "workload.phases.run.clients=100000", "-set", "server.shared_buffers=1GB", "-max-memory", "8GB"),
+		tinyArgs("-set", "os.dirty_background_ratio=30", "-set", "os.dirty_ratio=20"),
+		tinyArgs("-set", "tables.relations=[{name: big, pages: 3000000000, rows_per_page: 1}]"),
+		tinyArgs("-set", "tables.relations=[{name: many, rows: 10, count: 950000}]"),
+	} {
+		code, _, errs := runCLI(t, append(args, "-out", filepath.Join(tmp, "x"))...)
+		if code != 1 || errs == "" {
+			t.Errorf("%v: exit %d %q", args[len(tiny):], code, errs)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "x")); err == nil {
+		t.Error("a refused run wrote output")
+	}
+	// The memory refusal names the key that drives it.
+	_, _, errs := runCLI(t, tinyArgs("-set", "workload.phases.run.clients=100000", "-max-memory", "8GB", "-out", filepath.Join(tmp, "x"))...)
+	if !strings.Contains(errs, "workload.phases[1].clients") {
+		t.Errorf("memory refusal: %q", errs)
+	}
+}
+
+// -dry-run prints the plan and the memory estimate, runs nothing.
+func TestDryRun(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "x")
+	code, stdout, errs := runCLI(t, tinyArgs("-dry-run", "-out", out)...)
+	if code != 0 {
+		t.Fatalf("exit %d %s", code, errs)
+	}
+	for _, want := range []string{"phase run: tpcb-like, 8 clients", "memory estimate:", "server.shared_buffers", "tables.pgbench.scale"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("-dry-run lacks %q:\n%s", want, stdout)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("-dry-run wrote output")
+	}
+}
+
+// -h describes every mode; -version names the build.
+func TestHelpAndVersion(t *testing.T) {
+	code, _, errs := runCLI(t, "-h")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	for _, want := range []string{"-write-trace", "-dry-run", "-replicates", "-shard", "simulate merge", "-policy", "-cache", "-force"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("-h lacks %q", want)
+		}
+	}
+	code, out, _ := runCLI(t, "-version")
+	if code != 0 || !strings.HasPrefix(out, "pgbufsim ") || !strings.Contains(out, "go1.") {
+		t.Errorf("-version: %d %q", code, out)
+	}
+}
+
+// An empty trace is bad input in every format.
+func TestEmptyTraces(t *testing.T) {
+	tmp := t.TempDir()
+	for _, name := range []string{"e.csv", "e.oracleGeneral"} {
+		p := filepath.Join(tmp, name)
+		os.WriteFile(p, nil, 0o644)
+		for _, pol := range []string{"clock-sweep", "clock-sweep,lru"} {
+			code, _, errs := runCLI(t, "-trace", p, "-policy", pol, "-cache", "64")
+			if code != 1 || !strings.Contains(errs, "empty") {
+				t.Errorf("%s with %s: exit %d %q", name, pol, code, errs)
+			}
+		}
+	}
+}

@@ -1,0 +1,72 @@
+package model
+
+import (
+	"runtime"
+	"testing"
+)
+
+func liveHeap() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// The memory estimate that refuses impossible runs must not understate
+// the state a run builds before its first event (tables, buffers, page
+// cache, clients), nor overstate it grossly, across the scenario shapes
+// that drive it: a big pgbench database, a big buffer pool, many small
+// tables, many clients.
+func TestEstimateMatchesBuiltState(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds databases of several hundred MB")
+	}
+	base := func() Scenario {
+		sc := DefaultScenario()
+		sc.Tables.PGBench.Scale = 10
+		sc.Workload.Phases = []Phase{{Name: "run", Clients: 8, Threads: 1, Duration: 10 * sec, Script: Script{Builtin: "tpcb-like"}}}
+		return sc
+	}
+	cases := map[string]func(*Scenario){
+		"pgbench scale 300":  func(sc *Scenario) { sc.Tables.PGBench.Scale = 300 },
+		"shared_buffers 4GB": func(sc *Scenario) { sc.Server.SharedBuffers = 4 << 30 },
+		"arc, 2GB": func(sc *Scenario) {
+			sc.Server.SharedBuffers = 2 << 30
+			sc.Policies.Replacement = ReplacementConfig{Policy: "arc"}
+		},
+		"2000 small tables": func(sc *Scenario) {
+			sc.Tables.Relations = []TableConfig{{Name: "t", Rows: 100, RowWidth: 100, Fillfactor: 100, Count: 2000, State: "vacuumed", Index: true}}
+		},
+		"2000 clients": func(sc *Scenario) { sc.Workload.Phases[0].Clients = 2000 },
+	}
+	for name, mod := range cases {
+		sc := base()
+		mod(&sc)
+		est, err := EstimateRun(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := liveHeap()
+		e, err := build(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Clients exist once their phase starts.
+		e.startPhase(0)
+		got := float64(liveHeap() - before)
+		runtime.KeepAlive(e)
+		// The estimate also holds the process's fixed cost and the time
+		// series, which a built engine has not allocated yet.
+		want := float64(est.Bytes - bytesFixed)
+		for _, p := range est.Parts {
+			if p.Key == "output.interval" || p.What == "snapshots (they grow during the run)" {
+				want -= float64(p.Bytes)
+			}
+		}
+		t.Logf("%s: built %.1f MB, estimated %.1f MB (x%.2f)", name, got/(1<<20), want/(1<<20), want/got)
+		if want < got || want > 2*got+8<<20 {
+			t.Errorf("%s: estimate %.1f MB for %.1f MB built", name, want/(1<<20), got/(1<<20))
+		}
+	}
+}

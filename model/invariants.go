@@ -1,0 +1,79 @@
+package model
+
+import (
+	"fmt"
+
+	"github.com/pgbufsim/pgbufsim/model/bufpool"
+)
+
+// checkInvariants verifies, once at the end of every run, the conservation
+// laws the model must obey whatever the scenario: a violation is a bug in
+// pgbufsim (never a user error), so the run fails with exit 2 and a message
+// naming the law. It costs one pass over the buffer pool and the policy's
+// own Check.
+func (e *engine) checkInvariants(r *Result) error {
+	fail := func(law, format string, args ...any) error {
+		return fmt.Errorf("internal consistency check %q failed at the end of the run (a pgbufsim bug; please report it with the scenario): %s",
+			law, fmt.Sprintf(format, args...))
+	}
+	p := e.pool
+	st := p.Stats
+
+	// Every buffer is free, valid, or in I/O, and the page map agrees.
+	var dirty int32
+	for s := int32(0); s < p.N; s++ {
+		f, tag := p.Flags[s], p.Tag[s]
+		if p.Frames.Pins[s] < 0 {
+			return fail("buffer states", "buffer %d has pin count %d", s, p.Frames.Pins[s])
+		}
+		if f&bufpool.Dirty != 0 {
+			dirty++
+		}
+		if tag < 0 {
+			if f&(bufpool.Valid|bufpool.Dirty|bufpool.IOInProgress) != 0 {
+				return fail("buffer states", "buffer %d holds no page but has flags %#x", s, f)
+			}
+			continue
+		}
+		if f&(bufpool.Valid|bufpool.IOInProgress) == 0 {
+			return fail("buffer states", "buffer %d holds page %d but is neither valid nor in I/O (flags %#x)", s, tag, f)
+		}
+		if got := p.Lookup(tag); got != s {
+			return fail("buffer states", "buffer %d holds page %d, which the buffer mapping places in buffer %d", s, tag, got)
+		}
+		if f&bufpool.Evicting != 0 && p.Frames.Pins[s] == 0 {
+			return fail("buffer states", "buffer %d is marked as a victim being evicted but nobody pins it", s)
+		}
+	}
+	if dirty != p.DirtyCount() {
+		return fail("dirty buffers", "%d buffers are dirty but the pool counts %d", dirty, p.DirtyCount())
+	}
+
+	// Every allocation came from the free list or the replacement policy.
+	if st.Alloc != st.FreeListPops+st.SweepVictims {
+		return fail("buffers_alloc", "buffers_alloc %d != free-list pops %d + victims chosen by the policy %d", st.Alloc, st.FreeListPops, st.SweepVictims)
+	}
+	// Every access is exactly one hit, read or extension.
+	if st.Hits+st.Reads+st.Extends != e.accesses {
+		return fail("accesses", "hits %d + reads %d + extensions %d != %d buffer accesses", st.Hits, st.Reads, st.Extends, e.accesses)
+	}
+	// Writes by backends, the background writer and the checkpointer (plus
+	// clog pages) are the writes that reached the OS.
+	w := e.bufWrites
+	if got, want := e.os.Stats.Writes, w.backend+w.clean+w.checkpoint+uint64(e.vis.clogWrites); got != want {
+		return fail("buffer writes", "the OS received %d page writes but backends wrote %d, the bgwriter %d, the checkpointer %d and clog %d",
+			got, w.backend, w.clean, w.checkpoint, e.vis.clogWrites)
+	}
+	// The checkpoints listed account for every checkpoint write.
+	var listed int64
+	for _, c := range r.Checkpoints {
+		listed += c.Written
+	}
+	if listed != int64(w.checkpoint) {
+		return fail("checkpoint writes", "checkpoints[] list %d buffers written, the checkpointer wrote %d", listed, w.checkpoint)
+	}
+	if err := p.Policy.Check(); err != nil {
+		return fail("replacement policy", "%s: %v", e.policy, err)
+	}
+	return nil
+}
