@@ -1,6 +1,6 @@
 package configs
 
-// Sweeps (design.md §3; docs/sweeps.md). A scenario's `sweep:` block maps
+// Sweeps (configs/reference.yaml; docs/sweeps.md). A scenario's `sweep:` block maps
 // key paths to lists of values; command-line axes (`-sweep path=v1,v2`) add
 // to it or replace a file axis with the same path. The cartesian product of
 // the axes is expanded here into one validated scenario per point, before

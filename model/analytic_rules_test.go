@@ -12,7 +12,7 @@ import (
 // of which the index holds I (its root and leaves are referenced on every
 // lookup and stay cached), has a heap hit ratio of (C - I) / P. One row
 // per page makes a uniform key a uniform page. (Analytic check of
-// design.md §5: "uniform-access hit ratio = cache/data".)
+// docs/validation.md: "uniform-access hit ratio = cache/data".)
 func TestUniformAccessHitRatioIsCacheOverData(t *testing.T) {
 	const pages, nbuf = 4000, 1000
 	for _, pol := range []string{"clock-sweep", "lru", "sieve"} {

@@ -2,7 +2,7 @@ package model
 
 import "testing"
 
-// Autovacuum's trigger (/work/shared/docs/pg-visibility-facts.md §7,
+// Autovacuum's trigger (docs/model.md,
 // summary rule 14; autovacuum.c relation_needs_vacanalyze): a table is
 // vacuumed when n_dead_tup > autovacuum_vacuum_threshold (50) +
 // autovacuum_vacuum_scale_factor (0.2) x reltuples, or, from 13, when

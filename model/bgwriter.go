@@ -9,7 +9,7 @@ import (
 
 // The background writer, as PostgreSQL runs it (src/backend/postmaster/
 // bgwriter.c BackgroundWriterMain, src/backend/storage/buffer/bufmgr.c
-// BgBufferSync; pg-buffers-facts.md §3): every bgwriter_delay it estimates
+// BgBufferSync; docs/model.md): every bgwriter_delay it estimates
 // how many buffers backends will allocate before the next round (a smoothed
 // allocation rate with fast attack and slow decline over 16 samples, times
 // bgwriter_lru_multiplier, at least enough to scan the whole pool in two

@@ -8,7 +8,7 @@ import (
 )
 
 // The background writer's LRU scan, BgBufferSync in bufmgr.c
-// (/work/shared/docs/pg-buffers-facts.md §3.2), and the hibernation of
+// (docs/model.md), and the hibernation of
 // BackgroundWriterMain (§3.1).
 
 // rtBgEngine builds an engine over n buffers and a table big enough to
@@ -24,7 +24,7 @@ func rtBgEngine(t *testing.T, n int64, mod func(*Scenario)) (*engine, []int32) {
 	return e, gids
 }
 
-// Facts §3.2 step 9 (SyncOneBuffer with skip_recently_used): only buffers
+// docs/model.md (SyncOneBuffer with skip_recently_used): only buffers
 // that are unpinned, at usage_count 0, valid and dirty are written; pinned
 // or recently used dirty buffers are skipped and stay dirty. The bgwriter
 // never moves the clock hand nor changes a usage count (README
@@ -94,7 +94,7 @@ func TestBgwriterWritesOnlyUnpinnedUsageZeroDirtyBuffers(t *testing.T) {
 	}
 }
 
-// Facts §3.2 step 9: a round stops after bgwriter_lru_maxpages writes and
+// docs/model.md: a round stops after bgwriter_lru_maxpages writes and
 // counts one maxwritten_clean; the next round continues where it stopped.
 func TestBgwriterStopsAtLRUMaxpages(t *testing.T) {
 	e, _ := rtBgEngine(t, 1000, func(sc *Scenario) { sc.Server.BgwriterLRUMaxpages = 7 })
@@ -118,7 +118,7 @@ func TestBgwriterStopsAtLRUMaxpages(t *testing.T) {
 	}
 }
 
-// Facts §3.2 step 8: even with no allocations the scan covers at least
+// docs/model.md: even with no allocations the scan covers at least
 // min_scan_buffers = NBuffers / (120000 ms / bgwriter_delay) buffers per
 // round, "enough to cover the whole pool in 2 minutes". With every buffer
 // dirty and unused, an idle server's bgwriter cleans exactly that many per
@@ -148,7 +148,7 @@ func TestBgwriterCleansWholePoolInTwoMinutesWhenIdle(t *testing.T) {
 	}
 }
 
-// Facts §3.1 (BackgroundWriterMain): after two consecutive rounds that
+// docs/model.md (BackgroundWriterMain): after two consecutive rounds that
 // could hibernate (the scan has lapped the clock hand and nothing was
 // allocated) the bgwriter sleeps bgwriter_delay x 50; the next
 // StrategyGetBuffer sets its latch and the round runs at once.

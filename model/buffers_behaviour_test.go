@@ -4,8 +4,8 @@ import (
 	"testing"
 )
 
-// Shared-buffer mechanics seen end to end (/work/shared/docs/
-// pg-buffers-facts.md §1.2, §2): the free list by version, and the
+// Shared-buffer mechanics seen end to end (
+// docs/model.md): the free list by version, and the
 // BULKREAD ring of large sequential scans.
 
 // scanYAML: a 1000-page table and a 100-page one, 512 buffers (4 MB):
@@ -33,7 +33,7 @@ workload:
       script: [{seqscan: small}]
 `
 
-// Facts §2.1-§2.3 (heapam.c initscan, freelist.c GetBufferFromRing): a
+// docs/model.md (heapam.c initscan, freelist.c GetBufferFromRing): a
 // seqscan of a table larger than NBuffers/4 reads through a 256 kB
 // BULKREAD ring: 32 buffers are allocated and then reused, ring reuses are
 // not counted in buffers_alloc, and the scan leaves only 32 of its pages
@@ -56,7 +56,7 @@ func TestLargeSeqscanReusesA32BufferRing(t *testing.T) {
 		if b.Reads != 100 || b.Alloc != 100 || b.RingReuses != 0 {
 			t.Errorf("v%s small table: reads %d, alloc %d, ring reuses %d; want 100, 100, 0 (no ring)", v, b.Reads, b.Alloc, b.RingReuses)
 		}
-		// Facts §1.2: the free list feeds a cold pool up to 18; 19 has none.
+		// docs/model.md: the free list feeds a cold pool up to 18; 19 has none.
 		pops := bhPhase(t, r, "big").Buffers.FreeListPops + bhPhase(t, r, "small").Buffers.FreeListPops
 		if want := map[string]int64{"17": 132, "19": 0}[v]; pops != want {
 			t.Errorf("v%s: %d free-list pops, want %d", v, pops, want)
@@ -64,7 +64,7 @@ func TestLargeSeqscanReusesA32BufferRing(t *testing.T) {
 	}
 }
 
-// Facts §1.2: on PG <= 18 a cold pool fills from the free list, each
+// docs/model.md: on PG <= 18 a cold pool fills from the free list, each
 // buffer exactly once (nothing returns to it without a relation drop);
 // on 19 the sweep fills it. Either way every allocation is a free-list pop
 // or a sweep victim.

@@ -9,7 +9,7 @@ import (
 	"github.com/pgbufsim/pgbufsim/model"
 )
 
-// Checkpoint triggers end to end (/work/shared/docs/pg-buffers-facts.md
+// Checkpoint triggers end to end (docs/model.md
 // §4.1; checkpointer.c CheckpointerMain, xlog.c XLogCheckpointNeeded).
 
 // A timed checkpoint starts when checkpoint_timeout has passed since the
@@ -174,7 +174,7 @@ func windowStats(r *model.Result, from, to, before float64) (maxIn, p99In, baseM
 	return
 }
 
-// A checkpoint under load (facts §4.2, §5; design.md §2.2 "reads queue
+// A checkpoint under load (§5; docs/model.md "reads queue
 // behind writeback bursts"): on a 7200 rpm disk its writes and the fsyncs
 // at its end fill the device queue that reads and WAL flushes share, so
 // transaction latency spikes far above the pre-checkpoint level; on NVMe

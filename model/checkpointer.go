@@ -9,7 +9,7 @@ import (
 )
 
 // The checkpointer (src/backend/postmaster/checkpointer.c, bufmgr.c
-// BufferSync; pg-buffers-facts.md §4):
+// BufferSync; docs/model.md):
 //
 //   - a checkpoint starts checkpoint_timeout after the previous one started,
 //     or earlier when WAL since the redo point reaches CheckPointSegments

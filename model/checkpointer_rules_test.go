@@ -10,11 +10,11 @@ import (
 	"github.com/pgbufsim/pgbufsim/model/catalog"
 )
 
-// The checkpointer (/work/shared/docs/pg-buffers-facts.md §4): triggers,
+// The checkpointer (docs/model.md): triggers,
 // BufferSync's choice and order of buffers, CheckpointWriteDelay's pacing,
 // the fsync of written files, and full-page images after the redo point.
 
-// Facts §4.1 (xlog.c CalculateCheckpointSegments): CheckPointSegments is
+// docs/model.md (xlog.c CalculateCheckpointSegments): CheckPointSegments is
 // checkpoint_segments up to 9.4; floor(max_wal_size / 16 MB / (2 + target))
 // in 9.5-10; floor(max_wal_size / 16 MB / (1 + target)) from 11; at least
 // 1. At max_wal_size 1 GB: 25 (9.5-10, target 0.5), 42 (11-13, 0.5), 33
@@ -119,7 +119,7 @@ func rtRunCheckpoint(t *testing.T, e *engine, during func(step int)) (order []rt
 	return order
 }
 
-// Facts §4.2 (bufmgr.c BufferSync): the checkpoint marks the buffers dirty
+// docs/model.md (bufmgr.c BufferSync): the checkpoint marks the buffers dirty
 // at its start (BM_CHECKPOINT_NEEDED) and writes only those — pages
 // dirtied later wait for the next checkpoint — sorted by (tablespace,
 // relation, fork, block); one cleaned by someone else meanwhile counts as
@@ -208,7 +208,7 @@ func TestCheckpointBefore96WritesInBufferOrder(t *testing.T) {
 	}
 }
 
-// Facts §4.2 (checkpointer.c CheckpointWriteDelay, IsCheckpointOnSchedule):
+// docs/model.md (checkpointer.c CheckpointWriteDelay, IsCheckpointOnSchedule):
 // after each buffer, sleep 100 ms if progress x completion_target is ahead
 // of elapsed time / checkpoint_timeout, else go on at once. A checkpoint of
 // 50 buffers is always ahead: 50 writes, each followed by a 100 ms sleep,
@@ -252,7 +252,7 @@ func TestCheckpointWritesSpreadToCompletionTarget(t *testing.T) {
 	}
 }
 
-// Facts §4.2 and §5 (md.c register_dirty_segment, checkpointer.c sync
+// docs/model.md and §5 (md.c register_dirty_segment, checkpointer.c sync
 // phase): after the writes, every file with a write since the previous
 // checkpoint is fsynced, so when the checkpoint ends the OS cache holds no
 // dirty page of those files. Here: the two tables and pg_xact
@@ -277,7 +277,7 @@ func TestCheckpointFsyncsEveryFileWritten(t *testing.T) {
 	}
 }
 
-// Facts §4.3 (xloginsert.c XLogRecordAssemble, XLogCheckBufferNeedsBackup):
+// docs/model.md (xloginsert.c XLogRecordAssemble, XLogCheckBufferNeedsBackup):
 // with full_page_writes on, a page's first WAL-logged change after the redo
 // point carries a full-page image (8 kB plus headers), later changes in
 // the same checkpoint cycle do not; a new checkpoint starts a new cycle.

@@ -29,7 +29,7 @@ workload:
     - {name: run, duration: 1s, clients: 64, script: select-only}
 `
 
-// Facts §1.3 and design.md §2.2: from 8.1 to 9.4 BufFreelistLock was held
+// docs/model.md: from 8.1 to 9.4 BufFreelistLock was held
 // for the whole victim search (StrategyGetBuffer); 9.5 replaced it by a
 // spinlock per step and then an atomic clock hand. With 64 clients and a
 // working set larger than shared_buffers, 9.4's allocations serialise on
@@ -78,7 +78,7 @@ workload:
 // selectOnlyCPU is the CPU of one cached select-only transaction from the
 // cost table: the statement, a snapshot (a proc-array entry per backend:
 // the clients plus 4 background processes), the accounts pkey descent
-// (root and leaf at scale 1, facts §6.2: depth 2) and the heap fetch with
+// (root and leaf at scale 1, docs/model.md: depth 2) and the heap fetch with
 // one hinted visibility check (pgbench tables are loaded frozen).
 func selectOnlyCPU(c model.Costs, clients int) float64 {
 	ns := c.Statement + c.ProcArrayPerProc*int64(clients+4) +
@@ -86,7 +86,7 @@ func selectOnlyCPU(c model.Costs, clients int) float64 {
 	return float64(ns) / 1e9
 }
 
-// CPU cores are a k-server FIFO queue (design.md §2.1). A closed loop of N
+// CPU cores are a k-server FIFO queue (docs/model.md). A closed loop of N
 // clients with no think time and per-transaction CPU S keeps min(N, k)
 // cores busy: throughput = min(N, k) / S. It scales linearly with the
 // cores until they outnumber the clients.

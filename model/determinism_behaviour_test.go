@@ -12,7 +12,7 @@ import (
 	"github.com/pgbufsim/pgbufsim/model"
 )
 
-// Determinism (design.md §2.1, §4): the same scenario and seed give
+// Determinism (docs/model.md, §4): the same scenario and seed give
 // identical results; a different seed gives different ones; and random
 // streams are per purpose, so changing the replacement policy does not
 // change the workload's draws (common random numbers).
@@ -130,7 +130,7 @@ func crnSlots(t *testing.T, log []byte) []crnSlot {
 	return out
 }
 
-// Common random numbers (design.md §2.1): arrivals and keys come from
+// Common random numbers (docs/model.md): arrivals and keys come from
 // per-client / per-thread streams, so runs that differ only in the
 // replacement policy crnSlot the same transactions at the same instants
 // (pgbench's Poisson crnSlot per thread, pgbench.c getPoissonRand) even

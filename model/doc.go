@@ -20,7 +20,7 @@
 //   - checkpointer.go: checkpointer.c, BufferSync (bufmgr.c);
 //   - pgbench.go, script.go, tables.go, workload.go: pgbench's schema,
 //     scripts and clients; declared tables and custom steps;
-//   - metrics.go, result.go, series.go: what a run reports (design.md §4).
+//   - metrics.go, result.go, series.go: what a run reports (docs/metrics.md).
 //
 // The entry points are Run and RunWith; a Scenario usually comes from
 // configs.Load. Everything here is deterministic: simulated time only, no

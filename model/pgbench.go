@@ -8,7 +8,7 @@ import (
 )
 
 // pgbench's schema (pgbench.c initCreateTables) with the tuple widths that
-// give PostgreSQL's measured page counts (pg-buffers-facts.md §6.2): an
+// give PostgreSQL's measured page counts (docs/model.md): an
 // accounts row is 121 B MAXALIGNed to 128 plus a 4-byte line pointer (61
 // rows per page); tellers 44 B (185 per page), branches 36 B (226),
 // history 52 B (157).
@@ -30,7 +30,7 @@ const (
 	walIndexInsert = 64
 	walPrune       = 48
 	walCommit      = 34
-	walFPI         = 8240 // 8192-byte image plus headers (measured, pg-visibility-facts.md §1.7)
+	walFPI         = 8240 // 8192-byte image plus headers (measured, docs/model.md)
 )
 
 // builtinScript returns a fresh copy of a built-in script.

@@ -10,7 +10,7 @@ import (
 // BenchmarkRunQuickstart runs configs/quickstart.yaml (pgbench tpcb-like,
 // scale 10, 32MB shared buffers, 8 clients, 10 s warm-up + 30 s) end to end
 // and reports the simulator's speed: events fired per wall second and
-// simulated seconds per wall second (design.md §6; compare with
+// simulated seconds per wall second (docs/performance.md; compare with
 // /work/shared/perfkit). Run with
 //
 //	go test -run '^$' -bench RunQuickstart -count 6 ./model/ | benchstat -

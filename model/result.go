@@ -7,8 +7,8 @@ import (
 )
 
 // Result is what a run produces: summary.json is its JSON encoding (fields
-// tagged json:"-" feed the charts and CSV instead). Names follow design.md
-// §4 and PostgreSQL's counter names where one exists.
+// tagged json:"-" feed the charts and CSV instead). Names follow docs/metrics.md
+// and PostgreSQL's counter names where one exists.
 type Result struct {
 	Scenario    string        `json:"scenario"`
 	Seed        int64         `json:"seed"`
@@ -101,7 +101,7 @@ type Metrics struct {
 }
 
 // Visibility counts the work of deciding tuple visibility
-// (pg-visibility-facts.md). Tuple counts are per tuple examined; pages
+// (docs/model.md). Tuple counts are per tuple examined; pages
 // per page.
 type Visibility struct {
 	TuplesChecked      int64 `json:"tuples_checked"`        // tuples whose visibility was tested

@@ -2,7 +2,7 @@ package model
 
 import "testing"
 
-// Facts §2.3 (freelist.c StrategyRejectBuffer, bufmgr.c GetVictimBuffer,
+// docs/model.md (freelist.c StrategyRejectBuffer, bufmgr.c GetVictimBuffer,
 // README "Buffer Ring Replacement Strategy"): when a BULKREAD ring comes
 // back to a buffer that the scan dirtied and whose write would need a WAL
 // flush, the ring gives it up and takes a buffer from the clock sweep

@@ -293,7 +293,7 @@ type Costs struct {
 	// walk) and per tuple (executor work of count(*)).
 	ScanPage    int64 `yaml:"scan_page" unit:"duration" range:"0,1s"`
 	TupleDeform int64 `yaml:"tuple_deform" unit:"duration" range:"0,1s"`
-	// Visibility (pg-visibility-facts.md §8): the hinted fast path of
+	// Visibility (docs/model.md): the hinted fast path of
 	// HeapTupleSatisfiesMVCC; a snapshot xip entry searched; a proc-array
 	// entry visited (TransactionIdIsInProgress, GetSnapshotData); the
 	// transam.c one-entry cache; a clog SLRU hit and miss (the miss reads

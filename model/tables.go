@@ -48,7 +48,7 @@ type database struct {
 
 // heapPerVMPage is how many heap pages one visibility-map page covers:
 // 32672 with the 2-bit format of 9.6+, 65344 with one bit per page before
-// (pg-visibility-facts.md §6.1).
+// (docs/model.md).
 func heapPerVMPage(ver int) int32 {
 	if ver >= 906 {
 		return 32672

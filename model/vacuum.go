@@ -7,7 +7,7 @@ import (
 )
 
 // VACUUM (lazy vacuum, src/backend/access/heap/vacuumlazy.c) and
-// autovacuum (src/backend/postmaster/autovacuum.c), as pg-visibility-facts.md
+// autovacuum (src/backend/postmaster/autovacuum.c), as docs/model.md
 // §5-§7 describe them: VACUUM reads the table through its ring, skipping
 // runs of at least SKIP_PAGES_THRESHOLD all-visible pages; on each page it
 // prunes tuples dead to everyone, sets hint bits while judging tuples

@@ -2,7 +2,7 @@ package model
 
 import "testing"
 
-// Facts §6.2 (vacuumlazy.c SKIP_PAGES_THRESHOLD = 32): VACUUM skips pages
+// docs/model.md (vacuumlazy.c SKIP_PAGES_THRESHOLD = 32): VACUUM skips pages
 // whose visibility-map bit is set only in runs of at least 32 consecutive
 // such pages, to keep the OS's readahead working; shorter runs are read.
 // A 200-page all-visible table with the bit cleared on blocks 10, 50 and

@@ -5,7 +5,7 @@ import (
 )
 
 // Tuple visibility, hint bits, PD_ALL_VISIBLE and the visibility map end
-// to end (/work/shared/docs/pg-visibility-facts.md §1-§6).
+// to end (docs/model.md).
 
 // loadScanYAML: 6100 rows (100 pages of 61) inserted by one transaction,
 // a CHECKPOINT so that the pages are clean, then two scans.
@@ -29,7 +29,7 @@ workload:
       script: [{seqscan: t}]
 `
 
-// Facts §1.1, §1.6, §1.7, §2 (HeapTupleSatisfiesMVCC, SetHintBits,
+// docs/model.md, §1.6, §1.7, §2 (HeapTupleSatisfiesMVCC, SetHintBits,
 // MarkBufferDirtyHint, TransactionLogFetch): the first scan after a bulk
 // load checks every tuple, looks the loading xid up once in the clog and
 // then in transam.c's one-entry cache, sets XMIN_COMMITTED on every tuple
@@ -56,7 +56,7 @@ func TestFirstScanSetsHintBitsSecondScanUsesThem(t *testing.T) {
 	}
 }
 
-// Facts §1.7 (MarkBufferDirtyHint, XLogSaveBufferForHint): with
+// docs/model.md (MarkBufferDirtyHint, XLogSaveBufferForHint): with
 // wal_log_hints (or data checksums, on by default at initdb from 18) the
 // first hint on a page since the checkpoint's redo point logs a full-page
 // image: one XLOG_FPI_FOR_HINT of ~8240 bytes per page (measured on PG15:
@@ -82,7 +82,7 @@ func TestHintBitFPIOncePerPageWithWALLogHints(t *testing.T) {
 	}
 }
 
-// Facts §5.2, §5.4 (vacuumlazy.c sets PD_ALL_VISIBLE; heapam.c
+// docs/model.md, §5.4 (vacuumlazy.c sets PD_ALL_VISIBLE; heapam.c
 // heapgetpage skips per-tuple checks on all-visible pages): after VACUUM a
 // seqscan in page_flag mode skips every page's tuple checks.
 func TestScanAfterVacuumSkipsAllVisiblePages(t *testing.T) {
@@ -106,7 +106,7 @@ func TestScanAfterVacuumSkipsAllVisiblePages(t *testing.T) {
 	}
 }
 
-// Facts §6.3 and design.md §2.3 (Jeff Davis's 2013 "Removing
+// docs/model.md (Jeff Davis's 2013 "Removing
 // PD_ALL_VISIBLE" patch, policy all_visible: vm): with the page flag gone
 // a scan of a table of at least vm_skip_threshold (32) pages pins the VM
 // page and tests one bit per heap page; a smaller table checks every
@@ -155,7 +155,7 @@ workload:
 	}
 }
 
-// Facts §4.2 and design.md §2.3 (the 2011 hint-bit cache): when every
+// docs/model.md (the 2011 hint-bit cache): when every
 // unhinted xid of a page is known committed to the backend's cache, the
 // page is answered without a clog lookup and without setting hint bits,
 // so it is not dirtied; a miss falls back to PostgreSQL's path (clog,
@@ -196,7 +196,7 @@ workload:
 	}
 }
 
-// Facts §3.1-§3.3 (clog.c, slru.c): 32768 xids per clog page; 9.1 has 8
+// docs/model.md (clog.c, slru.c): 32768 xids per clog page; 9.1 has 8
 // clog buffers, 9.6-16 min(128, max(4, NBuffers/512)) = 32 at 128MB. One
 // transaction per row for 300000 rows spreads the xids over 10 clog pages;
 // the first scan looks each row's xid up in clog order, so with 8 buffers

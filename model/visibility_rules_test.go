@@ -7,7 +7,7 @@ import (
 )
 
 // Visibility rules checked on the heap's state after a run
-// (/work/shared/docs/pg-visibility-facts.md §1).
+// (docs/model.md).
 
 // abortScenario: one transaction inserts rows into an empty table and
 // rolls back; a CHECKPOINT cleans the pages; one seqscan reads them.
@@ -48,7 +48,7 @@ func visibleNow(t *testing.T, e *engine, tbl *table) int {
 	return n
 }
 
-// Facts §1.1 step 6 (HeapTupleSatisfiesMVCC): a tuple whose inserting
+// docs/model.md (HeapTupleSatisfiesMVCC): a tuple whose inserting
 // transaction aborted is invisible, and the first reader sets
 // HEAP_XMIN_INVALID (SetHintBits with InvalidTransactionId: always allowed)
 // so later readers need no clog lookup. The committed control is visible
@@ -122,7 +122,7 @@ func TestEveryTupleOfAPageGetsItsHint(t *testing.T) {
 	}
 }
 
-// Facts §1.6 (SetHintBits): a COMMITTED hint is set only once the commit
+// docs/model.md (SetHintBits): a COMMITTED hint is set only once the commit
 // record is flushed; before that the reader treats the xid as committed
 // but leaves the tuple unhinted. With asynchronous commit and a WAL writer
 // that sleeps 10 s, a scan right after the load sets no hint; once the
@@ -150,7 +150,7 @@ func TestCommitHintWaitsForCommitRecordFlush(t *testing.T) {
 	}
 }
 
-// Facts §1.1 steps 4-5 and summary rule 5 (HeapTupleSatisfiesMVCC,
+// docs/model.md steps 4-5 and summary rule 5 (HeapTupleSatisfiesMVCC,
 // XidInMVCCSnapshot): a tuple whose inserter is still running for the
 // reader's snapshot is invisible and gets no hint bit (the page is not
 // dirtied); after the inserter commits, a snapshot taken earlier still

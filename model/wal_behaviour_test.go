@@ -5,7 +5,7 @@ import (
 )
 
 // Commit and WAL flushing end to end (xlog.c XLogFlush, xact.c
-// RecordTransactionCommit; /work/shared/docs/pg-buffers-facts.md §5).
+// RecordTransactionCommit; docs/model.md).
 
 // commitYAML: one-row inserts, each its own transaction, with the WAL on a
 // jitter-free device whose fdatasync takes 5 ms, so a synchronous commit

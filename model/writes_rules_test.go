@@ -6,7 +6,7 @@ import (
 	"github.com/pgbufsim/pgbufsim/model/bufpool"
 )
 
-// Who writes dirty pages, and when (/work/shared/docs/pg-buffers-facts.md
+// Who writes dirty pages, and when (docs/model.md
 // §1.6, §3.3, §4.2): every page dirtied in shared buffers is eventually
 // written once by the bgwriter (buffers_clean), the checkpointer
 // (buffers_checkpoint) or a backend evicting it (buffers_backend), or is
@@ -65,7 +65,7 @@ func TestEveryDirtiedPageIsWrittenOnceOrStillDirty(t *testing.T) {
 	}
 }
 
-// WAL before data (facts §1.6, bufmgr.c FlushBuffer -> XLogFlush(page
+// WAL before data (bufmgr.c FlushBuffer -> XLogFlush(page
 // LSN)): whenever a buffer goes from dirty to clean (it was written), the
 // WAL is durable up to the LSN the page had. Checked every simulated
 // microsecond over a run where many page LSNs are not yet flushed.
@@ -174,7 +174,7 @@ func TestBgwriterAndCheckpointerFlushWALBeforeWriting(t *testing.T) {
 // A dirty page is written once even when two writers want it at the same
 // time: FlushBuffer starts with StartBufferIO, which returns false when
 // the buffer is no longer dirty because another process wrote it meanwhile
-// (bufmgr.c; facts §1.6). Here a backend's dirty victim waits for its WAL
+// (bufmgr.c; docs/model.md). Here a backend's dirty victim waits for its WAL
 // flush while an immediate checkpoint, started in that window, wants the
 // same buffer first (it holds the lowest block).
 func TestRacingWritersWriteADirtyPageOnce(t *testing.T) {

@@ -18,7 +18,7 @@ import (
 //     current transaction; then "still running?" (XidInMVCCSnapshot from
 //     PostgreSQL 10; TransactionIdIsInProgress, a proc-array scan, before
 //     it); then TransactionIdDidCommit through transam.c's one-entry cache
-//     and the clog SLRU (pg-visibility-facts.md §1-§3);
+//     and the clog SLRU (docs/model.md);
 //   - SetHintBits sets a COMMITTED bit only when the commit record is
 //     flushed; MarkBufferDirtyHint dirties a clean page and, with data
 //     checksums or wal_log_hints, writes one full-page image per page per
@@ -313,7 +313,7 @@ func (e *engine) canSetCommitHint(xid uint32) bool {
 	return !e.wal.NeedsFlush(e.x.clog.CommitLSN(xid))
 }
 
-// visCounters are the visibility metrics (design.md §4).
+// visCounters are the visibility metrics (docs/metrics.md).
 type visCounters struct {
 	tuplesChecked, allVisibleSkips, hintBitHits, clogLookups         int64
 	transamCacheHits, clogSLRUHits, clogSLRUMisses, procarrayScans   int64
@@ -456,7 +456,7 @@ func (b *backend) checkPage(t *table, blk int32, slot, gid int32, groups []heap.
 // judgeGroup judges xid for a group of n tuples: the first tuple pays the
 // full path, the others hit transam.c's one-entry cache — unless both
 // xmin and xmax need lookups, when the cache ping-pongs between them and
-// every tuple goes to the clog SLRU (pg-visibility-facts.md §2).
+// every tuple goes to the clog SLRU (docs/model.md).
 func (b *backend) judgeGroup(xid uint32, g heap.Group, n int64) xidState {
 	e := b.e
 	st := b.judge(xid)

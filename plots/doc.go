@@ -7,7 +7,7 @@
 //
 // Charts are Apache ECharts 5.4.3 charts whose options are built with
 // go-echarts v2.6.7 (github.com/go-echarts/go-echarts), following the
-// offline recipe in the project's docs/style.md: preset (CDN) assets are
+// go-echarts offline recipe: preset (CDN) assets are
 // cleared on every chart, the echarts source is embedded with go:embed and
 // inlined once per page together with its Apache-2.0 NOTICE, and chart IDs
 // are explicit JavaScript identifiers (go-echarts would otherwise draw random

@@ -4,7 +4,7 @@ import "fmt"
 
 // arc: Adaptive Replacement Cache, Megiddo and Modha, "ARC: A Self-Tuning,
 // Low Overhead Replacement Cache", FAST 2003, Figure 4 (PostgreSQL 8.0.0
-// shipped it before the patent dispute, facts §7.1).
+// shipped it before the patent dispute, docs/model.md).
 //
 // Lists: T1 (pages seen once recently) and T2 (seen at least twice) hold
 // cached pages; B1 and B2 remember the ids of pages recently evicted from

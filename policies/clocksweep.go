@@ -10,7 +10,7 @@ import "fmt"
 // ClockSweepTick (the sweep, trycounter, completePasses); bufmgr.c
 // PinBuffer (the increment rules) and BufferAlloc (BUF_USAGECOUNT_ONE for a
 // newly loaded page); buf_internals.h BM_MAX_USAGE_COUNT = 5. See
-// docs/pg-buffers-facts.md sections 1.3 and 1.4.
+// docs/model.md
 //
 // The optional correlated_reference_period is the idea of the 2014
 // pgsql-hackers prototype in "Clock sweep not caching enough B-Tree leaf
@@ -19,7 +19,7 @@ import "fmt"
 // one buffer within the period counts as one reference, so a buffer
 // re-pinned several times by one transaction does not climb straight to
 // the cap. The prototype's code was not available; this is the rule as the
-// project specifies it (facts §7.2 marks it unverified).
+// project specifies it (docs/model.md marks it unverified).
 
 // ClockSweepParams are clock-sweep's parameters.
 type ClockSweepParams struct {

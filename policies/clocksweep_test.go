@@ -4,7 +4,7 @@ import (
 	"testing"
 )
 
-// One test per PostgreSQL rule. "Facts" is docs/pg-buffers-facts.md.
+// One test per PostgreSQL rule. "Facts" is docs/model.md.
 
 func newClock(t *testing.T, p ClockSweepParams, slots int) (*ClockSweep, *Frames) {
 	t.Helper()
@@ -44,7 +44,7 @@ func mustCheck(t *testing.T, p Replacement) {
 	}
 }
 
-// Facts §1.4: a page just read in gets usage_count 1 (BufferAlloc sets
+// docs/model.md: a page just read in gets usage_count 1 (BufferAlloc sets
 // BUF_USAGECOUNT_ONE with the tag), independent of strategy; the victim
 // pin (PinBuffer_Locked) does not add to it.
 func TestClockSweepNewPageStartsAtOne(t *testing.T) {
@@ -57,7 +57,7 @@ func TestClockSweepNewPageStartsAtOne(t *testing.T) {
 	mustCheck(t, c)
 }
 
-// Facts §1.4: PinBuffer with the default strategy adds 1 per pin by a
+// docs/model.md: PinBuffer with the default strategy adds 1 per pin by a
 // backend that did not already hold one.
 func TestClockSweepPlusOnePerPin(t *testing.T) {
 	c, _ := newClock(t, DefaultClockSweepParams(), 1)
@@ -70,7 +70,7 @@ func TestClockSweepPlusOnePerPin(t *testing.T) {
 	}
 }
 
-// Facts §1.1/§1.4: usage_count is capped at BM_MAX_USAGE_COUNT = 5
+// docs/model.md/§1.4: usage_count is capped at BM_MAX_USAGE_COUNT = 5
 // (buf_internals.h); max_usage_count changes the cap.
 func TestClockSweepCap(t *testing.T) {
 	for _, tc := range []struct{ cap, want int }{{5, 5}, {3, 3}, {1, 1}, {15, 15}} {
@@ -91,7 +91,7 @@ func TestClockSweepCap(t *testing.T) {
 	}
 }
 
-// Facts §1.4: a pin through a ring strategy only lifts usage 0 to 1 ("ring
+// docs/model.md: a pin through a ring strategy only lifts usage 0 to 1 ("ring
 // buffers shouldn't evict others from pool", bufmgr.c PinBuffer); higher
 // counts are left alone.
 func TestClockSweepRingPinOnlyLiftsZero(t *testing.T) {
@@ -119,7 +119,7 @@ func TestClockSweepRingPinOnlyLiftsZero(t *testing.T) {
 	mustCheck(t, c)
 }
 
-// Facts §1.3: since 8.3 (commit d526575f) the sweep skips pinned buffers
+// docs/model.md: since 8.3 (commit d526575f) the sweep skips pinned buffers
 // without touching their usage_count (freelist.c StrategyGetBuffer).
 func TestClockSweepSkipsPinnedWithoutDecrement(t *testing.T) {
 	c, f := newClock(t, DefaultClockSweepParams(), 3)
@@ -141,7 +141,7 @@ func TestClockSweepSkipsPinnedWithoutDecrement(t *testing.T) {
 	mustCheck(t, c)
 }
 
-// Facts §1.3: a buffer at the cap survives that many passes and is taken
+// docs/model.md: a buffer at the cap survives that many passes and is taken
 // on the next one, so a victim search can take BM_MAX_USAGE_COUNT+1
 // passes (buf_internals.h comment): cap*N+1 ticks when every buffer is at
 // the cap.
@@ -169,7 +169,7 @@ func TestClockSweepWorstCaseIsCapPlusOnePasses(t *testing.T) {
 	}
 }
 
-// Facts §1.3: if NBuffers consecutive buffers are pinned the sweep gives
+// docs/model.md: if NBuffers consecutive buffers are pinned the sweep gives
 // up ("no unpinned buffers available"); Victim returns -1 and changes no
 // usage count.
 func TestClockSweepAllPinned(t *testing.T) {
@@ -198,7 +198,7 @@ func TestClockSweepAllPinned(t *testing.T) {
 	mustCheck(t, c)
 }
 
-// Facts §1.3: the hand is a counter modulo NBuffers, and each wrap counts a
+// docs/model.md: the hand is a counter modulo NBuffers, and each wrap counts a
 // complete pass (ClockSweepTick, StrategySyncStart): passes*N+next equals
 // the number of ticks.
 func TestClockSweepHandAndPasses(t *testing.T) {

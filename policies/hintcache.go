@@ -15,7 +15,7 @@ import (
 // and dirties the page. The recalled design is a few bitmap blocks, each
 // covering a contiguous range of xids with one bit per xid, the least
 // recently used block replaced when a new range is needed
-// (pg-visibility-facts.md §4.2; sizes unverified, so both are parameters).
+// (docs/model.md; sizes unverified, so both are parameters).
 type HintCacheParams struct {
 	Enabled bool `yaml:"enabled" doc:"consult a backend-local cache of committed xids before the clog"`
 	// Size is the number of bitmap blocks.

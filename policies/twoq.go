@@ -8,7 +8,7 @@ import (
 // 2q: the full version of 2Q, Johnson and Shasha, "2Q: A Low Overhead High
 // Performance Buffer Management Replacement Algorithm", VLDB 1994, section
 // 2.2 (the version with A1in, A1out and Am). PostgreSQL 8.0.x shipped a
-// 2Q-style manager as a stop-gap when ARC was dropped (facts §7.1).
+// 2Q-style manager as a stop-gap when ARC was dropped (docs/model.md).
 //
 // The paper's routine, per reference to page X:
 //

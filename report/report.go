@@ -1,4 +1,4 @@
-// Package report writes a run's outputs (design.md §4): DIR/summary.json,
+// Package report writes a run's outputs (docs/metrics.md): DIR/summary.json,
 // DIR/timeseries.csv, DIR/report.html and, when asked, DIR/pgbench_log, all
 // at once into a fresh directory that replaces DIR only when everything is
 // written (a failed run leaves no partial DIR), plus the pgbench-style

@@ -31,7 +31,7 @@ func quick(t *testing.T, overrides ...string) (model.Scenario, report.Files) {
 	return sc, files
 }
 
-// Same configuration and seed: byte-identical outputs (design.md §4).
+// Same configuration and seed: byte-identical outputs (docs/metrics.md).
 func TestOutputsAreDeterministic(t *testing.T) {
 	_, a := quick(t)
 	_, b := quick(t)

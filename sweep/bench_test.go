@@ -28,7 +28,7 @@ func benchPlan(b *testing.B) *configs.SweepPlan {
 
 // BenchmarkSweepParallel runs the same 48-run sweep (outputs and per-run
 // reports included) with -parallel 1 and -parallel 2 and reports the
-// speedup; design.md §6 asks for >= 1.8x on 2 cores. Each iteration runs
+// speedup; docs/performance.md asks for >= 1.8x on 2 cores. Each iteration runs
 // both, alternating which goes first, so machine noise hits both alike.
 // Run with -benchtime=Nx for N rounds (about 45 s each on 2 cores).
 func BenchmarkSweepParallel(b *testing.B) {

@@ -76,7 +76,7 @@ func PairedCI(a, b []float64) Estimate {
 // of freedom: t(0.975, 9) = 2.262157.
 func tQuantile(df int) float64 {
 	// Quantile draws nothing, but a nil Src would mean the global
-	// generator (docs/style.md, gonum notes), so give it a fixed one.
+	// generator (gonum's documentation), so give it a fixed one.
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df), Src: rand.NewPCG(0, 0)}
 	return t.Quantile(1 - (1-Confidence)/2)
 }

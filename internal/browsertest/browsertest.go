@@ -3,7 +3,7 @@
 // Chrome DevTools Protocol (github.com/chromedp/chromedp), and reports
 // what a reader would see: whether every chart drew on its canvas, which
 // network requests the page made, and what errors it logged. The pages
-// promise to be self-contained and offline (design.md §4); this is the
+// promise to be self-contained and offline (docs/metrics.md); this is the
 // check that they are, in the browser rather than in their bytes.
 package browsertest
 

@@ -63,7 +63,7 @@ func repoFiles(t *testing.T) []goFile {
 
 func under(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, dir+"/") }
 
-// Import directions (design.md §2): cmd -> configs, plots, model -> policies,
+// Import directions (docs/model.md): cmd -> configs, plots, model -> policies,
 // sim. sim and policies import no other package of the project; plots
 // never runs the model; model never imports configs, plots or report.
 func TestImportDirections(t *testing.T) {
@@ -89,7 +89,7 @@ func TestImportDirections(t *testing.T) {
 				target := strings.TrimPrefix(p, module+"/")
 				for _, ban := range bans {
 					if ban == "" && !under(target, dir) || ban != "" && under(target, ban) {
-						t.Errorf("%s imports %s: %s must not depend on it (design.md §2)", f.path, p, dir)
+						t.Errorf("%s imports %s: %s must not depend on it (docs/model.md)", f.path, p, dir)
 					}
 				}
 			}

@@ -8,7 +8,7 @@ import (
 )
 
 // Every user-facing error shape, with its exact text. These strings are a
-// contract (design.md §3: "file:line, closest key").
+// contract (configs/reference.yaml: "file:line, closest key").
 var errorCases = []struct {
 	name, src, want string
 }{

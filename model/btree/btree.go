@@ -21,7 +21,7 @@ const (
 	MaxItems = (pageBytes - headerBytes - specialBytes) / itemBytes
 	// LeafItems is the 90 % leaf fill of a sorted build (366 per leaf,
 	// which gives pgbench_accounts_pkey its measured ~274.2 pages per
-	// scale factor: pg-buffers-facts.md §6.2).
+	// scale factor: docs/model.md).
 	LeafItems = MaxItems * 90 / 100
 	// InnerItems is the 70 % fill of internal pages.
 	InnerItems = MaxItems * 70 / 100

@@ -2,7 +2,7 @@ package btree
 
 import "testing"
 
-// pgbench_accounts_pkey measured on PostgreSQL 15 (pg-buffers-facts.md
+// pgbench_accounts_pkey measured on PostgreSQL 15 (docs/model.md
 // §6.2): 276 pages at scale 1, 2745 at scale 10, 27422 at scale 100, i.e.
 // ~274.2 pages per scale factor; depth 2 at s=1 and 3 at s=100.
 func TestPGBenchAccountsPkeySize(t *testing.T) {

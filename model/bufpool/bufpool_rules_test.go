@@ -8,7 +8,7 @@ import (
 )
 
 // Rules of PostgreSQL's free list, StrategyGetBuffer accounting and buffer
-// rings (docs: /work/shared/docs/pg-buffers-facts.md §1.2, §1.3, §2), checked
+// rings (docs: docs/model.md), checked
 // on the pool alone with the clock-sweep policy.
 
 func newClockPool(t *testing.T, n int32, freeList bool) *Pool {
@@ -38,7 +38,7 @@ func readIn(t *testing.T, p *Pool, ring *Ring, gid int32) int32 {
 	return s
 }
 
-// Facts §1.2 (freelist.c StrategyInitialize, StrategyGetBuffer, PG <= 18):
+// docs/model.md (freelist.c StrategyInitialize, StrategyGetBuffer, PG <= 18):
 // every buffer starts on the free list, firstFreeBuffer = 0, so a cold pool
 // fills slots 0, 1, 2, ... without a single clock-sweep step; only then does
 // the sweep run.
@@ -59,7 +59,7 @@ func TestFreeListPopsSlotsInOrder(t *testing.T) {
 	}
 	// Free list empty, every buffer at usage_count 1 (BUF_USAGECOUNT_ONE):
 	// the sweep decrements all n (one pass) and takes slot 0 on the
-	// (n+1)-th tick (freelist.c StrategyGetBuffer, facts §1.3).
+	// (n+1)-th tick (freelist.c StrategyGetBuffer, docs/model.md).
 	s, steps := p.GetVictim(nil, 0)
 	if s != 0 || steps != n+1 {
 		t.Fatalf("first sweep victim: slot %d after %d steps, want slot 0 after %d", s, steps, n+1)
@@ -69,7 +69,7 @@ func TestFreeListPopsSlotsInOrder(t *testing.T) {
 	}
 }
 
-// Facts §1.2 (master / PG19 development, freelist.c [ffe34b14]): the free
+// docs/model.md (master / PG19 development, freelist.c [ffe34b14]): the free
 // list is gone and StrategyGetBuffer goes straight to the clock sweep,
 // which finds the unpinned usage-0 (empty) buffers in index order.
 func TestNoFreeListOnPG19(t *testing.T) {
@@ -89,10 +89,10 @@ func TestNoFreeListOnPG19(t *testing.T) {
 	}
 }
 
-// Facts §1.3 and §3.3 (freelist.c StrategyGetBuffer): buffers_alloc counts
+// docs/model.md and §3.3 (freelist.c StrategyGetBuffer): buffers_alloc counts
 // the calls that reach the free list or the clock sweep; "buffers reused
 // from a ring are deliberately not counted". A BULKREAD ring is 32 buffers
-// (facts §2.1), so a scan of 100 pages through it allocates 32 and reuses
+// (docs/model.md), so a scan of 100 pages through it allocates 32 and reuses
 // them 68 times, touching only 32 distinct slots.
 func TestBulkReadRingReusesItsBuffersAndAllocCountsOnlyStrategyCalls(t *testing.T) {
 	p := newClockPool(t, 1024, true)
@@ -119,7 +119,7 @@ func TestBulkReadRingReusesItsBuffersAndAllocCountsOnlyStrategyCalls(t *testing.
 	}
 }
 
-// Facts §2.3 (freelist.c GetBufferFromRing): the ring slot is reused only if
+// docs/model.md (freelist.c GetBufferFromRing): the ring slot is reused only if
 // the buffer is unpinned and usage_count <= 1; if another backend used it
 // (usage 2) or holds a pin, the ring falls through to StrategyGetBuffer
 // (counted in buffers_alloc) and records the new victim in that slot.
@@ -165,7 +165,7 @@ func TestRingSkipsBufferUsedByOthers(t *testing.T) {
 	}
 }
 
-// Facts §2.1 (freelist.c GetAccessStrategyWithSize): every ring is capped
+// docs/model.md (freelist.c GetAccessStrategyWithSize): every ring is capped
 // at NBuffers/8; at shared_buffers = 128 MB the 16 MB BULKWRITE ring is
 // exactly that cap.
 func TestRingCappedAtOneEighthOfPool(t *testing.T) {
@@ -190,7 +190,7 @@ func TestRingCappedAtOneEighthOfPool(t *testing.T) {
 	}
 }
 
-// Facts §2.3 (freelist.c StrategyRejectBuffer; bufmgr.c GetVictimBuffer):
+// docs/model.md (freelist.c StrategyRejectBuffer; bufmgr.c GetVictimBuffer):
 // a dirty victim whose write needs a WAL flush is rejected only by a
 // BULKREAD ring and only if the buffer came from the ring slot; the slot
 // is emptied. VACUUM and BULKWRITE rings, and the default strategy, keep
@@ -251,7 +251,7 @@ func TestStrategyRejectBufferOnlyForBulkReadRingBuffers(t *testing.T) {
 	}
 }
 
-// Counters add up (facts §3.3): every StrategyGetBuffer call takes its
+// Counters add up (docs/model.md): every StrategyGetBuffer call takes its
 // victim from the free list or from the sweep, so buffers_alloc =
 // free-list pops + sweep victims; every sweep victim on a full pool evicts
 // a valid page; dirtied counts clean -> dirty transitions only.

@@ -56,7 +56,7 @@ func (s Status) String() string {
 }
 
 // Buffers returns the number of clog SLRU buffers PostgreSQL allocates
-// (pg-visibility-facts.md §3.2): 8 up to 9.1; min(32, max(4, NBuffers/512))
+// (docs/model.md): 8 up to 9.1; min(32, max(4, NBuffers/512))
 // in 9.2-9.5; min(128, max(4, NBuffers/512)) in 9.6-16; from 17
 // transaction_buffers, whose 0 means NBuffers/512 rounded down to a
 // multiple of 16, clamped to [16, 1024] (explicit values clamped to

@@ -2,7 +2,7 @@ package clog
 
 import "testing"
 
-// clog buffers by version (pg-visibility-facts.md §3.2, rule 8).
+// clog buffers by version (docs/model.md, rule 8).
 func TestBuffersByVersion(t *testing.T) {
 	const nb128MB = 16384
 	cases := []struct {

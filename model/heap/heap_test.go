@@ -6,7 +6,7 @@ var frozen = Group{Xmin: 2, Hints: Frozen}
 
 // pgbench_accounts: 121-byte tuples MAXALIGNed to 128 plus a 4-byte line
 // pointer give 61 rows per 8 kB page and 1639.34 pages per 100000 rows
-// (pg-buffers-facts.md §6.2: 1640 pages at scale 1, 16394 at scale 10).
+// (docs/model.md: 1640 pages at scale 1, 16394 at scale 10).
 func TestPGBenchAccountsLayout(t *testing.T) {
 	for _, c := range []struct {
 		rows   int64
@@ -34,7 +34,7 @@ func TestPGBenchAccountsLayout(t *testing.T) {
 
 // With fillfactor 100 the first update of a row on a full page cannot be
 // HOT; once the page has been pruned, later updates are HOT
-// (pg-buffers-facts.md §6.2 "Side effect to model").
+// (docs/model.md "Side effect to model").
 func TestHOTAfterPrune(t *testing.T) {
 	tb, _ := New("accounts", 61*3, 132, 100, frozen, true)
 	b := tb.BlockOf(5)

@@ -9,7 +9,7 @@ import (
 )
 
 // Linux writeback rules the page-cache model must follow
-// (/work/shared/docs/pg-buffers-facts.md §5; mm/page-writeback.c,
+// (docs/model.md; mm/page-writeback.c,
 // Documentation/admin-guide/sysctl/vm.rst): a pwrite only dirties the page
 // cache; the flusher wakes every dirty_writeback_centisecs and writes pages
 // dirty for longer than dirty_expire_centisecs; above

@@ -168,7 +168,7 @@ func TestRangeAndBounds(t *testing.T) {
 // figures printed on pgsql-hackers: threshold 5 in Peter Geoghegan's report
 // (seed 002) and threshold 10 in KONDO Mitsumasa's first "gaussian
 // distribution pgbench" post; exponential values are the analytic
-// (1 - e^(-p f)) / (1 - e^(-p)) of pgbench-facts §6.3 (0.636 / 0.396 / 0.223).
+// (1 - e^(-p f)) / (1 - e^(-p)) of pgbench-docs/model.md (0.636 / 0.396 / 0.223).
 func TestHeaderLines(t *testing.T) {
 	cases := []struct {
 		src  string

@@ -27,7 +27,7 @@ func chiSquareCritical(df int, alpha float64) float64 {
 	return d.Quantile(1 - alpha)
 }
 
-// gaussianCentral checks pgbench-facts §6.3: with threshold p the central
+// gaussianCentral checks pgbench-docs/model.md: with threshold p the central
 // fraction f of the key range is z in [-f p, f p), so it receives
 // erf(f p / sqrt 2) / erf(p / sqrt 2); for p = 5 that is 0.68269, 0.38293 and
 // 0.19741 for f = 20 %, 10 % and 5 % (the figures pgbench printed in the 2014
@@ -67,7 +67,7 @@ func TestGaussianCentralFractionsLong(t *testing.T) {
 	gaussianCentral(t, 10_000_000)
 }
 
-// TestExponentialHeadFractions checks pgbench-facts §6.3: the first fraction
+// TestExponentialHeadFractions checks pgbench-docs/model.md: the first fraction
 // f of the range receives (1 - e^(-p f)) / (1 - e^(-p)); for p = 5,
 // 0.636 / 0.396 / 0.223 for f = 20 / 10 / 5 %.
 func TestExponentialHeadFractions(t *testing.T) {

@@ -28,6 +28,6 @@
 // Not supported: pgbench's boolean, NULL, comparison, bitwise and CASE
 // syntax, and the functions pi, sqrt, ln, exp, pow/power, hash* and debug
 // (they are rejected with a clear message). The project's fact sheet
-// pg-buffers-facts.md §6.3 states the formulas and checks the 2014 gaussian
+// docs/model.md states the formulas and checks the 2014 gaussian
 // header figures that HeaderLines reproduces.
 package pgexpr

@@ -8,7 +8,7 @@ import (
 )
 
 // Behaviour of the block-device model: one FIFO queue shared by reads,
-// writes and flushes (facts §5: "reads queue behind writeback bursts"),
+// writes and flushes (docs/model.md: "reads queue behind writeback bursts"),
 // sequential requests cheaper than random ones, and lognormal service
 // times whose mean and coefficient of variation are the preset's.
 

@@ -8,7 +8,7 @@ import (
 )
 
 // XLogInsert / XLogFlush semantics (src/backend/access/transam/xlog.c;
-// /work/shared/docs/pg-buffers-facts.md §1.6, §5): a flush writes
+// docs/model.md): a flush writes
 // everything inserted so far, so committers that queue while a flush is
 // running share the next one (group commit); a flush request already
 // covered returns at once; the WAL writer flushes what asynchronous work

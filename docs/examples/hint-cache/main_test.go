@@ -9,7 +9,7 @@ import (
 )
 
 // The example runs (shortened) and writes its chart, and the cache does
-// what the patch describes (pg-visibility-facts.md; the 2011 "hint bit
+// what the patch describes (docs/model.md; the 2011 "hint bit
 // cache v5" thread): with it, tuples of a committed batch are answered by
 // the backend's cache instead of the clog, so clog lookups fall at every
 // client count, and without it the cache is never consulted.

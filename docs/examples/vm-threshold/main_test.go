@@ -8,7 +8,7 @@ import (
 )
 
 // The example runs (shortened) and writes its chart, and the threshold
-// does what the patch says (pg-visibility-facts.md; the 2013 thread): a
+// does what the patch says (docs/model.md; the 2013 thread): a
 // scan consults the visibility map only for tables of at least
 // vm_skip_threshold pages, so VM lookups never grow with the threshold,
 // are the same at 0 and 16 (every table has >= 16 pages) and vanish at 128
