@@ -6,6 +6,7 @@ import (
 
 	"github.com/pgbufsim/pgbufsim/model/bufpool"
 	"github.com/pgbufsim/pgbufsim/model/clog"
+	"github.com/pgbufsim/pgbufsim/model/heap"
 	"github.com/pgbufsim/pgbufsim/policies"
 )
 
@@ -70,10 +71,7 @@ type backend struct {
 	pc    int
 	sub   int
 	level int
-	path  []int32
 	inTxn bool
-	xtarg int32 // block chosen for a new tuple
-	xext  bool  // that block is a relation extension
 
 	// pin flow
 	ps        int
@@ -85,6 +83,8 @@ type backend struct {
 	ioReady   bool
 	nextWait  int32 // next backend waiting on the same slot's I/O
 	lastMiss  bool  // the last completed access read or extended its page
+	// victimFromRing: the victim came from the ring's own slot
+	victimFromRing bool
 
 	// waiting
 	pending    int
@@ -123,18 +123,33 @@ type backend struct {
 	hintSets     [4][]uint32 // checkPage's scratch sets of xids to hint
 	failed       bool
 
-	// op progress (scans, inserts, vacuum)
+	// the backend's pins (bufmgr.go) and per-relation insertion targets
+	held       []int32
+	vmPins     []int32 // VM pages pinned by the current heap operation
+	touched    int     // pages done by touchPages
+	targets    []insertTarget
+	idxTargets []idxTarget
+
+	// op progress (keyed statements, scans, inserts, vacuum)
+	k                     keyedState
+	hio                   hioState
+	bt                    btState
+	btgids                []int32
+	chainBuf              []heap.Group
 	blk, scanEnd          int32
 	ring, bulkread        *bufpool.Ring
-	vacring               *bufpool.Ring
+	bulkwrite, vacring    *bufpool.Ring
 	useVM, skipAV         bool
 	vmHeld, vmSlot        int32
-	vmClear, vmSet        bool
-	vmClearBlk, vmSetBlk  int32
+	scanSlot              int32
+	scanN, scanDone       int64
+	insPending            bool
+	insSlot, insBlk       int32
 	rowsLeft, sinceCommit int64
 	horizon               uint32
 	removed               int64
 	vcost                 int
+	fsmGids               []int32
 }
 
 // OnEvent is the backend's sim.Handler.
@@ -278,32 +293,14 @@ func (b *backend) advance() {
 			}
 			continue // the transaction was aborted (deadlock): go to its end
 		}
+		if len(b.held) > 0 {
+			b.releaseAll() // the statement's pins end with it
+		}
 		e.lastProgress = e.k.Now()
 		b.pc++
 		b.sub = 0
 		b.level = 0
 	}
-}
-
-// placeNew picks the block for a new tuple, extending the relation if the
-// insertion target is full (RelationGetBufferForTuple).
-func (b *backend) placeNew(t *table) {
-	blk, ext := t.heap.PlaceNew()
-	if ext {
-		nb, gid, ok := b.e.extend(t.rel)
-		if !ok {
-			// The run has failed; leave a valid block for the caller's
-			// last access, which returns at once.
-			b.xtarg, b.xext = max(t.heap.NBlocks()-1, 0), false
-			return
-		}
-		t.heap.Extended(nb)
-		// A freshly extended page is initialised by its first WAL record
-		// (XLOG_HEAP_INIT_PAGE), which carries no full-page image.
-		b.e.fpiCycle[gid] = b.e.cycle
-		blk = nb
-	}
-	b.xtarg, b.xext = blk, ext
 }
 
 // modify WAL-logs a change to the pinned page in slot and dirties it, with
@@ -319,7 +316,19 @@ func (b *backend) modify(slot, gid int32, recBytes int64) {
 		e.wal.Stats.FPI++
 	}
 	lsn := e.wal.Insert(bytes)
-	e.pool.MarkDirty(slot, lsn)
+	if e.pool.MarkDirty(slot, lsn) {
+		e.noteDirtied(b)
+	}
+}
+
+// noteVictim counts a ring's reuse of its own buffer (pg_stat_io reuses)
+// and remembers it for the eviction count.
+func (b *backend) noteVictim() {
+	r := b.pinRing
+	b.victimFromRing = r != nil && r.FromRing()
+	if b.victimFromRing {
+		b.e.stats.io[b.backendType()][ringContext(r)].reuses++
+	}
 }
 
 // access returns the slot of gid once it is pinned and valid; false means
@@ -355,10 +364,17 @@ func (b *backend) pinStep() (int32, bool) {
 			// victim was given back (BufferAlloc's retry) is still the same
 			// access (ReadBuffer_common counts after BufferAlloc returns).
 			if s := p.Lookup(b.pinGid); s >= 0 {
-				p.Pin(s, now, b.pinRing != nil)
+				if b.holds(s) {
+					// PinBuffer with a private refcount: the shared
+					// state, usage_count included, is not touched.
+					p.Frames.Pins[s]++
+				} else {
+					p.Pin(s, now, b.pinRing != nil)
+				}
 				b.cpu += e.costs.BufferHit
 				if p.Flags[s]&bufpool.Valid != 0 {
 					p.Stats.Hits++
+					e.noteAccess(b, b.pinGid, 1, 0, 0, ringContext(b.pinRing))
 					b.lastMiss = false
 					b.ps = psNone
 					return s, true
@@ -376,6 +392,7 @@ func (b *backend) pinStep() (int32, bool) {
 			b.ps = psVictim
 		case psIOWait:
 			p.Stats.Hits++
+			e.noteAccess(b, b.pinGid, 1, 0, 0, ringContext(b.pinRing))
 			b.lastMiss = false
 			b.ps = psNone
 			return b.pinSlot, true
@@ -388,11 +405,13 @@ func (b *backend) pinStep() (int32, bool) {
 			slot, steps := p.GetVictim(b.pinRing, now)
 			b.cpu += int64(steps) * e.costs.SweepStep
 			b.victim = slot
+			b.noteVictim()
 			b.ps = psVictimChosen
 		case psVictimLocked:
 			// BufFreelistLock (<= 9.4) is held for the whole search.
 			slot, steps := p.GetVictim(b.pinRing, now)
 			b.victim = slot
+			b.noteVictim()
 			b.holdTime = e.costs.LWLockHold + e.costs.SweepStep*int64(steps)
 			if b.lockWaited {
 				// A contended LWLock is handed over by waking a sleeping
@@ -449,6 +468,7 @@ func (b *backend) pinStep() (int32, bool) {
 			b.writeGid = p.Tag[s]
 			p.MarkClean(s)
 			e.bufWrites.backend++
+			e.noteBackendWrite(b, ringContext(b.pinRing))
 			e.noteWrite(b.writeGid)
 			b.cpu += e.costs.OSWrite
 			b.ps = psVictimWritten
@@ -466,11 +486,14 @@ func (b *backend) pinStep() (int32, bool) {
 				b.ps = psLookup
 				continue
 			}
-			p.Assign(s, b.pinGid, now, b.pinRing != nil)
+			if p.Assign(s, b.pinGid, now, b.pinRing != nil) && !b.victimFromRing {
+				e.stats.io[b.backendType()][ringContext(b.pinRing)].evictions++
+			}
 			b.pinSlot = s
 			b.lastMiss = true
 			if b.pinExtend {
 				p.Stats.Extends++
+				e.noteAccess(b, b.pinGid, 0, 0, 1, ringContext(b.pinRing))
 				// smgrextend writes the new block (zeros) through the OS
 				// right away; pg_stat_bgwriter counted it in
 				// buffers_backend (md.c mdextend -> register_dirty_segment).
@@ -484,6 +507,7 @@ func (b *backend) pinStep() (int32, bool) {
 				return -1, false
 			}
 			p.Stats.Reads++
+			e.noteAccess(b, b.pinGid, 0, 1, 0, ringContext(b.pinRing))
 			b.ps = psRead
 			b.cpu += e.costs.OSRead
 			b.block(wRead)

@@ -202,6 +202,11 @@ func (e *engine) noteWrite(gid int32) {
 func (c *checkpointer) begin(reason string) {
 	e := c.e
 	now := e.k.Now()
+	if reason == "time" {
+		e.ckptTimed++ // checkpoints_timed / num_timed
+	} else {
+		e.ckptRequested++ // checkpoints_req / num_requested
+	}
 	c.running = true
 	c.requested = ""
 	c.startTime = now

@@ -89,8 +89,10 @@ type engine struct {
 	idleWorkers []*backend // retired autovacuum workers, reused by startWorker
 	ioWaitHead  []int32
 
-	bufWrites struct{ backend, extends, clean, maxwritten, checkpoint uint64 }
-	accesses  uint64 // ReadBuffer calls (hits + reads + extensions)
+	bufWrites                struct{ backend, extends, clean, maxwritten, checkpoint uint64 }
+	accesses                 uint64 // ReadBuffer calls (hits + reads + extensions)
+	stats                    pgStats
+	ckptTimed, ckptRequested int64
 
 	phases  []*phase
 	cur     *phase
@@ -198,6 +200,9 @@ func build(sc Scenario) (*engine, error) {
 	e.pool = bufpool.New(int32(nbuf), repl, ver <= 1800)
 	e.policy = repl.Name()
 	e.initXacts() // adds pg_xact to the catalog
+	for _, t := range e.db.tables {
+		e.newFSM(t, t.loadedVacuumed)
+	}
 	e.ioWaitHead = make([]int32, nbuf)
 	for i := range e.ioWaitHead {
 		e.ioWaitHead[i] = -1

@@ -50,7 +50,7 @@ type EstimatePart struct {
 // and the fixed cost of the process (runtime, chart assets, histograms).
 const (
 	bytesPerPageID     = 26
-	bytesPerHeapBlock  = 5
+	bytesPerHeapBlock  = 7
 	bytesPerSlot       = 28
 	bytesPerBackend    = 4096
 	bytesPerXipEntry   = 4
@@ -128,7 +128,13 @@ func EstimateRun(sc Scenario) (Estimate, error) {
 		if r.heap > 0 {
 			vm = (r.heap + perVM - 1) / perVM
 		}
-		space := chunks(r.heap) + chunks(vm)
+		// The free space map fork takes a chunk too (its pages for up to
+		// 16 M heap pages fit one).
+		fsm := int64(0)
+		if r.heap > 0 {
+			fsm = int64(fsmLeafBlock(int32(min(r.heap-1, math.MaxInt32)/fsmSlotsPerPage))) + 1
+		}
+		space := chunks(r.heap) + chunks(vm) + chunks(fsm)
 		if r.index > 0 {
 			space += chunks(r.index)
 		}

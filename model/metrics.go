@@ -3,6 +3,7 @@ package model
 import (
 	"strconv"
 
+	"github.com/pgbufsim/pgbufsim/model/bufpool"
 	"github.com/pgbufsim/pgbufsim/policies"
 	"github.com/pgbufsim/pgbufsim/sim"
 )
@@ -56,6 +57,8 @@ const (
 	cRowLockWaits
 	cDeadlocks
 	cNotFound
+	cCkptTimed
+	cCkptRequested
 	nCounters
 )
 
@@ -71,8 +74,10 @@ const (
 // counters is a snapshot of every cumulative counter of a run; metrics of a
 // phase or an interval are differences of two snapshots.
 type counters struct {
-	n [nCounters]int64
-	f [nIntegrals]float64
+	n     [nCounters]int64
+	f     [nIntegrals]float64
+	io    [nBackendTypes][nContexts]ioCounters
+	usage [nBackendTypes]usageCounters
 }
 
 func (e *engine) snapshot() counters {
@@ -125,7 +130,11 @@ func (e *engine) snapshot() counters {
 		cRowLockWaits:     e.rowLockWaits,
 		cDeadlocks:        e.deadlocks,
 		cNotFound:         e.notFound,
+		cCkptTimed:        e.ckptTimed,
+		cCkptRequested:    e.ckptRequested,
 	}
+	c.io = e.stats.io
+	c.usage = e.stats.usage
 	if ss, ok := e.pool.Policy.(policies.SweepStats); ok {
 		_, c.n[cPasses] = ss.SweepCounters()
 	}
@@ -138,22 +147,34 @@ func (e *engine) snapshot() counters {
 	return c
 }
 
-func (a counters) minus(b counters) counters {
-	for i := range a.n {
-		a.n[i] -= b.n[i]
-	}
-	for i := range a.f {
-		a.f[i] -= b.f[i]
-	}
-	return a
-}
+func (a counters) minus(b counters) counters { return a.combine(b, -1) }
 
-func (a counters) plus(b counters) counters {
+func (a counters) plus(b counters) counters { return a.combine(b, 1) }
+
+// combine returns a + sign*b, counter by counter.
+func (a counters) combine(b counters, sign int64) counters {
 	for i := range a.n {
-		a.n[i] += b.n[i]
+		a.n[i] += sign * b.n[i]
 	}
 	for i := range a.f {
-		a.f[i] += b.f[i]
+		a.f[i] += float64(sign) * b.f[i]
+	}
+	u := uint64(sign) // wraps for -1: unsigned differences of counters that only grow
+	for t := range a.io {
+		for c := range a.io[t] {
+			x, y := &a.io[t][c], b.io[t][c]
+			x.hits += u * y.hits
+			x.reads += u * y.reads
+			x.extends += u * y.extends
+			x.writes += u * y.writes
+			x.evictions += u * y.evictions
+			x.reuses += u * y.reuses
+		}
+		x, y := &a.usage[t], b.usage[t]
+		x.hit += u * y.hit
+		x.read += u * y.read
+		x.dirtied += u * y.dirtied
+		x.written += u * y.written
 	}
 	return a
 }
@@ -161,16 +182,25 @@ func (a counters) plus(b counters) counters {
 // accum sums the non-warmup phases into the run's totals.
 type accum struct {
 	c                   counters
+	rel                 []relCounters
 	dur                 int64
 	txns, skipped, late int64
 	lat, lag, read      *sim.Histogram
 }
 
-func (t *accum) add(c counters, dur int64, ph *phase) {
+func (t *accum) add(c counters, rel []relCounters, dur int64, ph *phase) {
 	if t.lat == nil {
 		t.lat, t.lag, t.read = sim.NewHistogram(), sim.NewHistogram(), sim.NewHistogram()
 	}
 	t.c = t.c.plus(c)
+	for len(t.rel) < len(rel) {
+		t.rel = append(t.rel, relCounters{})
+	}
+	for i, r := range rel {
+		t.rel[i].hits += r.hits
+		t.rel[i].reads += r.reads
+		t.rel[i].extends += r.extends
+	}
 	t.dur += dur
 	t.txns += ph.txns
 	t.skipped += ph.skipped
@@ -179,8 +209,9 @@ func (t *accum) add(c counters, dur int64, ph *phase) {
 	t.lag.Merge(ph.lag)
 }
 
-// metrics turns a counter difference over dur into the reported metrics.
-func (e *engine) metrics(c counters, dur int64, txns, skipped, late int64, lat, lag, read *sim.Histogram) Metrics {
+// metrics turns a counter difference over dur into the reported metrics;
+// rel is the per-relation counter difference.
+func (e *engine) metrics(c counters, rel []relCounters, dur int64, txns, skipped, late int64, lat, lag, read *sim.Histogram) Metrics {
 	secs := float64(dur) / 1e9
 	m := Metrics{
 		Transactions: txns,
@@ -257,7 +288,89 @@ func (e *engine) metrics(c counters, dur int64, txns, skipped, late int64, lat, 
 		PrunedTuples:       c.n[cPruned],
 	}
 	m.WAL = WALM{Records: c.n[cWALRecords], Bytes: c.n[cWALBytes], Flushes: c.n[cWALFlushes], FPI: c.n[cFPI], FPIHint: c.n[cFPIHint]}
+	e.pgViews(&m, c, rel)
 	return m
+}
+
+// pgViews fills the metrics that mirror PostgreSQL's statistics views.
+func (e *engine) pgViews(m *Metrics, c counters, rel []relCounters) {
+	m.StatioTables, m.StatioIndexes = e.relationStats(rel, nil)
+	for _, r := range m.StatioTables {
+		m.PGStatDatabase.BlksHit += r.HeapBlksHit + r.IdxBlksHit
+		m.PGStatDatabase.BlksRead += r.HeapBlksRead + r.IdxBlksRead
+	}
+	// pg_xact and other relations outside the tables are not relations
+	// pgstat counts (SLRU reads bypass the buffer pool).
+	m.Buffers.HitRatio = ratio(float64(m.PGStatDatabase.BlksHit), float64(m.PGStatDatabase.BlksHit+m.PGStatDatabase.BlksRead))
+	u := c.usage[btClient]
+	m.BufferUsage = BufferUsage{SharedBlksHit: int64(u.hit), SharedBlksRead: int64(u.read), SharedBlksDirtied: int64(u.dirtied), SharedBlksWritten: int64(u.written)}
+	bg := &m.PGStatBgwriter
+	bg.BuffersClean, bg.MaxwrittenClean, bg.BuffersAlloc = c.n[cClean], c.n[cMaxwritten], c.n[cAlloc]
+	if e.ver < 1700 {
+		timed, req, ck, be, fs := c.n[cCkptTimed], c.n[cCkptRequested], c.n[cCheckpoint], c.n[cBackend], int64(0)
+		bg.CheckpointsTimed, bg.CheckpointsReq, bg.BuffersCheckpoint, bg.BuffersBackend, bg.BuffersBackendFsync = &timed, &req, &ck, &be, &fs
+	} else {
+		m.PGStatCheckpointer = &PGStatCheckpointer{NumTimed: c.n[cCkptTimed], NumRequested: c.n[cCkptRequested], BuffersWritten: c.n[cCheckpoint]}
+	}
+	if e.ver >= 1600 {
+		io := c.io
+		io[btBgwriter][ctxNormal].writes = uint64(c.n[cClean])
+		io[btCheckpointer][ctxNormal].writes = uint64(c.n[cCheckpoint])
+		for t := range io {
+			for ctx := range io[t] {
+				x := io[t][ctx]
+				if t >= btBgwriter && ctx != ctxNormal {
+					continue // those processes use no strategy
+				}
+				if x == (ioCounters{}) && ctx != ctxNormal {
+					continue
+				}
+				m.PGStatIO = append(m.PGStatIO, IORow{BackendType: backendTypeNames[t], Context: contextNames[ctx],
+					Reads: int64(x.reads), Writes: int64(x.writes), Extends: int64(x.extends), Hits: int64(x.hits),
+					Evictions: int64(x.evictions), Reuses: int64(x.reuses)})
+			}
+		}
+	}
+	m.PGBuffercache = e.bufferCache()
+}
+
+// bufferCache is pg_buffercache_summary() and pg_buffercache_usage_counts()
+// now.
+func (e *engine) bufferCache() PGBuffercache {
+	p := e.pool
+	var bc PGBuffercache
+	max := 5
+	if uc := p.UsageCounter(); uc != nil {
+		max = uc.MaxUsage()
+	}
+	rows := make([]UsageCountRow, max+1)
+	for i := range rows {
+		rows[i].UsageCount = i
+	}
+	var sum int64
+	for s := int32(0); s < p.N; s++ {
+		if p.Tag[s] < 0 {
+			bc.BuffersUnused++
+			continue
+		}
+		bc.BuffersUsed++
+		u := min(p.Usage(s), max)
+		sum += int64(u)
+		rows[u].Buffers++
+		if p.Flags[s]&bufpool.Dirty != 0 {
+			bc.BuffersDirty++
+			rows[u].Dirty++
+		}
+		if p.Frames.Pins[s] > 0 {
+			bc.BuffersPinned++
+			rows[u].Pinned++
+		}
+	}
+	if bc.BuffersUsed > 0 {
+		bc.UsagecountAvg = round6(float64(sum) / float64(bc.BuffersUsed))
+	}
+	bc.UsageCounts = rows
+	return bc
 }
 
 // result assembles the run's Result after the last phase.
@@ -276,7 +389,7 @@ func (e *engine) result() *Result {
 	if t.lat == nil {
 		t.lat, t.lag, t.read = sim.NewHistogram(), sim.NewHistogram(), sim.NewHistogram()
 	}
-	r.Totals = e.metrics(t.c, t.dur, t.txns, t.skipped, t.late, t.lat, t.lag, t.read)
+	r.Totals = e.metrics(t.c, t.rel, t.dur, t.txns, t.skipped, t.late, t.lat, t.lag, t.read)
 	vals, fr := t.lat.CDF(200)
 	r.LatencyCDF.Fractions = fr
 	for _, v := range vals {

@@ -27,7 +27,7 @@ func (b *backend) exec(o *op) bool {
 		return b.execKeyed(o)
 	case opInsert:
 		return b.execInsert(o)
-	case opSeqscan, opDeleteAll:
+	case opSeqscan, opDeleteAll, opUpdateAll:
 		return b.execScan(o)
 	case opVacuum:
 		return b.execVacuum(o)
@@ -86,189 +86,96 @@ func (b *backend) execCommit(commit bool) bool {
 	return true
 }
 
-// execKeyed is an index scan by key followed by a fetch, update or delete
-// of the row's heap tuple.
-func (b *backend) execKeyed(o *op) bool {
-	e := b.e
-	t := o.t
-	if b.sub == 1 {
-		b.path = t.pkey.bt.Path(o.key, b.path[:0])
-		b.sub = 2
-		b.level = 0
-	}
-	if b.sub == 2 {
-		for b.level < len(b.path) {
-			slot, ok := b.access(e.cat.GID(t.pkey.rel, b.path[b.level]), nil, false, false)
-			if !ok {
-				return false
-			}
-			b.cpu += e.costs.IndexLevel
-			e.pool.Unpin(slot)
-			b.level++
-		}
-		b.sub = 3
-	}
-	if b.sub == 3 {
-		if !t.hasRow(o.key) {
-			// The index descent found no entry for the key (a key outside
-			// the table, as pgbench's expressions can produce): the
-			// statement touches no heap page and changes nothing
-			// (UPDATE 0).
-			e.notFound++
-			return true
-		}
-		if o.kind != opFetch && !b.holdsRow(t, o.key) && !b.lockRow(t, o.key) {
-			return false // waiting for the row's updater, or aborted as a deadlock victim
-		}
-		if b.rowWaited {
-			// READ COMMITTED after waiting for the row's updater: the
-			// statement goes on with the row's newest version
-			// (EvalPlanQual), as if with a new snapshot.
-			b.rowWaited = false
-			b.takeSnapshot()
-		}
-		blk := t.heap.BlockOf(o.key)
-		gid := e.cat.GID(t.rel, blk)
-		slot, ok := b.access(gid, nil, false, o.kind != opFetch)
-		if !ok {
-			return false
-		}
-		b.maybePrune(t, blk, slot, gid)
-		g := t.heap.RowGroup(o.key, blk)
-		b.cpu += e.costs.TupleFetch
-		visible := b.checkPage(t, blk, slot, gid, []heap.Group{g}) > 0
-		if o.kind == opFetch || !visible {
-			e.pool.Unpin(slot)
-			return true
-		}
-		b.assignXid()
-		b.undo = append(b.undo, rowUndo{t: t, row: o.key, oldBlk: blk, newBlk: -1})
-		b.cpu += e.costs.TupleUpdate
-		t.heap.DeleteRow(o.key, blk, b.xid)
-		b.vmClear = t.heap.AllVisible(blk) // cleared by DeleteRow below
-		b.vmClearBlk = blk
-		b.noteDead(t, 1)
-		if o.kind == opDeleteKey {
-			b.modify(slot, gid, walDelete)
-			e.pool.Unpin(slot)
-			b.sub = 7
-		} else if t.heap.Free(blk) > 0 {
-			// HOT: the new version stays on the page.
-			t.heap.InsertVersion(blk, b.xid, o.key)
-			b.undo[len(b.undo)-1].newBlk = blk
-			t.heap.Stats.HOTUpdates++
-			b.modify(slot, gid, walUpdate)
-			e.pool.Unpin(slot)
-			b.sub = 7
-		} else {
-			b.modify(slot, gid, walUpdate)
-			e.pool.Unpin(slot)
-			b.sub = 4
-		}
-	}
-	if b.sub == 4 { // non-HOT: place the new version
-		b.placeNew(t)
-		b.sub = 5
-	}
-	if b.sub == 5 {
-		gid := e.cat.GID(t.rel, b.xtarg)
-		slot, ok := b.access(gid, nil, b.xext, true)
-		if !ok {
-			return false
-		}
-		t.heap.InsertVersion(b.xtarg, b.xid, o.key)
-		b.undo[len(b.undo)-1].newBlk = b.xtarg
-		b.cpu += e.costs.TupleUpdate
-		b.modify(slot, gid, walInsert)
-		e.pool.Unpin(slot)
-		b.sub = 6
-	}
-	if b.sub == 6 { // and its index entry
-		gid := e.cat.GID(t.pkey.rel, t.pkey.bt.Leaf(o.key))
-		slot, ok := b.access(gid, nil, false, true)
-		if !ok {
-			return false
-		}
-		b.cpu += e.costs.IndexInsert
-		b.modify(slot, gid, walIndexInsert)
-		e.pool.Unpin(slot)
-		b.sub = 7
-	}
-	return b.clearVM(t)
-}
-
-// clearVM updates the VM page after a change cleared PD_ALL_VISIBLE
-// (visibilitymap_clear: pin the VM page, clear the bit, dirty the page).
-func (b *backend) clearVM(t *table) bool {
-	if !b.vmClear {
-		return true
-	}
-	e := b.e
-	gid := e.vmGID(t, b.vmClearBlk)
-	slot, ok := b.access(gid, nil, false, true)
-	if !ok {
-		return false
-	}
-	e.pool.MarkDirty(slot, e.pool.LSN[slot])
-	e.pool.Unpin(slot)
-	b.vmClear = false
-	return true
-}
-
-// execInsert appends o.n rows, filling the insertion target page and
-// extending the relation, with a WAL record per row (INSERT ... SELECT),
-// committing every o.every rows if set.
+// execInsert appends o.n rows (INSERT ... SELECT, or COPY with o.copy),
+// committing every o.every rows if set. INSERT ... SELECT inserts row by
+// row (heap_insert without a BulkInsertState): each row is one
+// RelationGetBufferForTuple, so one ReadBuffer of the backend's target page,
+// a fresh pin that raises its usage_count; COPY (heap_multi_insert with a
+// BulkInsertState) reads each page once, through the BULKWRITE ring. A
+// table with a primary key gets an index entry per row (_bt_doinsert, keys
+// after the loaded ones).
 func (b *backend) execInsert(o *op) bool {
 	e := b.e
 	t := o.t
 	if b.sub == 1 {
 		b.rowsLeft = o.n
 		b.sinceCommit = 0
+		b.insSlot, b.insBlk = -1, -1
+		b.hio = hioState{gids: b.hio.gids[:0]}
 		b.sub = 2
 	}
 	for {
 		switch b.sub {
-		case 2: // place the next batch
+		case 2: // the next row's page
 			if b.rowsLeft == 0 {
+				b.releaseAll()
 				return true
 			}
 			if b.yield() {
 				return false
 			}
 			b.assignXid()
-			b.placeNew(t)
-			b.sub = 3
-		case 3:
-			gid := e.cat.GID(t.rel, b.xtarg)
-			slot, ok := b.access(gid, nil, b.xext, true)
+			if o.copy && b.insSlot >= 0 && t.heap.Free(b.insBlk) > 0 {
+				// ReadBufferBI: the BulkInsertState's page, re-pinned
+				// without a ReadBuffer.
+				b.sub = 3
+				continue
+			}
+			if b.insSlot >= 0 {
+				b.releaseBuffer(b.insSlot)
+				b.insSlot = -1
+			}
+			slot, blk, ok := b.getBufferForTuple(t, -1, -1, o.copy, o.copy && t.createdInXact == b.xid)
 			if !ok {
 				return false
 			}
-			k := min(int64(t.heap.Free(b.xtarg)), b.rowsLeft)
-			if o.every > 0 {
-				k = min(k, o.every-b.sinceCommit)
+			b.insSlot, b.insBlk = slot, blk
+			b.sub = 3
+		case 3: // heap_insert
+			blk, slot := b.insBlk, b.insSlot
+			gid := e.cat.GID(t.rel, blk)
+			wasVisible := t.heap.AllVisible(blk)
+			t.heap.Insert(blk, b.xid, 1)
+			if wasVisible {
+				b.clearVMBit(t, blk)
 			}
-			k = max(k, 1)
-			wasAV := t.heap.AllVisible(b.xtarg)
-			t.heap.Insert(b.xtarg, b.xid, int(k))
-			b.noteIns(t, k)
-			b.cpu += k * (e.costs.TupleUpdate + e.costs.WALRecord)
-			b.modify(slot, gid, walInsert*k)
-			e.pool.Unpin(slot)
-			b.rowsLeft -= k
-			b.sinceCommit += k
-			b.vmClear, b.vmClearBlk = wasAV, b.xtarg
+			b.releaseVM()
+			b.noteIns(t, 1)
+			b.cpu += e.costs.TupleUpdate
+			b.modify(slot, gid, walInsert)
+			b.rowsLeft--
+			b.sinceCommit++
+			if !o.copy {
+				// The next row's RelationGetBufferForTuple reads the
+				// page again (UnlockReleaseBuffer released this pin).
+				b.releaseBuffer(slot)
+				b.insSlot = -1
+			}
 			b.sub = 4
-		case 4:
-			if !b.clearVM(t) {
+			if t.pkey != nil {
+				t.nextKey++
+				b.bt = btState{entries: b.bt.entries[:0]}
+				b.touched = 0
+				b.sub = 6
+			}
+		case 6: // the row's index entry
+			if !b.btInsert(t.pkey, t.nextKey) {
 				return false
 			}
-			if o.every > 0 && b.sinceCommit >= o.every || o.every > 0 && b.rowsLeft == 0 {
+			b.releaseBuffer(b.bt.leafSlot)
+			b.bt.stage = 0
+			b.sub = 4
+		case 4:
+			if o.every > 0 && (b.sinceCommit >= o.every || b.rowsLeft == 0) {
 				b.sub = 5
 				continue
 			}
 			b.sub = 2
 		case 5: // commit_every: commit this batch
+			if b.insSlot >= 0 {
+				b.releaseBuffer(b.insSlot)
+				b.insSlot = -1
+			}
 			if !b.execCommit(true) {
 				return false
 			}
@@ -278,13 +185,17 @@ func (b *backend) execInsert(o *op) bool {
 	}
 }
 
-// execScan is a sequential scan (SELECT count(*)) or DELETE FROM t. Tables
-// larger than NBuffers/4 are read through a 256 kB BULKREAD ring. Per page:
-// pin, prune if needed, and check every tuple unless the page may be
-// skipped as all-visible: with the page_flag policy when PD_ALL_VISIBLE is
-// set (heapgetpage), with the vm policy when the table is at least
+// execScan is a sequential scan (SELECT count(*)), DELETE FROM t or UPDATE
+// t SET ... without a key (heapgetpage per page). Tables larger than
+// NBuffers/4 are read through a 256 kB BULKREAD ring. Per page: one
+// ReadBuffer, heap_page_prune_opt, and every tuple checked unless the page
+// may be skipped as all-visible: with the page_flag policy when
+// PD_ALL_VISIBLE is set, with the vm policy when the table is at least
 // vm_skip_threshold pages and the VM bit is set — which needs the VM page
-// pinned.
+// pinned. DELETE and UPDATE then read the page once per tuple they change
+// (heap_delete, and table_tuple_fetch_row_version plus heap_update), hits
+// that do not raise usage_count since the scan pins the page; the first
+// change of an all-visible page pins the VM page to clear its bit.
 func (b *backend) execScan(o *op) bool {
 	e := b.e
 	t := o.t
@@ -303,7 +214,7 @@ func (b *backend) execScan(o *op) bool {
 		b.skipAV = av.ScanSkipsAllVisible(b.scanEnd)
 		b.vmHeld, b.vmSlot = -1, -1
 		b.sub = 2
-		if o.kind == opDeleteAll {
+		if o.kind != opSeqscan {
 			b.assignXid()
 		}
 	}
@@ -315,70 +226,171 @@ func (b *backend) execScan(o *op) bool {
 		if b.useVM && b.sub == 2 {
 			vmBlk := blk / e.db.heapPerVM
 			if vmBlk != b.vmHeld {
-				if b.vmSlot >= 0 {
-					e.pool.Unpin(b.vmSlot)
-					b.vmSlot = -1
-				}
-				slot, ok := b.access(e.vmGID(t, blk), nil, false, false)
+				slot, ok := b.readBuffer(e.vmGID(t, blk), nil, false, false)
 				if !ok {
 					return false
+				}
+				if b.vmSlot >= 0 {
+					b.releaseBuffer(b.vmSlot)
 				}
 				b.vmSlot, b.vmHeld = slot, vmBlk // keep the VM page pinned for the scan
 			}
 			e.vis.vmLookups++
 			b.cpu += e.costs.VMTest
 		}
-		b.sub = 3
 		gid := e.cat.GID(t.rel, blk)
-		slot, ok := b.access(gid, b.ring, false, o.kind == opDeleteAll)
+		if b.sub == 2 {
+			b.sub = 3
+		}
+		if b.sub == 3 {
+			slot, ok := b.readBuffer(gid, b.ring, false, o.kind != opSeqscan)
+			if !ok {
+				return false
+			}
+			b.scanSlot = slot
+			b.cpu += e.costs.ScanPage
+			b.maybePrune(t, blk, slot, gid)
+			var buf [1]heap.Group
+			groups := t.heap.Groups(blk, &buf)
+			tuples := int64(0)
+			for _, g := range groups {
+				tuples += int64(g.N)
+			}
+			b.cpu += tuples * e.costs.TupleDeform
+			if b.skipAV && t.heap.AllVisible(blk) && o.kind == opSeqscan {
+				e.vis.allVisibleSkips++
+			} else {
+				b.checkPage(t, blk, slot, gid, groups)
+			}
+			b.sub = 4
+			if o.kind != opSeqscan {
+				b.scanN = b.changeVisible(t, blk)
+				b.sub = 5
+			}
+		}
+		if b.sub == 5 { // the first change of an all-visible page pins the VM page
+			if b.scanN > 0 && t.heap.AllVisible(blk) {
+				s, ok := b.readBuffer(e.vmGID(t, blk), nil, false, true)
+				if !ok {
+					return false
+				}
+				b.vmPins = append(b.vmPins, s)
+			}
+			b.sub = 6
+		}
+		if b.sub == 6 {
+			if !b.changeTuples(o, t, blk) {
+				return false
+			}
+			b.sub = 4
+		}
+		if b.sub == 4 {
+			b.releaseVM()
+			b.releaseBuffer(b.scanSlot)
+			b.sub = 2
+			b.blk++
+		}
+	}
+	b.releaseAll()
+	b.vmSlot = -1
+	return true
+}
+
+// changeVisible counts the tuples of blk an unkeyed DELETE or UPDATE
+// changes: those visible to its snapshot.
+func (b *backend) changeVisible(t *table, blk int32) int64 {
+	var buf [1]heap.Group
+	n := int64(0)
+	for _, g := range t.heap.Groups(blk, &buf) {
+		if g.Xmin == b.xid || b.judgedVisible(g) {
+			n += int64(g.N)
+		}
+	}
+	return n
+}
+
+// changeTuples deletes (DELETE FROM t) or updates (UPDATE t) the b.scanN
+// visible tuples of blk: heap_delete reads the page once per tuple;
+// heap_update reads it twice (the refetch, heap_update itself) and places
+// the new version: on the page while it has room (HOT), else where
+// RelationGetBufferForTuple finds room (one more ReadBuffer per tuple).
+func (b *backend) changeTuples(o *op, t *table, blk int32) bool {
+	e := b.e
+	gid := e.cat.GID(t.rel, blk)
+	if b.scanN == 0 {
+		return true
+	}
+	if b.scanDone == 0 {
+		xid := b.xid
+		n := t.heap.DeleteAll(blk, xid, func(g heap.Group) bool { return g.Xmin == xid || b.judgedVisible(g) })
+		if int64(n) != b.scanN {
+			b.scanN = int64(n)
+		}
+		b.noteDead(t, b.scanN)
+		reads := b.scanN
+		if o.kind == opUpdateAll && e.ver >= 1400 {
+			reads *= 2
+		}
+		b.rereadPinned(b.scanSlot, gid, reads)
+		b.cpu += b.scanN * (e.costs.TupleUpdate + e.costs.WALRecord)
+		b.clearVMBit(t, blk)
+		if o.kind == opDeleteAll {
+			b.modify(b.scanSlot, gid, walDelete*b.scanN)
+			b.scanN = 0
+			return true
+		}
+		b.modify(b.scanSlot, gid, walUpdate)
+		b.scanDone = 1
+	}
+	// UPDATE: place each new version.
+	for b.scanDone <= b.scanN {
+		if t.heap.Free(blk) > 0 && !b.insPending {
+			t.heap.Insert(blk, b.xid, 1)
+			t.heap.Stats.HOTUpdates++
+			b.scanDone++
+			continue
+		}
+		b.insPending = true
+		slot, nb, ok := b.getBufferForTuple(t, blk, b.scanSlot, false, false)
 		if !ok {
 			return false
 		}
-		b.cpu += e.costs.ScanPage
-		b.maybePrune(t, blk, slot, gid)
-		var buf [1]heap.Group
-		groups := t.heap.Groups(blk, &buf)
-		tuples := int64(0)
-		for _, g := range groups {
-			tuples += int64(g.N)
+		b.insPending = false
+		wasVisible := t.heap.AllVisible(nb)
+		t.heap.Insert(nb, b.xid, 1)
+		if wasVisible {
+			b.clearVMBit(t, nb)
 		}
-		b.cpu += tuples * e.costs.TupleDeform
-		if b.skipAV && t.heap.AllVisible(blk) && o.kind == opSeqscan {
-			e.vis.allVisibleSkips++
-		} else {
-			b.checkPage(t, blk, slot, gid, groups)
+		b.releaseVM()
+		b.modify(slot, e.cat.GID(t.rel, nb), walInsert)
+		if slot != b.scanSlot {
+			b.releaseBuffer(slot)
 		}
-		if o.kind == opDeleteAll {
-			xid := b.xid
-			n := t.heap.DeleteAll(blk, xid, func(g heap.Group) bool {
-				switch {
-				case g.Xmin == xid || g.Hints&heap.Frozen == heap.Frozen:
-					return true // our own insert, or frozen: visible
-				case g.Hints&heap.XminInvalid != 0:
-					return false
-				}
-				return e.x.clog.Get(g.Xmin) == 1 /* committed */ && !b.inSnapshot(g.Xmin)
-			})
-			if n > 0 {
-				b.noteDead(t, int64(n))
-				b.cpu += int64(n) * (e.costs.TupleUpdate + e.costs.WALRecord)
-				b.modify(slot, gid, walDelete*int64(n))
-				b.vmClear, b.vmClearBlk = true, blk
-			}
-		}
-		e.pool.Unpin(slot)
-		b.sub = 4
-		if !b.clearVM(t) {
-			return false
-		}
-		b.sub = 2
-		b.blk++
+		b.scanDone++
 	}
-	if b.vmSlot >= 0 {
-		e.pool.Unpin(b.vmSlot)
-		b.vmSlot = -1
-	}
+	b.scanN, b.scanDone = 0, 0
 	return true
+}
+
+// rereadPinned counts n more ReadBuffer calls of a page b pins (gid in
+// slot): hits that raise no usage_count (bufmgr.c PinBuffer with a private
+// refcount), as heap_delete's and heap_update's reads of a page the scan
+// holds. They cannot block: the page is pinned.
+func (b *backend) rereadPinned(slot, gid int32, n int64) {
+	e := b.e
+	if n <= 0 {
+		return
+	}
+	e.accesses += uint64(n)
+	e.pool.Stats.Hits += uint64(n)
+	e.noteAccess(b, gid, uint64(n), 0, 0, ctxNormal)
+	b.cpu += n * e.costs.BufferHit
+	if f := e.pageRef; f != nil {
+		rel, blk := e.cat.Locate(gid)
+		for i := int64(0); i < n; i++ {
+			f(e.k.Now()-e.t0, e.cat.Rel(rel).Name, blk, true)
+		}
+	}
 }
 
 // bulkRing returns the backend's BULKREAD ring (256 kB, GetAccessStrategy).

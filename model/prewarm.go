@@ -78,6 +78,7 @@ func (e *engine) prewarm(n int64) {
 	e.os.WarmAll(reads)
 	// The counters describe the run, not the prewarm.
 	p.Stats = bufpool.Stats{}
+	e.stats = pgStats{}
 	e.os.Stats.Hits, e.os.Stats.Misses, e.os.Stats.Evictions = 0, 0, 0
 	e.k.RunUntil(n * gap)
 }

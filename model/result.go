@@ -98,6 +98,76 @@ type Metrics struct {
 	WAL          WALM       `json:"wal"`
 	Visibility   Visibility `json:"visibility"`
 	CPU          CPU        `json:"cpu"`
+
+	// PostgreSQL's statistics views as the run's server.version has them
+	// (docs/metrics.md maps every column).
+	PGStatDatabase     PGStatDatabase      `json:"pg_stat_database"`
+	BufferUsage        BufferUsage         `json:"buffer_usage"`
+	StatioTables       []RelationStats     `json:"pg_statio_user_tables"`
+	StatioIndexes      []IndexStats        `json:"pg_statio_user_indexes"`
+	PGStatBgwriter     PGStatBgwriter      `json:"pg_stat_bgwriter"`
+	PGStatCheckpointer *PGStatCheckpointer `json:"pg_stat_checkpointer,omitempty"`
+	PGStatIO           []IORow             `json:"pg_stat_io,omitempty"`
+	PGBuffercache      PGBuffercache       `json:"pg_buffercache"`
+}
+
+// PGStatDatabase is pg_stat_database's buffer columns for the database:
+// every ReadBuffer of every process, hit or not (up to 15 a relation
+// extension counts as a read).
+type PGStatDatabase struct {
+	BlksHit  int64 `json:"blks_hit"`
+	BlksRead int64 `json:"blks_read"`
+}
+
+// BufferUsage is pgBufferUsage summed over the client backends: what
+// EXPLAIN (ANALYZE, BUFFERS) shows for a phase of one statement, and
+// pg_stat_statements for the workload's statements.
+type BufferUsage struct {
+	SharedBlksHit     int64 `json:"shared_blks_hit"`
+	SharedBlksRead    int64 `json:"shared_blks_read"`
+	SharedBlksDirtied int64 `json:"shared_blks_dirtied"`
+	SharedBlksWritten int64 `json:"shared_blks_written"`
+}
+
+// PGStatBgwriter is pg_stat_bgwriter; the columns 17 moved to
+// pg_stat_checkpointer and pg_stat_io are left out from 17 on.
+type PGStatBgwriter struct {
+	CheckpointsTimed    *int64 `json:"checkpoints_timed,omitempty"`
+	CheckpointsReq      *int64 `json:"checkpoints_req,omitempty"`
+	BuffersCheckpoint   *int64 `json:"buffers_checkpoint,omitempty"`
+	BuffersClean        int64  `json:"buffers_clean"`
+	MaxwrittenClean     int64  `json:"maxwritten_clean"`
+	BuffersBackend      *int64 `json:"buffers_backend,omitempty"`
+	BuffersBackendFsync *int64 `json:"buffers_backend_fsync,omitempty"`
+	BuffersAlloc        int64  `json:"buffers_alloc"`
+}
+
+// PGStatCheckpointer is pg_stat_checkpointer (17+).
+type PGStatCheckpointer struct {
+	NumTimed       int64 `json:"num_timed"`
+	NumRequested   int64 `json:"num_requested"`
+	BuffersWritten int64 `json:"buffers_written"`
+}
+
+// PGBuffercache is what pg_buffercache shows at the end of the phase:
+// pg_buffercache_summary() and pg_buffercache_usage_counts() (both 16+;
+// for earlier versions the same figures as the pg_buffercache view gives
+// them by grouping).
+type PGBuffercache struct {
+	BuffersUsed   int64           `json:"buffers_used"`
+	BuffersUnused int64           `json:"buffers_unused"`
+	BuffersDirty  int64           `json:"buffers_dirty"`
+	BuffersPinned int64           `json:"buffers_pinned"`
+	UsagecountAvg float64         `json:"usagecount_avg"`
+	UsageCounts   []UsageCountRow `json:"usage_counts"`
+}
+
+// UsageCountRow is one row of pg_buffercache_usage_counts().
+type UsageCountRow struct {
+	UsageCount int   `json:"usage_count"`
+	Buffers    int64 `json:"buffers"`
+	Dirty      int64 `json:"dirty"`
+	Pinned     int64 `json:"pinned"`
 }
 
 // Visibility counts the work of deciding tuple visibility

@@ -106,10 +106,8 @@ func (b *backend) failTxn() {
 	b.failed = true
 	b.pc = len(b.ops)
 	b.sub, b.csub, b.ps = 0, 0, psNone
-	if b.vmSlot >= 0 {
-		b.e.pool.Unpin(b.vmSlot)
-		b.vmSlot = -1
-	}
+	b.releaseAll() // the resource owner's pins
+	b.vmSlot, b.vmHeld = -1, -1
 }
 
 // holdsRow reports whether b holds the row's lock.

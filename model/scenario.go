@@ -289,6 +289,12 @@ type Costs struct {
 	WALRecord int64 `yaml:"wal_record" unit:"duration" range:"0,1s"`
 	Commit    int64 `yaml:"commit" unit:"duration" range:"0,1s"`
 
+	// FSMPage is one free-space-map page visited by a search or an update
+	// (fsm_search_avail, fsm_set_avail).
+	FSMPage int64 `yaml:"fsm_page" unit:"duration" range:"0,1s"`
+	// PruneTuple is heap_page_prune's work per tuple it examines (line
+	// pointers, HOT chains, HeapTupleSatisfiesVacuum).
+	PruneTuple int64 `yaml:"prune_tuple" unit:"duration" range:"0,1s"`
 	// Sequential scans: per page (pin, lock, prune check, line-pointer
 	// walk) and per tuple (executor work of count(*)).
 	ScanPage    int64 `yaml:"scan_page" unit:"duration" range:"0,1s"`
@@ -587,6 +593,8 @@ func DefaultCosts() Costs {
 		WALRecord:        500,
 		Commit:           5 * us,
 		ScanPage:         1500,
+		FSMPage:          200,
+		PruneTuple:       40,
 		TupleDeform:      22,
 		HintedCheck:      5,
 		XipPerXact:       0,

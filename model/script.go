@@ -23,9 +23,10 @@ const (
 	opSleep                    // \sleep (client side)
 	opCommit                   // COMMIT: commit record, WAL flush
 	opAbort                    // ROLLBACK
+	opUpdateAll                // UPDATE t SET ...: a scan updating every visible row
 )
 
-var opNames = [...]string{"begin", "select", "update", "insert", "seqscan", "delete", "delete", "vacuum", "checkpoint", "sleep", "commit", "abort"}
+var opNames = [...]string{"begin", "select", "update", "insert", "seqscan", "delete", "delete", "vacuum", "checkpoint", "sleep", "commit", "abort", "update"}
 
 func (k opKind) String() string { return opNames[k] }
 
@@ -37,6 +38,7 @@ type op struct {
 	key   int64
 	n     int64 // rows to insert
 	every int64 // insert: commit every this many rows (0 = at the end)
+	copy  bool  // insert: COPY (a BulkInsertState) rather than INSERT ... SELECT
 	dur   int64 // sleep
 }
 

@@ -16,12 +16,27 @@ type table struct {
 	heap *heap.Table
 	rel  catalog.RelID
 	vm   catalog.RelID // visibility map fork
+	fsm  *fsmMap       // free space map fork
 	pkey *index
+	// oldEntries lists, per row, the heap blocks of its index entries
+	// that older versions left behind (non-HOT updates) and no scan has
+	// marked dead yet (nbtree.go).
+	oldEntries map[int64][]int32
+	// nextKey is the key of the last row inserted (keys after the loaded
+	// rows, for the primary key).
+	nextKey int64
+	// createdInXact is the xid of the transaction that created or
+	// truncated the table, if still running (COPY skips the free space
+	// map then: TABLE_INSERT_SKIP_FSM).
+	createdInXact uint32
+	// loadedVacuumed: the initial load was VACUUMed (its free space map
+	// is complete).
+	loadedVacuumed bool
 
 	// pgstat counters for autovacuum (n_dead_tup, n_ins_since_vacuum,
 	// reltuples as of the last vacuum or load).
 	deadTuples, insSinceVacuum int64
-	reltuples                  int64
+	reltuples, relpages        int64
 	vacuuming                  bool
 	vacuums, autovacuums       int64
 }
@@ -57,11 +72,11 @@ func heapPerVMPage(ver int) int32 {
 }
 
 func (db *database) addTable(name string, h *heap.Table, withPkey bool) *table {
-	t := &table{name: name, heap: h, reltuples: h.Rows}
+	t := &table{name: name, heap: h, reltuples: h.Rows, relpages: int64(h.NBlocks()), nextKey: h.Rows}
 	t.rel = db.cat.Add(name, catalog.Heap, h.NBlocks())
 	t.vm = db.cat.Add(name+"_vm", catalog.VM, db.vmPagesFor(h.NBlocks()))
 	if withPkey {
-		bt := btree.New(max(h.Rows, 1))
+		bt := btree.New(h.Rows)
 		t.pkey = &index{name: name + "_pkey", bt: bt}
 		t.pkey.rel = db.cat.Add(t.pkey.name, catalog.BTree, bt.NBlocks())
 	}
@@ -118,7 +133,9 @@ func buildDatabase(cat *catalog.Catalog, sc Scenario, ver int) (*database, error
 			if err != nil {
 				return nil, err
 			}
-			return db.addTable(name, h, pkey), nil
+			t := db.addTable(name, h, pkey)
+			t.loadedVacuumed = true
+			return t, nil
 		}
 		var err error
 		if db.accounts, err = mk("pgbench_accounts", accountsPerScale*s, accountsTuple, ff, true); err != nil {
@@ -152,6 +169,7 @@ func buildDatabase(cat *catalog.Catalog, sc Scenario, ver int) (*database, error
 			}
 			h := heap.NewPerPage(name, rows, perPage, maxRows, base, allVis && rows > 0)
 			t := db.addTable(name, h, tc.Index)
+			t.loadedVacuumed = tc.State == "vacuumed"
 			if tc.Count > 1 {
 				db.groups[tc.Name] = append(db.groups[tc.Name], t)
 			}

@@ -33,6 +33,7 @@ func (b *backend) execVacuum(o *op) bool {
 		if b.vacring != nil {
 			b.vacring.Reset() // vacuum(): a new BAS_VACUUM strategy per command
 		}
+		b.vmHeld, b.vmSlot = -1, -1
 		b.horizon = e.oldestXmin()
 		b.removed = 0
 		b.vcost = 0
@@ -54,11 +55,23 @@ func (b *backend) execVacuum(o *op) bool {
 					continue
 				}
 			}
+			// visibilitymap_pin before the page is read: the VM page stays
+			// pinned while its heap pages are processed.
+			if vmBlk := blk / e.db.heapPerVM; vmBlk != b.vmHeld {
+				slot, ok := b.readBuffer(e.vmGID(t, blk), nil, false, true)
+				if !ok {
+					return false
+				}
+				if b.vmSlot >= 0 {
+					b.releaseBuffer(b.vmSlot)
+				}
+				b.vmSlot, b.vmHeld = slot, vmBlk
+			}
 			b.sub = 3
 		}
 		if b.sub == 3 {
 			gid := e.cat.GID(t.rel, blk)
-			slot, ok := b.access(gid, b.vacring, false, false)
+			slot, ok := b.readBuffer(gid, b.vacring, false, false)
 			if !ok {
 				return false
 			}
@@ -68,11 +81,14 @@ func (b *backend) execVacuum(o *op) bool {
 				b.vcost += s.VacuumCostPageHit
 			}
 			b.vacuumPage(t, blk, slot, gid)
-			e.pool.Unpin(slot)
+			b.releaseBuffer(slot)
+			// RecordPageWithFreeSpace: the page's leaf in the free space map.
+			b.fsmGids = e.fsmRecord(t.fsm, blk, t.heap.Free(blk), b.fsmGids[:0])
+			b.touched = 0
 			b.sub = 4
 		}
 		if b.sub == 4 {
-			if !b.clearVMSet(t) {
+			if !b.touchPages(b.fsmGids, e.costs.FSMPage) {
 				return false
 			}
 			b.blk++
@@ -93,34 +109,73 @@ func (b *backend) execVacuum(o *op) bool {
 		return b.execVacuum(o)
 	}
 	if b.sub == 2 || b.sub == 3 || b.sub == 4 {
+		if b.vmSlot >= 0 {
+			b.releaseBuffer(b.vmSlot)
+			b.vmSlot, b.vmHeld = -1, -1
+		}
 		b.sub = 6
 		b.level = 0
 	}
 	if b.sub == 6 { // index vacuum: read every index page through the ring
 		if b.removed > 0 && t.pkey != nil {
 			for int32(b.level) < t.pkey.bt.NBlocks() {
-				slot, ok := b.access(e.cat.GID(t.pkey.rel, int32(b.level)), b.vacring, false, false)
+				slot, ok := b.readBuffer(e.cat.GID(t.pkey.rel, int32(b.level)), b.vacring, false, false)
 				if !ok {
 					return false
 				}
 				b.cpu += e.costs.IndexLevel
-				e.pool.Unpin(slot)
+				b.releaseBuffer(slot)
 				b.level++
 			}
+			t.vacuumIndexEntries()
 		}
+		// FreeSpaceMapVacuumRange, then visibilitymap_count (every VM page).
+		b.fsmGids = e.fsmVacuum(t.fsm, b.fsmGids[:0])
+		if n := e.cat.Rel(t.vm).NBlocks; t.heap.NBlocks() > 0 {
+			for v := int32(0); v < n; v++ {
+				b.fsmGids = append(b.fsmGids, e.cat.GID(t.vm, v))
+			}
+		}
+		b.touched = 0
 		b.sub = 7
+	}
+	if b.sub == 7 {
+		if !b.touchPages(b.fsmGids, e.costs.FSMPage) {
+			return false
+		}
+		b.sub = 8
 	}
 	live := int64(0)
 	for blk := int32(0); blk < t.heap.NBlocks(); blk++ {
 		live += int64(t.heap.Tuples(blk))
 	}
 	t.reltuples = live
-	t.heap.Vacuumed()
+	t.relpages = int64(t.heap.NBlocks())
 	t.deadTuples = 0
 	t.insSinceVacuum = 0
 	t.vacuuming = false
 	t.vacuums++
 	return true
+}
+
+// vacuumIndexEntries drops the index entries whose heap tuples VACUUM
+// removed (lazy_vacuum_index: the dead TIDs' entries go with them): those
+// of older versions no longer on their page.
+func (t *table) vacuumIndexEntries() {
+	var buf []heap.Group
+	for row, blks := range t.oldEntries {
+		kept := blks[:0]
+		for _, blk := range blks {
+			if buf = t.heap.RowChain(row, blk, buf[:0]); len(buf) > 0 {
+				kept = append(kept, blk)
+			}
+		}
+		if len(kept) == 0 {
+			delete(t.oldEntries, row)
+		} else {
+			t.oldEntries[row] = kept
+		}
+	}
 }
 
 // vacuumPage prunes, hints and, if possible, marks one page all-visible.
@@ -239,28 +294,13 @@ func (b *backend) vacuumPage(t *table, blk, slot, gid int32) {
 		h.SetAllVisible(blk)
 		e.vis.allVisiblePagesSet++
 		b.cpu += e.costs.WALRecord
-		e.wal.Insert(walVisible)
+		lsn := e.wal.Insert(walVisible)
 		b.markDirtyHint(slot, gid)
-		b.vmSet, b.vmSetBlk = true, blk
+		// visibilitymap_set on the VM page pinned for this range.
+		if b.vmSlot >= 0 && e.pool.MarkDirty(b.vmSlot, lsn) {
+			e.noteDirtied(b)
+		}
 	}
-}
-
-// clearVMSet sets the page's VM bit (visibilitymap_set: pin the VM page,
-// set the bit, dirty it; the XLOG_HEAP2_VISIBLE record was logged with the
-// heap page).
-func (b *backend) clearVMSet(t *table) bool {
-	if !b.vmSet {
-		return true
-	}
-	e := b.e
-	slot, ok := b.access(e.vmGID(t, b.vmSetBlk), nil, false, true)
-	if !ok {
-		return false
-	}
-	e.pool.MarkDirty(slot, e.wal.InsertLSN())
-	e.pool.Unpin(slot)
-	b.vmSet = false
-	return true
 }
 
 // autovacuum is the launcher: every naptime it starts a worker on each

@@ -23,6 +23,7 @@ type phase struct {
 	lat, lag            *sim.Histogram
 	txns, skipped, late int64
 	snap                counters
+	relBase             []relCounters // per-relation counters at the phase's start
 	result              PhaseResult
 }
 
@@ -75,6 +76,7 @@ func (e *engine) startPhase(i int) {
 		ph.end = now + ph.cfg.Duration
 	}
 	ph.snap = e.snapshot()
+	ph.relBase = append(ph.relBase[:0], e.stats.rel...)
 	e.dataDev.ReadLatencyPhase.Reset()
 	seed := uint64(e.sc.Seed)
 	nthreads := min(ph.cfg.Threads, ph.cfg.Clients)
@@ -168,16 +170,24 @@ func (e *engine) endPhase(ph *phase) {
 	now := e.k.Now()
 	cur := e.snapshot()
 	dur := now - ph.start
+	rel := make([]relCounters, len(e.stats.rel))
+	for i, c := range e.stats.rel {
+		var b relCounters
+		if i < len(ph.relBase) {
+			b = ph.relBase[i]
+		}
+		rel[i] = relCounters{c.hits - b.hits, c.reads - b.reads, c.extends - b.extends}
+	}
 	ph.result = PhaseResult{
 		Name:     ph.cfg.Name,
 		Warmup:   ph.cfg.Warmup,
 		StartS:   ph.e.at(ph.start),
 		ElapsedS: round6(float64(dur) / 1e9),
 		Clients:  ph.cfg.Clients,
-		Metrics:  e.metrics(cur.minus(ph.snap), dur, ph.txns, ph.skipped, ph.late, ph.lat, ph.lag, e.dataDev.ReadLatencyPhase),
+		Metrics:  e.metrics(cur.minus(ph.snap), rel, dur, ph.txns, ph.skipped, ph.late, ph.lat, ph.lag, e.dataDev.ReadLatencyPhase),
 	}
 	if !ph.cfg.Warmup {
-		e.totals.add(cur.minus(ph.snap), dur, ph)
+		e.totals.add(cur.minus(ph.snap), rel, dur, ph)
 		e.totals.read.Merge(e.dataDev.ReadLatencyPhase)
 	}
 	if ph.idx == len(e.phases)-1 {

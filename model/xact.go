@@ -532,6 +532,7 @@ func (b *backend) markDirtyHint(slot, gid int32) {
 	}
 	if p.MarkDirty(slot, lsn) {
 		e.vis.hintDirtiedPages++
+		e.noteDirtied(b)
 	}
 }
 

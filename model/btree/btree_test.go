@@ -54,3 +54,45 @@ func TestPathVisitsEveryLevelOnce(t *testing.T) {
 		t.Error("leaf boundaries wrong")
 	}
 }
+
+// Ascending inserts grow the tree at its right edge: the rightmost leaf
+// fills to LeafItems, then a new page is added at the relation's end; when
+// the root splits the tree gains a level. An empty index starts as one
+// leaf, the root (nbtinsert.c rightmost splits, _bt_newroot).
+func TestAppendGrowsTheRightEdge(t *testing.T) {
+	x := New(0)
+	if x.NBlocks() != 2 || x.Height() != 1 {
+		t.Fatalf("empty index: %d blocks, height %d", x.NBlocks(), x.Height())
+	}
+	var allocated int
+	for k := int64(1); k <= 100000; k++ {
+		before := x.NBlocks()
+		added := x.Append(k)
+		for i, b := range added {
+			if b != before+int32(i) {
+				t.Fatalf("key %d: allocated block %d, want %d (the relation's end)", k, b, before+int32(i))
+			}
+		}
+		if len(added) > 0 && x.Height() == 1 {
+			t.Fatalf("key %d: a split without a new root", k)
+		}
+		allocated += len(added)
+		if got := x.Leaf(k); got != x.Path(k, nil)[x.Height()-1] {
+			t.Fatalf("key %d: leaf %d, path %v", k, got, x.Path(k, nil))
+		}
+	}
+	leaves := (100000 + LeafItems - 1) / LeafItems
+	if x.Height() != 2 {
+		t.Errorf("100000 ascending keys: height %d, want 2 (%d leaves under one root)", x.Height(), leaves)
+	}
+	if int(x.NBlocks()) != 1+leaves+1 || allocated != leaves {
+		t.Errorf("%d blocks (%d allocated), want meta + %d leaves + root", x.NBlocks(), allocated, leaves)
+	}
+	// Neighbours share a leaf; the first and last keys do not.
+	if x.Leaf(1) == x.Leaf(100000) || x.Leaf(1) != x.Leaf(LeafItems) || x.Leaf(LeafItems) == x.Leaf(LeafItems+1) {
+		t.Error("leaf boundaries of appended keys")
+	}
+	if !x.Rightmost(100000) || x.Rightmost(1) {
+		t.Error("Rightmost")
+	}
+}

@@ -74,6 +74,10 @@ func (r *Ring) Reset() {
 	r.current, r.fromRing = 0, false
 }
 
+// FromRing reports whether the last victim GetVictim returned for this ring
+// was the ring's own buffer (a reuse, not an allocation).
+func (r *Ring) FromRing() bool { return r.fromRing }
+
 // Size returns the number of ring slots.
 func (r *Ring) Size() int { return len(r.buffers) }
 

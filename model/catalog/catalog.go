@@ -24,6 +24,7 @@ const (
 	Heap Kind = iota
 	BTree
 	VM
+	FSM
 )
 
 func (k Kind) String() string {
@@ -34,6 +35,8 @@ func (k Kind) String() string {
 		return "btree"
 	case VM:
 		return "vm"
+	case FSM:
+		return "fsm"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }

@@ -448,6 +448,40 @@ func (t *Table) rowVersion(gs []Group, row int64) int {
 	return -1
 }
 
+// RowChain appends the versions of row on block b, oldest first: the
+// versions tagged with the row (those an UPDATE or DELETE wrote or ended)
+// and, when none of them is live, the untagged live tuple standing for a
+// row never changed on this page (or folded by Collapse) if b is where the
+// row lives. Each has N = 1. It is the HOT chain heap_hot_search_buffer
+// walks from the index entry's line pointer.
+func (t *Table) RowChain(row int64, b int32, out []Group) []Group {
+	var buf [1]Group
+	gs := t.Groups(b, &buf)
+	n0 := len(out)
+	live := false
+	for _, g := range gs {
+		if g.Row == row {
+			g.N = 1
+			out = append(out, g)
+			live = live || g.Xmax == 0
+		}
+	}
+	// Oldest first: a row's versions have increasing xmins.
+	for i := n0 + 1; i < len(out); i++ {
+		for j := i; j > n0 && out[j].Xmin < out[j-1].Xmin; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	if !live && len(out) == n0 && t.BlockOf(row) == b {
+		if i := t.rowVersion(gs, row); i >= 0 {
+			g := gs[i]
+			g.N = 1
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
 // RowGroup returns the header of row's current version on block b (N = 1),
 // for a visibility check of that tuple.
 func (t *Table) RowGroup(row int64, b int32) Group {

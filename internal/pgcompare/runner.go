@@ -1,0 +1,137 @@
+package pgcompare
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// A Step is one action of an experiment. Its parts run in this order:
+// Restart, DropCaches, SQL, Pgbench.
+type Step struct {
+	// Name labels the step's Result.
+	Name string
+	// SQL statements run in one session, in order, each in autocommit
+	// mode. If Explain is true the last one runs under Explain.
+	SQL     []string
+	Explain bool
+	// Restart, if non-nil, restarts the server with these settings merged
+	// in, leaving shared buffers empty. The shared session is reopened.
+	Restart Settings
+	// DropCaches also drops the OS page cache, if allowed here; whether it
+	// was done is recorded in the next Result (CachesDropped).
+	DropCaches bool
+	// Pgbench, if non-nil, runs pgbench with these arguments (for example
+	// "-T", "30", "-c", "4", "-j", "2", "-R", "200", "-b", "tpcb-like").
+	Pgbench []string
+	// Measure takes snapshots before and after the step's SQL and pgbench
+	// work and the usage counts after it, producing a Result. For pgbench
+	// steps the statistics are reset first and the after-snapshot is taken
+	// with Settle, since pgbench's sessions flush their counters late.
+	Measure bool
+	// NewSession runs the step in a fresh session; otherwise one session
+	// is shared by the experiment's SQL steps (until a restart).
+	NewSession bool
+}
+
+// Experiment is a sequence of steps against one fresh cluster.
+type Experiment struct {
+	Name     string
+	Settings Settings
+	Steps    []Step
+}
+
+// Result is the measurement of one Measure step.
+type Result struct {
+	Experiment, Step string
+	// Delta is the after snapshot minus the before snapshot. Its Database
+	// counters have SnapshotOverhead subtracted, so they count only the
+	// step's work (plus any background activity such as the checkpointer).
+	Delta Snapshot
+	// SnapshotOverhead is what the snapshots themselves added to the
+	// pg_stat_database counters during the step, as calibrated right
+	// before it: the cost of one snapshot times the number of snapshots
+	// (1 for SQL steps, SettleReads for pgbench steps). Delta.Database +
+	// SnapshotOverhead is the raw difference.
+	SnapshotOverhead map[string]int64
+	// Explain holds the EXPLAIN totals when Step.Explain was set.
+	Explain *ExplainBuffers
+	// Usage is the pg_buffercache state after the step.
+	Usage Usage
+	// Pgbench is pgbench's stdout and Transactions its "number of
+	// transactions actually processed", for pgbench steps.
+	Pgbench      string
+	Transactions int64
+	// WallSeconds is the duration of the step's SQL and pgbench work.
+	WallSeconds float64
+	// Restarted and CachesDropped tell whether the server was restarted, or
+	// the OS page cache dropped, since the previous measured step.
+	Restarted, CachesDropped bool
+	// Settled and SettleReads describe the after-snapshot of a pgbench step.
+	Settled     bool
+	SettleReads int
+	// Unsettled lists the counters still moving when Settled is false.
+	Unsettled []string `json:",omitempty"`
+}
+
+// Run starts a cluster with e.Settings, runs the steps in order, closes the
+// cluster and returns one Result per measured step. On error it returns the
+// results gathered so far together with the error; the cluster is closed in
+// every case.
+func Run(ctx context.Context, e Experiment) (_ []Result, err error) {
+	c, err := Start(ctx, e.Settings)
+	if err != nil {
+		return nil, fmt.Errorf("experiment %q: %w", e.Name, err)
+	}
+	r := &runState{c: c, exp: e}
+	defer func() {
+		r.closeShared(ctx)
+		err = errors.Join(err, c.Close())
+	}()
+	for _, st := range e.Steps {
+		if err := r.step(ctx, st); err != nil {
+			return r.results, fmt.Errorf("experiment %q step %q: %w", e.Name, st.Name, err)
+		}
+	}
+	return r.results, nil
+}
+
+// runState is the mutable state of one Run.
+type runState struct {
+	c       *Cluster
+	exp     Experiment
+	shared  *pgx.Conn // session reused across steps; nil until needed
+	results []Result
+	// Events since the last measured step, reported in its Result.
+	restarted, dropped bool
+}
+
+// session returns the connection a step runs in and a function to release it.
+func (r *runState) session(ctx context.Context, fresh bool) (*pgx.Conn, func(), error) {
+	if fresh {
+		conn, err := r.c.Conn(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		return conn, func() { _ = conn.Close(ctx) }, nil
+	}
+	if r.shared == nil {
+		conn, err := r.c.Conn(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		r.shared = conn
+	}
+	return r.shared, func() {}, nil
+}
+
+// closeShared ends the shared session; errors are irrelevant since the
+// session is discarded either way (for example, killed by a restart).
+func (r *runState) closeShared(ctx context.Context) {
+	if r.shared != nil {
+		_ = r.shared.Close(ctx)
+		r.shared = nil
+	}
+}

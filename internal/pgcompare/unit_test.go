@@ -1,0 +1,194 @@
+package pgcompare
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseVersion(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres (PostgreSQL) 15.18 (Debian 15.18-0+deb12u1)\n": "15.18",
+		"postgres (PostgreSQL) 17beta1\n":                        "17",
+		"postgres (PostgreSQL) 9.6.24\n":                         "9.6",
+	} {
+		got, err := parseVersion(in)
+		if err != nil || got != want {
+			t.Errorf("parseVersion(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := parseVersion("garbage"); err == nil {
+		t.Error("parseVersion(garbage) succeeded")
+	}
+	if m, err := majorVersion("15.18"); err != nil || m != 15 {
+		t.Errorf("majorVersion(15.18) = %d, %v", m, err)
+	}
+}
+
+func TestSettingsValidate(t *testing.T) {
+	ok := Settings{"shared_buffers": "16MB", "pg_stat_statements.max": "1000"}
+	if err := ok.validate(); err != nil {
+		t.Errorf("valid settings rejected: %v", err)
+	}
+	for _, bad := range []Settings{
+		{"port": "5432"},
+		{"listen_addresses": "*"},
+		{"shared_buffers\nport": "1"},
+		{"work_mem": "4MB\nport = 5432"},
+	} {
+		if err := bad.validate(); err == nil {
+			t.Errorf("settings %v accepted", bad)
+		}
+	}
+}
+
+func TestRenderConf(t *testing.T) {
+	conf := renderConf("# base\n", Settings{"shared_buffers": "16MB", "search_path": "'$user', public",
+		"shared_preload_libraries": "auto_explain"}, 5555, "/tmp/x")
+	for _, want := range []string{
+		"shared_buffers = '16MB'\n",
+		"search_path = '''$user'', public'\n",
+		"shared_preload_libraries = 'auto_explain,pg_stat_statements'\n",
+		"listen_addresses = '127.0.0.1'\n",
+		"port = 5555\n",
+		"unix_socket_directories = '/tmp/x'\n",
+	} {
+		if !strings.Contains(conf, want) {
+			t.Errorf("conf lacks %q:\n%s", want, conf)
+		}
+	}
+	if !strings.HasPrefix(conf, "# base\n") {
+		t.Error("base configuration not kept first")
+	}
+	if strings.Index(conf, "track_io_timing") > strings.Index(conf, "shared_buffers") {
+		t.Error("harness default must come before caller settings so callers can override it")
+	}
+}
+
+func TestWithPreload(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                                 "pg_stat_statements",
+		"pg_stat_statements":               "pg_stat_statements",
+		"auto_explain, pg_stat_statements": "auto_explain,pg_stat_statements",
+	} {
+		if got := withPreload(in); got != want {
+			t.Errorf("withPreload(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestMinus(t *testing.T) {
+	a := Snapshot{
+		Database: map[string]int64{"blks_hit": 10},
+		Tables:   map[string]map[string]int64{"t": {"heap_blks_hit": 5}, "new": {"heap_blks_hit": 2}},
+	}
+	b := Snapshot{
+		Database: map[string]int64{"blks_hit": 4, "gone": 1},
+		Tables:   map[string]map[string]int64{"t": {"heap_blks_hit": 1}, "dropped": {"heap_blks_hit": 9}},
+	}
+	d := a.Minus(b)
+	if d.Database["blks_hit"] != 6 || d.Tables["t"]["heap_blks_hit"] != 4 || d.Tables["new"]["heap_blks_hit"] != 2 {
+		t.Errorf("Minus = %+v", d)
+	}
+	if _, ok := d.Tables["dropped"]; ok {
+		t.Error("relation absent from the later snapshot must be left out")
+	}
+	if got := d.TableTotals()["heap_blks_hit"]; got != 6 {
+		t.Errorf("TableTotals heap_blks_hit = %d, want 6", got)
+	}
+}
+
+func TestChanged(t *testing.T) {
+	base := func() Snapshot {
+		return Snapshot{
+			Database: map[string]int64{"blks_hit": 1, "tup_inserted": 3, "active_time_us": 7},
+			Tables:   map[string]map[string]int64{"t": {"n_tup_ins": 3}},
+			Bgwriter: map[string]int64{"buffers_alloc": 1, "buffers_clean": 1},
+		}
+	}
+	a, b := base(), base()
+	// Self-touched, time and time-driven counters may move.
+	b.Database["blks_hit"], b.Database["active_time_us"], b.Bgwriter["buffers_clean"] = 99, 99, 99
+	if c := changed(a, b); len(c) != 0 {
+		t.Errorf("changed = %v, want none", c)
+	}
+	b.Tables["t"]["n_tup_ins"] = 4
+	b.Bgwriter["buffers_alloc"] = 2
+	got := strings.Join(changed(a, b), ",")
+	if got != "bgwriter.buffers_alloc,tables.t.n_tup_ins" {
+		t.Errorf("changed = %s", got)
+	}
+}
+
+func TestCounterValue(t *testing.T) {
+	if k, v, ok := counterValue("blk_read_time", 1.5); !ok || k != "blk_read_time_us" || v != 1500 {
+		t.Errorf("float: %q %d %v", k, v, ok)
+	}
+	if _, _, ok := counterValue("datid", uint32(5)); ok {
+		t.Error("oid kept")
+	}
+	if _, _, ok := counterValue("x", nil); ok {
+		t.Error("NULL kept")
+	}
+}
+
+func TestParseExplain(t *testing.T) {
+	js := `[{"Plan": {"Node Type": "ModifyTable", "Shared Hit Blocks": 10, "Shared Read Blocks": 2,
+		"Shared Dirtied Blocks": 3, "Shared Written Blocks": 1, "Temp Written Blocks": 4,
+		"Plans": [{"Node Type": "Index Scan"}]},
+		"Planning": {"Shared Hit Blocks": 5, "Shared Read Blocks": 6}, "Execution Time": 1.25}]`
+	eb, err := parseExplain(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ExplainBuffers{SharedHit: 10, SharedRead: 2, SharedDirtied: 3, SharedWritten: 1, TempWritten: 4,
+		PlanningHit: 5, PlanningRead: 6, Plan: "ModifyTable/Index Scan", ExecutionMS: 1.25}
+	if eb != want {
+		t.Errorf("parseExplain = %+v, want %+v", eb, want)
+	}
+	if _, err := parseExplain("[]"); err == nil {
+		t.Error("empty plan list accepted")
+	}
+}
+
+func TestParseTransactions(t *testing.T) {
+	if n := ParseTransactions("number of transactions actually processed: 3987\n"); n != 3987 {
+		t.Errorf("got %d", n)
+	}
+	if n := ParseTransactions("number of transactions actually processed: 10/10\n"); n != 10 {
+		t.Errorf("got %d", n)
+	}
+	if n := ParseTransactions("done.\n"); n != 0 {
+		t.Errorf("got %d", n)
+	}
+}
+
+func TestUsageAdd(t *testing.T) {
+	u := Usage{ByRel: map[string][MaxUsageCount + 1]int64{}}
+	rel := "t"
+	steps := []struct {
+		name   *string
+		unused bool
+		uc     int32
+		n      int64
+	}{{&rel, false, 1, 3}, {&rel, false, 5, 2}, {nil, false, 0, 4}, {nil, true, 0, 10}}
+	for _, s := range steps {
+		if err := u.add(s.name, s.unused, s.uc, s.n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if u.Unused != 10 || u.Hist != [6]int64{4, 3, 0, 0, 0, 2} || u.Resident("t") != 5 || u.Unmatched[0] != 4 {
+		t.Errorf("usage = %+v", u)
+	}
+	if err := u.add(&rel, false, 6, 1); err == nil {
+		t.Error("usage count 6 accepted")
+	}
+}
+
+func TestPgbenchRejectsConnFlags(t *testing.T) {
+	c := &Cluster{}
+	for _, a := range []string{"-h", "-hlocalhost", "--port=1", "-U"} {
+		if _, err := c.Pgbench(t.Context(), a); err == nil || !strings.Contains(err.Error(), "set by pgcompare") {
+			t.Errorf("Pgbench(%q) error = %v", a, err)
+		}
+	}
+}

@@ -1,0 +1,86 @@
+package model
+
+import "github.com/pgbufsim/pgbufsim/model/bufpool"
+
+// A backend's own pins (bufmgr.c's PrivateRefCount): every page a backend
+// reads through ReadBuffer stays pinned until it releases it, and a
+// ReadBuffer of a page the backend already pins is still a full call —
+// counted as a hit in every statistic — but leaves the buffer's usage_count
+// alone (PinBuffer bumps it only when the backend holds no pin yet). That
+// is what makes an UPDATE by key raise its heap page's usage_count once,
+// although it reads the page three times (the index scan's fetch,
+// table_tuple_fetch_row_version, heap_update).
+
+// holds reports whether b already pins slot (GetPrivateRefCountEntry).
+func (b *backend) holds(slot int32) bool {
+	for _, s := range b.held {
+		if s == slot {
+			return true
+		}
+	}
+	return false
+}
+
+// readBuffer is ReadBufferExtended: it returns gid's slot pinned by b (and
+// recorded in b's pins), or false when b blocked; the caller calls it
+// again with the same arguments when b resumes. ring is the buffer access
+// strategy (nil: the default), extend asks for a new page (P_NEW), write
+// marks a page the caller will change (for the page-reference trace).
+func (b *backend) readBuffer(gid int32, ring *bufpool.Ring, extend, write bool) (int32, bool) {
+	slot, ok := b.access(gid, ring, extend, write)
+	if ok {
+		b.held = append(b.held, slot)
+	}
+	return slot, ok
+}
+
+// releaseBuffer is ReleaseBuffer: it drops one of b's pins on slot.
+func (b *backend) releaseBuffer(slot int32) {
+	for i := len(b.held) - 1; i >= 0; i-- {
+		if b.held[i] == slot {
+			last := len(b.held) - 1
+			b.held[i] = b.held[last]
+			b.held = b.held[:last]
+			b.e.pool.Unpin(slot)
+			return
+		}
+	}
+	panic("model: release of a buffer the backend does not pin")
+}
+
+// releaseAll drops every pin b holds (the resource owner's cleanup at the
+// end of a statement, or of an aborted transaction).
+func (b *backend) releaseAll() {
+	for _, s := range b.held {
+		b.e.pool.Unpin(s)
+	}
+	b.held = b.held[:0]
+	b.vmPins = b.vmPins[:0]
+}
+
+// touchPages reads each page of gids in turn and releases it at once (a
+// walk down the free space map, a B-tree descent whose pages are not kept).
+// b.touched counts the pages done, so a blocked walk resumes where it
+// stopped; the caller resets it to 0 before a new walk.
+func (b *backend) touchPages(gids []int32, cost int64) bool {
+	for b.touched < len(gids) {
+		slot, ok := b.readBuffer(gids[b.touched], nil, false, false)
+		if !ok {
+			return false
+		}
+		b.cpu += cost
+		b.releaseBuffer(slot)
+		b.touched++
+	}
+	return true
+}
+
+// releaseVM releases the visibility-map pins of the heap operation that
+// just ended (heap_insert, heap_update and heap_delete keep their vmbuffer
+// only for the call).
+func (b *backend) releaseVM() {
+	for _, s := range b.vmPins {
+		b.releaseBuffer(s)
+	}
+	b.vmPins = b.vmPins[:0]
+}

@@ -1,0 +1,412 @@
+package model
+
+import (
+	"github.com/pgbufsim/pgbufsim/model/clog"
+	"github.com/pgbufsim/pgbufsim/model/heap"
+)
+
+// Statements that find one row by its key — SELECT, UPDATE, DELETE ...
+// WHERE key = k — as PostgreSQL 14-17 executes them, access by access:
+//
+//   - the plan: an index scan of the primary key, or a sequential scan when
+//     the planner prices it cheaper (planner.go: pgbench's tellers and
+//     branches at small scales);
+//   - the index scan: _bt_search from the root (nbtree.go), then
+//     index_fetch_heap for each entry of the key (heapam_index_fetch_tuple:
+//     ReleaseAndReadBuffer, so consecutive entries on one page cost one
+//     read, and heap_page_prune_opt whenever the page changes), walking the
+//     HOT chain on each page (heap_hot_search_buffer) with a visibility
+//     check per version;
+//   - UPDATE: the old row is fetched again to build the new one
+//     (ExecModifyTable -> table_tuple_fetch_row_version, 14+), heap_update
+//     reads the page once more and, if it is all-visible, pins the
+//     visibility-map page (visibilitymap_pin) to clear its bit; the new
+//     version stays on the page when it fits (HOT) or goes wherever
+//     RelationGetBufferForTuple finds room (hio.go), followed by an index
+//     insertion (_bt_doinsert) with its uniqueness check;
+//   - DELETE: heap_delete reads the page again (and the visibility map the
+//     same way); no refetch;
+//   - all pins are the statement's until it ends, so the re-reads are hits
+//     that do not raise usage_count (bufmgr.go).
+
+// keyedState is the progress of one keyed statement.
+type keyedState struct {
+	seq       bool    // the plan is a sequential scan
+	entries   []int32 // heap blocks of the key's index entries, TID order
+	ei        int     // next entry to fetch
+	curBlk    int32   // the scan's current heap page (ReleaseAndReadBuffer), -1 none
+	curSlot   int32
+	found     bool // the visible version was found
+	foundBlk  int32
+	foundSlot int32
+	kills     []int32 // entries found dead to all (kill_prior_tuple)
+	leafDirty bool    // the statement inserted into the key's leaf (its LSN moved)
+	newBlk    int32   // where a non-HOT update put the new version
+	newSlot   int32
+	vmBlk     int32 // heap block whose VM bit heap_update/heap_delete clears, -1 none
+	chain     []heap.Group
+}
+
+// execKeyed runs a keyed statement from its current sub-step; false means
+// blocked (or aborted, then b.pc is past the script).
+func (b *backend) execKeyed(o *op) bool {
+	e := b.e
+	t := o.t
+	k := &b.k
+	if b.sub == 1 {
+		*k = keyedState{entries: k.entries[:0], kills: k.kills[:0], chain: k.chain[:0], curBlk: -1, curSlot: -1, foundBlk: -1, newBlk: -1, vmBlk: -1}
+		k.seq = !e.useIndexScan(t)
+		b.touched = 0
+		b.sub = 2
+	}
+	if k.seq {
+		return b.execKeyedSeq(o)
+	}
+	if b.sub == 2 { // _bt_search
+		if !b.btDescend(t.pkey, o.key) {
+			return false
+		}
+		b.sub = 3
+	}
+	if b.sub == 3 {
+		if !t.hasRow(o.key) {
+			// The leaf has no entry for the key (a key outside the
+			// table): nothing to fetch, nothing changed (UPDATE 0).
+			e.notFound++
+			return true
+		}
+		if o.kind != opFetch && !b.holdsRow(t, o.key) && !b.lockRow(t, o.key) {
+			return false // waiting for the row's updater, or aborted as a deadlock victim
+		}
+		if b.rowWaited {
+			// READ COMMITTED after waiting for the row's updater: the
+			// statement goes on with the row's newest version
+			// (EvalPlanQual), as if with a new snapshot.
+			b.rowWaited = false
+			b.takeSnapshot()
+		}
+		k.entries = t.indexEntries(o.key, k.entries[:0])
+		b.sub = 4
+	}
+	if b.sub == 4 { // index_fetch_heap until the visible version
+		for k.ei < len(k.entries) && !k.found {
+			if !b.fetchEntry(t, o.key) {
+				return false
+			}
+		}
+		if !k.found || o.kind == opFetch {
+			b.sub = 20
+		} else {
+			b.sub = 5
+		}
+	}
+	if b.sub >= 5 && b.sub < 20 {
+		if !b.modifyRow(o, t, k.foundBlk, k.foundSlot) {
+			return false
+		}
+		b.sub = 20
+	}
+	return b.endIndexScan(t, o.key)
+}
+
+// fetchEntry is one index_fetch_heap: the entry's heap page (read unless it
+// is the scan's current page, pruned when the scan moves to it) and a walk
+// of the key's HOT chain there.
+func (b *backend) fetchEntry(t *table, row int64) bool {
+	e := b.e
+	k := &b.k
+	blk := k.entries[k.ei]
+	if blk != k.curBlk {
+		slot, ok := b.readBuffer(e.cat.GID(t.rel, blk), nil, false, false)
+		if !ok {
+			return false
+		}
+		if k.curSlot >= 0 && k.curSlot != k.foundSlot {
+			b.releaseBuffer(k.curSlot) // ReleaseAndReadBuffer
+		}
+		k.curBlk, k.curSlot = blk, slot
+		b.maybePrune(t, blk, slot, e.cat.GID(t.rel, blk))
+	}
+	k.chain = b.chain(t, row, blk)
+	b.cpu += e.costs.TupleFetch
+	visible := len(k.chain) > 0 && b.checkPage(t, blk, k.curSlot, e.cat.GID(t.rel, blk), k.chain) > 0
+	switch {
+	case visible && !k.found:
+		k.found, k.foundBlk, k.foundSlot = true, blk, k.curSlot
+	case !visible && b.surelyDead(k.chain):
+		k.kills = append(k.kills, blk)
+	}
+	k.ei++
+	return true
+}
+
+// chain returns row's HOT chain on blk (heap.RowChain) in b's scratch.
+func (b *backend) chain(t *table, row int64, blk int32) []heap.Group {
+	b.chainBuf = t.heap.RowChain(row, blk, b.chainBuf[:0])
+	return b.chainBuf
+}
+
+// surelyDead is HeapTupleIsSurelyDead over a HOT chain: every version's
+// inserter aborted, or its deleter is hinted committed and older than every
+// snapshot (hint bits only: no clog lookup). A chain pruned away (no version
+// left on the page: an LP_DEAD line pointer) is dead too.
+func (b *backend) surelyDead(chain []heap.Group) bool {
+	horizon := b.e.oldestXmin()
+	for _, g := range chain {
+		switch {
+		case g.Hints&heap.XminInvalid != 0 && g.Hints&heap.XminCommitted == 0:
+		case g.Xmax != 0 && g.Hints&heap.XmaxCommitted != 0 && g.Xmax < horizon:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// endIndexScan follows the entries left after the visible one (the scan
+// asks for more tuples until the index has none), applies the kills
+// (_bt_killitems: the leaf read again and hinted, unless the statement
+// changed it) and ends the statement.
+func (b *backend) endIndexScan(t *table, row int64) bool {
+	e := b.e
+	k := &b.k
+	if b.sub == 20 {
+		for k.ei < len(k.entries) {
+			if !b.fetchEntry(t, row) {
+				return false
+			}
+		}
+		b.sub = 21
+	}
+	if b.sub == 21 {
+		if len(k.kills) > 0 && !k.leafDirty {
+			gid := e.cat.GID(t.pkey.rel, t.pkey.bt.Leaf(row))
+			slot, ok := b.readBuffer(gid, nil, false, true)
+			if !ok {
+				return false
+			}
+			b.cpu += e.costs.IndexLevel
+			for _, blk := range k.kills {
+				t.killEntry(row, blk)
+			}
+			b.markDirtyHint(slot, gid)
+			b.releaseBuffer(slot)
+		}
+		b.sub = 22
+	}
+	b.releaseAll()
+	return true
+}
+
+// modifyRow runs an UPDATE's or DELETE's changes on the row's visible
+// version found on blk (pinned in slot by the scan), from sub-step 5.
+func (b *backend) modifyRow(o *op, t *table, blk, slot int32) bool {
+	e := b.e
+	k := &b.k
+	gid := e.cat.GID(t.rel, blk)
+	if b.sub == 5 { // table_tuple_fetch_row_version (14+)
+		if o.kind == opUpdate && e.ver >= 1400 {
+			if _, ok := b.readBuffer(gid, nil, false, false); !ok {
+				return false
+			}
+			b.cpu += e.costs.TupleFetch
+		}
+		b.sub = 6
+	}
+	if b.sub == 6 { // heap_update / heap_delete: ReadBuffer(otid's block)
+		if _, ok := b.readBuffer(gid, nil, false, true); !ok {
+			return false
+		}
+		b.sub = 7
+	}
+	if b.sub == 7 { // visibilitymap_pin if the page is all-visible
+		if t.heap.AllVisible(blk) {
+			s, ok := b.readBuffer(e.vmGID(t, blk), nil, false, true)
+			if !ok {
+				return false
+			}
+			b.vmPins = append(b.vmPins, s)
+			k.vmBlk = blk
+		}
+		b.sub = 8
+	}
+	if b.sub == 8 {
+		b.assignXid()
+		b.undo = append(b.undo, rowUndo{t: t, row: o.key, oldBlk: blk, newBlk: -1})
+		b.cpu += e.costs.TupleUpdate
+		t.heap.DeleteRow(o.key, blk, b.xid)
+		b.noteDead(t, 1)
+		b.clearVMBit(t, k.vmBlk)
+		switch {
+		case o.kind == opDeleteKey:
+			b.modify(slot, gid, walDelete)
+			b.releaseVM()
+			return true
+		case t.heap.Free(blk) > 0:
+			// HOT: the new version stays on the page, no index entry.
+			t.heap.InsertVersion(blk, b.xid, o.key)
+			b.undo[len(b.undo)-1].newBlk = blk
+			t.heap.Stats.HOTUpdates++
+			b.modify(slot, gid, walUpdate)
+			b.releaseVM()
+			return true
+		}
+		b.modify(slot, gid, walUpdate)
+		b.sub = 9
+	}
+	if b.sub == 9 { // non-HOT: RelationGetBufferForTuple(otherBuffer = the old page)
+		s, nb, ok := b.getBufferForTuple(t, blk, slot, false, false)
+		if !ok {
+			return false
+		}
+		k.newBlk, k.newSlot = nb, s
+		ngid := e.cat.GID(t.rel, nb)
+		wasVisible := t.heap.AllVisible(nb)
+		t.heap.InsertVersion(nb, b.xid, o.key)
+		b.undo[len(b.undo)-1].newBlk = nb
+		t.heap.Stats.Updates++
+		t.addOldEntry(o.key, blk)
+		b.cpu += e.costs.TupleUpdate
+		b.modify(s, ngid, walInsert)
+		if wasVisible {
+			b.clearVMBit(t, nb) // the VM page getBufferForTuple pinned
+		}
+		b.releaseVM() // heap_update's vmbuffer and vmbuffer_new
+		b.bt = btState{entries: b.bt.entries[:0]}
+		b.touched = 0
+		b.sub = 10
+	}
+	if b.sub == 10 { // ExecInsertIndexTuples -> _bt_doinsert
+		if !b.btInsert(t.pkey, o.key) {
+			return false
+		}
+		k.leafDirty = true
+		b.sub = 11
+	}
+	if b.sub == 11 {
+		if !b.btCheckUnique(t, o.key, k.newBlk) {
+			return false
+		}
+	}
+	return true
+}
+
+// clearVMBit is visibilitymap_clear for heap block blk (-1: nothing): the
+// page loses PD_ALL_VISIBLE and the VM page, pinned by the caller, its bit
+// and is dirtied.
+func (b *backend) clearVMBit(t *table, blk int32) {
+	if blk < 0 {
+		return
+	}
+	e := b.e
+	t.heap.ClearAllVisible(blk)
+	if slot := e.pool.Lookup(e.vmGID(t, blk)); slot >= 0 && b.holds(slot) {
+		if e.pool.MarkDirty(slot, e.pool.LSN[slot]) {
+			e.noteDirtied(b)
+		}
+	}
+}
+
+// execKeyedSeq is a keyed statement planned as a sequential scan (a table
+// of a few pages): every page is read and every tuple checked; the row's
+// visible version is then updated or deleted as by index.
+func (b *backend) execKeyedSeq(o *op) bool {
+	e := b.e
+	t := o.t
+	k := &b.k
+	if b.sub == 2 {
+		b.blk, b.scanEnd = 0, t.heap.NBlocks()
+		if o.kind != opFetch && t.hasRow(o.key) && !b.holdsRow(t, o.key) && !b.lockRow(t, o.key) {
+			return false
+		}
+		if b.rowWaited {
+			b.rowWaited = false
+			b.takeSnapshot()
+		}
+		b.sub = 3
+	}
+	if b.sub == 3 {
+		var buf [1]heap.Group
+		for b.blk < b.scanEnd {
+			blk := b.blk
+			gid := e.cat.GID(t.rel, blk)
+			slot, ok := b.readBuffer(gid, nil, false, false)
+			if !ok {
+				return false
+			}
+			b.cpu += e.costs.ScanPage
+			b.maybePrune(t, blk, slot, gid)
+			groups := t.heap.Groups(blk, &buf)
+			for _, g := range groups {
+				b.cpu += int64(g.N) * e.costs.TupleDeform
+			}
+			b.checkPage(t, blk, slot, gid, groups)
+			if !k.found && t.hasRow(o.key) && t.heap.BlockOf(o.key) == blk {
+				// The page's check above judged every tuple; this one is
+				// the row's newest version.
+				if ch := b.chain(t, o.key, blk); len(ch) > 0 && b.judgedVisible(ch[len(ch)-1]) {
+					k.found, k.foundBlk, k.foundSlot = true, blk, slot
+				}
+			}
+			if !(k.found && k.foundSlot == slot) {
+				b.releaseBuffer(slot)
+			}
+			b.blk++
+		}
+		if !k.found {
+			if !t.hasRow(o.key) {
+				e.notFound++
+			}
+			b.releaseAll()
+			return true
+		}
+		if o.kind == opFetch {
+			b.releaseAll()
+			return true
+		}
+		b.sub = 5
+	}
+	if !b.modifyRow(o, t, k.foundBlk, k.foundSlot) {
+		return false
+	}
+	b.releaseAll()
+	return true
+}
+
+// judgedVisible reports whether a version the statement's snapshot has
+// just judged (its page checked, hint bits set where they could be) is
+// visible, without charging or counting a second check.
+func (b *backend) judgedVisible(g heap.Group) bool {
+	e := b.e
+	visible := func(xid uint32, hintCommitted, hintInvalid bool) bool { // "committed and not running"
+		switch {
+		case xid == b.xid && xid != 0:
+			return true
+		case hintInvalid:
+			return false
+		case !hintCommitted && e.x.clog.Get(xid) != clog.Committed:
+			return false
+		}
+		return !b.inSnapshotQuiet(xid)
+	}
+	if g.Hints&heap.Frozen != heap.Frozen && !visible(g.Xmin, g.Hints&heap.XminCommitted != 0, g.Hints&heap.XminInvalid != 0) {
+		return false
+	}
+	return g.Xmax == 0 || !visible(g.Xmax, g.Hints&heap.XmaxCommitted != 0, g.Hints&heap.XmaxInvalid != 0)
+}
+
+// inSnapshotQuiet is inSnapshot without its CPU charge.
+func (b *backend) inSnapshotQuiet(xid uint32) bool {
+	if xid < b.snap.xmin || xid == frozenXid {
+		return false
+	}
+	if xid >= b.snap.xmax {
+		return true
+	}
+	for _, x := range b.snap.xip {
+		if x == xid {
+			return true
+		}
+	}
+	return false
+}
