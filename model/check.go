@@ -106,6 +106,9 @@ func Check(sc Scenario) []Problem {
 			add(at+".name", "phase name %q is already used by workload.phases[%d]; phase names must be unique", ph.Name, j)
 		}
 		names[ph.Name] = i
+		if ph.Restart && sc.Server.Autovacuum {
+			add(at+".restart", "a restart needs server.autovacuum: false (it would terminate running autovacuum workers, which the model does not do); turn autovacuum off, or run a vacuum step instead")
+		}
 		if err := ph.Validate(); err != nil {
 			if fe, ok := err.(*strictyaml.FieldError); ok {
 				add(at+"."+fe.Path, "%s", fe.Msg)

@@ -390,3 +390,39 @@ func (c *checkpointer) sortItems() {
 		return 0
 	})
 }
+
+// restartServer is a clean restart between phases (pg_ctl restart): the
+// shutdown checkpoint writes every dirty shared buffer (and dirty clog
+// page) through the OS and is listed as a checkpoint of reason "shutdown";
+// then shared buffers and the clog SLRU are emptied, so the free list hands
+// out buffers 0, 1, 2, ... again (PostgreSQL <= 18). The OS page cache
+// keeps its pages (dirty ones are written back by the kernel as usual).
+// Buffers a background process is writing at that instant stay until it is
+// done. Autovacuum is off (model.Check).
+func (e *engine) restartServer() {
+	p := e.pool
+	now := e.k.Now()
+	ck := Checkpoint{Reason: "shutdown", StartS: e.at(now), WriteS: e.at(now), EndS: e.at(now), Complete: true}
+	for s := int32(0); s < p.N; s++ {
+		if p.Tag[s] >= 0 && p.Flags[s]&bufpool.Dirty != 0 && p.Frames.Pins[s] == 0 {
+			gid := p.Tag[s]
+			p.MarkClean(s)
+			e.os.Write(gid, nil, 0)
+			e.bufWrites.checkpoint++
+			e.noteWrite(gid)
+			ck.ToWrite++
+			ck.Written++
+		}
+	}
+	for _, page := range e.x.clog.DropSLRU() {
+		e.writeClogPage(page)
+	}
+	e.cycle++ // the shutdown checkpoint is a redo point: next changes log FPIs
+	e.ckpt.list = append(e.ckpt.list, ck)
+	e.marks = append(e.marks, Mark{TimeS: e.at(now), Label: "restart"})
+	for s := p.N - 1; s >= 0; s-- {
+		if p.Tag[s] >= 0 && p.Frames.Pins[s] == 0 && p.Flags[s]&bufpool.Dirty == 0 {
+			p.Invalidate(s)
+		}
+	}
+}

@@ -54,6 +54,21 @@ func (b *backend) setInsertTarget(t *table, blk int32) {
 	b.targets = append(b.targets, insertTarget{t: t, blk: blk})
 }
 
+// forgetTargets drops b's cached insertion targets of t (its relation
+// file changed: smgr_targblock is reset).
+func (b *backend) forgetTargets(t *table) {
+	for i := range b.targets {
+		if b.targets[i].t == t {
+			b.targets[i].blk = -1
+		}
+	}
+	for i := range b.idxTargets {
+		if b.idxTargets[i].ix == t.pkey {
+			b.idxTargets[i].blk = -1
+		}
+	}
+}
+
 type insertTarget struct {
 	t   *table
 	blk int32

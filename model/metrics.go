@@ -1,9 +1,11 @@
 package model
 
 import (
+	"sort"
 	"strconv"
 
 	"github.com/pgbufsim/pgbufsim/model/bufpool"
+	"github.com/pgbufsim/pgbufsim/model/catalog"
 	"github.com/pgbufsim/pgbufsim/policies"
 	"github.com/pgbufsim/pgbufsim/sim"
 )
@@ -370,7 +372,55 @@ func (e *engine) bufferCache() PGBuffercache {
 		bc.UsagecountAvg = round6(float64(sum) / float64(bc.BuffersUsed))
 	}
 	bc.UsageCounts = rows
+	bc.Relations = e.relationUsage(max)
 	return bc
+}
+
+// relationUsage counts resident buffers by usage count per table and
+// index (forks folded), for the 20 relations with the most buffers.
+func (e *engine) relationUsage(maxUsage int) []RelationUsage {
+	p := e.pool
+	owner := map[catalog.RelID]string{}
+	for _, t := range e.db.tables {
+		owner[t.rel], owner[t.vm], owner[t.fsm.rel] = t.name, t.name, t.name
+		if t.pkey != nil {
+			owner[t.pkey.rel] = t.pkey.name
+		}
+	}
+	by := map[string]*RelationUsage{}
+	var names []string
+	for s := int32(0); s < p.N; s++ {
+		if p.Tag[s] < 0 {
+			continue
+		}
+		rel, _ := e.cat.Locate(p.Tag[s])
+		name, ok := owner[rel]
+		if !ok {
+			continue
+		}
+		r := by[name]
+		if r == nil {
+			r = &RelationUsage{Relname: name, UsageCounts: make([]int64, maxUsage+1)}
+			by[name] = r
+			names = append(names, name)
+		}
+		r.Buffers++
+		r.UsageCounts[min(p.Usage(s), maxUsage)]++
+	}
+	out := make([]RelationUsage, 0, len(names))
+	for _, n := range names {
+		out = append(out, *by[n])
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Buffers != out[j].Buffers {
+			return out[i].Buffers > out[j].Buffers
+		}
+		return out[i].Relname < out[j].Relname
+	})
+	if len(out) > 20 {
+		out = out[:20]
+	}
+	return out
 }
 
 // result assembles the run's Result after the last phase.

@@ -3,6 +3,9 @@ package model
 import (
 	"fmt"
 
+	"github.com/pgbufsim/pgbufsim/model/btree"
+	"github.com/pgbufsim/pgbufsim/model/catalog"
+
 	"github.com/pgbufsim/pgbufsim/model/bufpool"
 	"github.com/pgbufsim/pgbufsim/model/heap"
 )
@@ -31,6 +34,9 @@ func (b *backend) exec(o *op) bool {
 		return b.execScan(o)
 	case opVacuum:
 		return b.execVacuum(o)
+	case opTruncate:
+		b.execTruncate(o.t)
+		return true
 	case opCheckpoint:
 		if b.sub == 1 {
 			b.sub = 2
@@ -469,4 +475,46 @@ func (e *engine) tableStats(b *backend, committed bool) {
 		}
 	}
 	b.pend = b.pend[:0]
+}
+
+// execTruncate is TRUNCATE t: the table gets new, empty relation files
+// (heap, free space map, visibility map, primary key); the old files'
+// buffers are dropped without being written (DropRelationBuffers), and a
+// COPY later in the same transaction skips the free space map.
+func (b *backend) execTruncate(t *table) {
+	e := b.e
+	b.assignXid()
+	for _, rel := range []catalog.RelID{t.rel, t.vm, t.fsm.rel} {
+		e.dropRelation(rel)
+	}
+	t.heap.Truncate()
+	t.fsm.truncate()
+	if t.pkey != nil {
+		e.dropRelation(t.pkey.rel)
+		t.pkey.bt = btree.New(0)
+		for e.cat.Rel(t.pkey.rel).NBlocks < t.pkey.bt.NBlocks() {
+			e.extend(t.pkey.rel)
+		}
+	}
+	t.oldEntries = nil
+	t.nextKey = 0
+	t.reltuples, t.relpages = 0, 0
+	t.createdInXact = b.xid
+	for i := range e.backends {
+		e.backends[i].forgetTargets(t)
+	}
+	b.cpu += e.costs.Statement
+}
+
+// dropRelation empties rel: its resident buffers are invalidated unwritten
+// and its blocks forgotten (the catalog keeps the page ids for reuse).
+func (e *engine) dropRelation(rel catalog.RelID) {
+	p := e.pool
+	r := e.cat.Rel(rel)
+	for blk := int32(0); blk < r.NBlocks; blk++ {
+		if s := p.Lookup(e.cat.GID(rel, blk)); s >= 0 && p.Frames.Pins[s] == 0 {
+			p.Invalidate(s)
+		}
+	}
+	e.cat.Truncate(rel)
 }

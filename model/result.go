@@ -160,6 +160,17 @@ type PGBuffercache struct {
 	BuffersPinned int64           `json:"buffers_pinned"`
 	UsagecountAvg float64         `json:"usagecount_avg"`
 	UsageCounts   []UsageCountRow `json:"usage_counts"`
+	// Relations are the relations with the most resident buffers (at most
+	// 20; forks folded into their relation), as pg_buffercache's view
+	// grouped by relation and usagecount shows them.
+	Relations []RelationUsage `json:"relations"`
+}
+
+// RelationUsage is one relation's resident buffers by usage count.
+type RelationUsage struct {
+	Relname     string  `json:"relname"`
+	Buffers     int64   `json:"buffers"`
+	UsageCounts []int64 `json:"usage_counts"`
 }
 
 // UsageCountRow is one row of pg_buffercache_usage_counts().

@@ -411,6 +411,14 @@ type Phase struct {
 	Set map[string]string `yaml:"set"`
 	// Warmup phases run but stay out of the summary's totals.
 	Warmup bool `yaml:"warmup"`
+	// Restart restarts the server before the phase (pg_ctl restart: a
+	// shutdown checkpoint writes every dirty buffer, then shared buffers,
+	// the clog buffers and every backend's caches start empty; the OS page
+	// cache keeps what it holds). Needs server.autovacuum: false.
+	Restart bool `yaml:"restart"`
+	// DropOSCache empties the OS page cache of clean pages before the
+	// phase (echo 1 > /proc/sys/vm/drop_caches), after Restart if both.
+	DropOSCache bool `yaml:"drop_os_cache"`
 }
 
 // Bounds of a phase's rate (pgbench -R) in transactions per second: below
@@ -452,23 +460,32 @@ type Step struct {
 	Vacuum     *TableStep  `yaml:"vacuum" shorthand:"table"`
 	Checkpoint bool        `yaml:"checkpoint"`
 	Sleep      int64       `yaml:"sleep" unit:"duration" range:"0,"`
+	// Copy appends rows as COPY does (a BulkInsertState: each page read
+	// once, through the BULKWRITE ring; into a table truncated in the same
+	// transaction, without the free space map).
+	Copy *InsertStep `yaml:"copy"`
+	// Truncate empties the table (TRUNCATE: a new relation file; its
+	// buffers are dropped without being written).
+	Truncate *TableStep `yaml:"truncate" shorthand:"table"`
 }
 
 // TableStep names a table. For a group of tables, Pick chooses the member:
-// "client" (client id modulo the group size, the default) or "random".
+// "client" (client id modulo the group size, the default), "random", or
+// "cycle" (the client's transaction number modulo the group size: one
+// execution per member in turn, as a script looping over the tables).
 type TableStep struct {
 	Table string `yaml:"table"`
-	Pick  string `yaml:"pick" enum:"client|random"`
+	Pick  string `yaml:"pick" enum:"client|random|cycle"`
 }
 
 // Defaults fills a new table step.
 func (t *TableStep) Defaults() { t.Pick = "client" }
 
 // KeyStep is a select, update or delete of the row whose number a pgbench
-// expression gives (delete without a key deletes every row).
+// expression gives (delete or update without a key changes every row).
 type KeyStep struct {
 	Table string `yaml:"table"`
-	Pick  string `yaml:"pick" enum:"client|random"`
+	Pick  string `yaml:"pick" enum:"client|random|cycle"`
 	Key   string `yaml:"key"`
 }
 
@@ -479,7 +496,7 @@ func (k *KeyStep) Defaults() { k.Pick = "client" }
 // committing every CommitEvery rows.
 type InsertStep struct {
 	Table       string `yaml:"table"`
-	Pick        string `yaml:"pick" enum:"client|random"`
+	Pick        string `yaml:"pick" enum:"client|random|cycle"`
 	Rows        int64  `yaml:"rows" range:"1,"`
 	CommitEvery int64  `yaml:"commit_every" range:"0,"`
 }
@@ -490,13 +507,13 @@ func (i *InsertStep) Defaults() { i.Pick = "client"; i.Rows = 1 }
 // Validate checks that exactly one operation is given.
 func (s *Step) Validate() error {
 	n := 0
-	for _, set := range []bool{s.Begin, s.Commit, s.Abort, s.Seqscan != nil, s.Select != nil, s.Insert != nil, s.Update != nil, s.Delete != nil, s.Vacuum != nil, s.Checkpoint, s.Sleep > 0} {
+	for _, set := range []bool{s.Begin, s.Commit, s.Abort, s.Seqscan != nil, s.Select != nil, s.Insert != nil, s.Update != nil, s.Delete != nil, s.Vacuum != nil, s.Checkpoint, s.Sleep > 0, s.Copy != nil, s.Truncate != nil} {
 		if set {
 			n++
 		}
 	}
 	if n != 1 {
-		return fmt.Errorf("a step is exactly one of begin, commit, abort, seqscan, select, insert, update, delete, vacuum, checkpoint, sleep (found %d)", n)
+		return fmt.Errorf("a step is exactly one of begin, commit, abort, seqscan, select, insert, copy, update, delete, truncate, vacuum, checkpoint, sleep (found %d)", n)
 	}
 	return nil
 }

@@ -24,9 +24,10 @@ const (
 	opCommit                   // COMMIT: commit record, WAL flush
 	opAbort                    // ROLLBACK
 	opUpdateAll                // UPDATE t SET ...: a scan updating every visible row
+	opTruncate                 // TRUNCATE t
 )
 
-var opNames = [...]string{"begin", "select", "update", "insert", "seqscan", "delete", "delete", "vacuum", "checkpoint", "sleep", "commit", "abort", "update"}
+var opNames = [...]string{"begin", "select", "update", "insert", "seqscan", "delete", "delete", "vacuum", "checkpoint", "sleep", "commit", "abort", "update", "truncate"}
 
 func (k opKind) String() string { return opNames[k] }
 
@@ -84,6 +85,7 @@ func compileSteps(steps []Step, sc Scenario, db *database) (*script, error) {
 		n, every int64
 		dur      int64
 		txnStart bool
+		copy     bool
 	}
 	var plan []stepPlan
 	inTxn := false
@@ -97,9 +99,20 @@ func compileSteps(steps []Step, sc Scenario, db *database) (*script, error) {
 		}
 		return nil
 	}
-	// A delete before any insert into a table that starts empty deletes
-	// nothing, which is surely a mistake in the scenario.
+	// A delete of a table that starts empty and that no step of any phase
+	// inserts into deletes nothing, which is surely a mistake in the
+	// scenario.
 	inserted := map[string]bool{}
+	for _, ph := range sc.Workload.Phases {
+		for _, st := range ph.Script.Steps {
+			if st.Insert != nil {
+				inserted[st.Insert.Table] = true
+			}
+			if st.Copy != nil {
+				inserted[st.Copy.Table] = true
+			}
+		}
+	}
 	for i, st := range steps {
 		p := stepPlan{keyVar: -1}
 		switch {
@@ -131,15 +144,25 @@ func compileSteps(steps []Step, sc Scenario, db *database) (*script, error) {
 			if err := needTable(i, p.table, "vacuum", false); err != nil {
 				return nil, err
 			}
-		case st.Insert != nil:
-			p.kind, p.table, p.pick, p.n, p.every = opInsert, st.Insert.Table, st.Insert.Pick, st.Insert.Rows, st.Insert.CommitEvery
-			if err := needTable(i, p.table, "insert", false); err != nil {
+		case st.Insert != nil, st.Copy != nil:
+			ins, what := st.Insert, "insert"
+			if st.Copy != nil {
+				ins, what = st.Copy, "copy"
+				p.copy = true
+			}
+			p.kind, p.table, p.pick, p.n, p.every = opInsert, ins.Table, ins.Pick, ins.Rows, ins.CommitEvery
+			if err := needTable(i, p.table, what, false); err != nil {
 				return nil, err
 			}
 			if p.every > 0 && inTxn {
-				return nil, Problem{Path: fmt.Sprintf("script.steps[%d].insert.commit_every", i), Msg: "commit_every commits, so it cannot be used inside begin/commit"}
+				return nil, Problem{Path: fmt.Sprintf("script.steps[%d].%s.commit_every", i, what), Msg: "commit_every commits, so it cannot be used inside begin/commit"}
 			}
 			inserted[p.table] = true
+		case st.Truncate != nil:
+			p.kind, p.table, p.pick = opTruncate, st.Truncate.Table, st.Truncate.Pick
+			if err := needTable(i, p.table, "truncate", false); err != nil {
+				return nil, err
+			}
 		case st.Select != nil, st.Update != nil, st.Delete != nil:
 			ks, what, kind := st.Select, "select", opFetch
 			if st.Update != nil {
@@ -149,16 +172,19 @@ func compileSteps(steps []Step, sc Scenario, db *database) (*script, error) {
 				ks, what, kind = st.Delete, "delete", opDeleteKey
 			}
 			p.kind, p.table, p.pick = kind, ks.Table, ks.Pick
-			if ks.Key == "" && kind != opDeleteKey {
-				return nil, Problem{Path: fmt.Sprintf("script.steps[%d].%s.key", i, what), Msg: "a key expression is needed, e.g. \"random(1, :rows)\""}
+			if ks.Key == "" && kind == opFetch {
+				return nil, Problem{Path: fmt.Sprintf("script.steps[%d].%s.key", i, what), Msg: "a key expression is needed, e.g. \"random(1, :rows)\" (a scan of every row is a seqscan step)"}
 			}
 			if ks.Key == "" {
 				p.kind = opDeleteAll
+				if kind == opUpdate {
+					p.kind = opUpdateAll
+				}
 				if err := needTable(i, p.table, what, false); err != nil {
 					return nil, err
 				}
 				if tc := declared[p.table]; tc.Rows == 0 && tc.Pages == 0 && !inserted[p.table] {
-					return nil, Problem{Path: fmt.Sprintf("script.steps[%d].delete", i), Msg: fmt.Sprintf("table %q starts empty and no earlier step inserts into it: the delete would delete nothing", p.table)}
+					return nil, Problem{Path: fmt.Sprintf("script.steps[%d].%s", i, what), Msg: fmt.Sprintf("table %q starts empty and no step inserts into it: the %s would change nothing", p.table, what)}
 				}
 			} else {
 				if err := needTable(i, p.table, what, true); err != nil {
@@ -186,7 +212,7 @@ func compileSteps(steps []Step, sc Scenario, db *database) (*script, error) {
 	s.build = func(b *backend, v []int64, ops []op) []op {
 		explicit := false
 		for _, p := range plan {
-			o := op{kind: p.kind, stmt: p.kind != opSleep, n: p.n, every: p.every, dur: p.dur}
+			o := op{kind: p.kind, stmt: p.kind != opSleep, n: p.n, every: p.every, dur: p.dur, copy: p.copy}
 			if p.table != "" {
 				o.t = b.pickTable(p.table, p.pick)
 			}
@@ -216,8 +242,11 @@ func (b *backend) pickTable(name, pick string) *table {
 	if len(ts) == 1 {
 		return ts[0]
 	}
-	if pick == "random" {
+	switch pick {
+	case "random":
 		return ts[b.client.keys.IntN(len(ts))]
+	case "cycle":
+		return ts[int(b.txNo%int64(len(ts)))]
 	}
 	return ts[b.client.id%len(ts)]
 }

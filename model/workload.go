@@ -70,6 +70,12 @@ func (e *engine) startPhase(i int) {
 	}
 	ph := e.phases[i]
 	e.cur = ph
+	if ph.cfg.Restart {
+		e.restartServer()
+	}
+	if ph.cfg.DropOSCache {
+		e.os.DropClean()
+	}
 	now := e.k.Now()
 	ph.start = now
 	if ph.cfg.Duration > 0 {

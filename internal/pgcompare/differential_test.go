@@ -1,0 +1,47 @@
+package pgcompare
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestDifferential runs every case on a private PostgreSQL server and in
+// the simulator and fails on any figure outside tolerance that is not a
+// known deviation (docs/fidelity.md). It takes about four minutes, so it
+// runs only with PGBUFSIM_DIFFERENTIAL=1 (.ci/run sets it); without
+// PostgreSQL's binaries it skips with a message. The report is written to
+// $PGBUFSIM_FIDELITY_OUT if set.
+func TestDifferential(t *testing.T) {
+	if os.Getenv("PGBUFSIM_DIFFERENTIAL") == "" {
+		t.Skip("set PGBUFSIM_DIFFERENTIAL=1 to run the differential test against a real PostgreSQL (about four minutes)")
+	}
+	_, version, err := Find()
+	if err != nil {
+		t.Skipf("no PostgreSQL here: %v", err)
+	}
+	major, err := majorVersion(version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	var results []*CaseResult
+	for _, c := range Cases(major) {
+		cr, err := RunCase(ctx, c, t.TempDir())
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		for _, f := range cr.Failures() {
+			t.Errorf("%s %s %s: PostgreSQL %.4f, pgbufsim %.4f (tolerance %s)", f.Case, f.Step, f.Metric, f.PG, f.Sim, f.Tolerance)
+		}
+		results = append(results, cr)
+	}
+	if out := os.Getenv("PGBUFSIM_FIDELITY_OUT"); out != "" {
+		if err := os.WriteFile(filepath.Clean(out), []byte(Markdown(version, results)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
