@@ -201,7 +201,10 @@ func pgbenchCase(v, sharedBuffers string, gaussian bool) Case {
 		set = `, set: {aid: "random_gaussian(1, 100000 * :scale, 5)"}`
 	}
 	name := fmt.Sprintf("pgbench-%s-%s", dist, strings.ToLower(sharedBuffers))
-	load := []string{"-n", "-c", "4", "-j", "2", "-R", "200", "--random-seed", "1"}
+	// Fixed seeds make PostgreSQL's runs repeatable; the warm-up and the
+	// measured run need different ones (one seed replays one key
+	// sequence), as the simulator's phases draw from different streams.
+	load := []string{"-n", "-c", "4", "-j", "2", "-R", "200"}
 	return Case{
 		Name:      name,
 		Pgbench:   true,
@@ -214,8 +217,8 @@ func pgbenchCase(v, sharedBuffers string, gaussian bool) Case {
 				{Name: "init", Pgbench: []string{"-i", "-s", fmt.Sprint(pgbenchScale), "-q"}},
 				{Name: "vacuum", SQL: []string{"VACUUM ANALYZE", "CHECKPOINT"}},
 				{Name: "restart", Restart: Settings{}},
-				{Name: "warm-up", Pgbench: append(append([]string{"-T", "10"}, load...), script...)},
-				{Name: "run", Pgbench: append(append([]string{"-T", "20"}, load...), script...), Measure: true},
+				{Name: "warm-up", Pgbench: append(append([]string{"-T", "10", "--random-seed", "1"}, load...), script...)},
+				{Name: "run", Pgbench: append(append([]string{"-T", "20", "--random-seed", "2"}, load...), script...), Measure: true},
 			},
 		},
 		Sim: base(name, v, sharedBuffers) + fmt.Sprintf(`tables:
@@ -238,6 +241,9 @@ var knownDeviations = []struct{ key, why string }{
 	{"pgbench-*/run/pgbench_accounts_pkey read", "the model's index leaves keep higher usage counts under pressure (see the usage counts) and so miss 10-15 % less"},
 	{"pgbench-*/run/buffers_clean", "follows from the usage counts: the background writer writes only buffers at usage count 0"},
 	{"pgbench-*/run/buffers_alloc", "PostgreSQL also allocates for system catalogs (a few per connection), which the model has not"},
+	{"pgbench-gaussian-16mb/run/read", "under the most pressure (16 MB) the model misses about 12 % less than PostgreSQL: the same open usage-count deviation"},
+	{"pgbench-gaussian-16mb/run/pgbench_accounts read", "as the reads above"},
+	{"pgbench-*/run/pgbench_history read", "these reads are relation extensions (counted as reads up to 15); PostgreSQL 15 extends by many pages at once when a backend waited for the extension lock (hio.c RelationAddExtraBlocks), which the model does not do: a few pages per run"},
 }
 
 func knownDeviation(caseName, step, metric string) (string, bool) {
