@@ -90,8 +90,8 @@ type Table struct {
 	freeIdx []int32   // recycled indexes into pages
 	allVis  []uint64  // PD_ALL_VISIBLE / VM all-visible bit per block
 
-	moved  [][]int32 // row chunk -> block+1 of each row's current version (0: its load block)
-	nmoved int       // rows not on their load block
+	moved  []movedRows // per chunk of rows: the blocks of rows not on their load block
+	nmoved int         // rows not on their load block
 
 	Stats Stats
 }
@@ -399,20 +399,91 @@ func (t *Table) AllVisibleCount() int {
 // BlockOf returns the block holding the current version of row.
 func (t *Table) BlockOf(row int64) int32 {
 	if c := (row - 1) >> movedShift; c < int64(len(t.moved)) {
-		if ch := t.moved[c]; ch != nil {
-			if b := ch[(row-1)&(movedChunk-1)]; b != 0 {
-				return b - 1
-			}
+		if b := t.moved[c].get(int32((row - 1) & (movedChunk - 1))); b >= 0 {
+			return b
 		}
 	}
 	return t.home(row)
 }
 
-// Moved rows are tracked in chunks of movedChunk rows.
+// Moved rows are tracked in chunks of movedChunk rows: a sorted list of
+// (row offset, block) while few of the chunk's rows have moved, an array of
+// blocks once many have (so a huge table touched sparsely costs bytes per
+// moved row, a heavily updated one 4 bytes per row).
 const (
 	movedShift = 10
 	movedChunk = 1 << movedShift
+	movedDense = 256 // entries from which a chunk becomes an array
 )
+
+type movedRows struct {
+	sparse []uint64 // offset<<32 | block, sorted by offset
+	dense  []int32  // block+1 per offset (0: on its load block), once dense
+}
+
+func (m *movedRows) get(off int32) int32 {
+	if m.dense != nil {
+		return m.dense[off] - 1
+	}
+	i, ok := m.find(off)
+	if !ok {
+		return -1
+	}
+	return int32(uint32(m.sparse[i]))
+}
+
+func (m *movedRows) find(off int32) (int, bool) {
+	lo, hi := 0, len(m.sparse)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if int32(m.sparse[mid]>>32) < off {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo, lo < len(m.sparse) && int32(m.sparse[lo]>>32) == off
+}
+
+// set records off's block (-1: back on its load block) and reports whether
+// the number of moved rows changed by +1, -1 or 0.
+func (m *movedRows) set(off, blk int32) int {
+	if m.dense != nil {
+		was := m.dense[off] != 0
+		m.dense[off] = blk + 1
+		switch {
+		case was && blk < 0:
+			return -1
+		case !was && blk >= 0:
+			return 1
+		}
+		return 0
+	}
+	i, ok := m.find(off)
+	switch {
+	case ok && blk < 0:
+		m.sparse = append(m.sparse[:i], m.sparse[i+1:]...)
+		return -1
+	case ok:
+		m.sparse[i] = uint64(off)<<32 | uint64(uint32(blk))
+		return 0
+	case blk < 0:
+		return 0
+	}
+	if len(m.sparse) >= movedDense {
+		m.dense = make([]int32, movedChunk)
+		for _, e := range m.sparse {
+			m.dense[e>>32] = int32(uint32(e)) + 1
+		}
+		m.sparse = nil
+		m.dense[off] = blk + 1
+		return 1
+	}
+	m.sparse = append(m.sparse, 0)
+	copy(m.sparse[i+1:], m.sparse[i:])
+	m.sparse[i] = uint64(off)<<32 | uint64(uint32(blk))
+	return 1
+}
 
 // rowVersion returns the index in gs of row's current version: the
 // newest group tagged with the row (versions of one row have increasing
@@ -511,29 +582,17 @@ func (t *Table) InsertVersion(b int32, xid uint32, row int64) {
 
 // setBlock records that row's current version is on block b.
 func (t *Table) setBlock(row int64, b int32) {
-	c, i := (row-1)>>movedShift, (row-1)&(movedChunk-1)
-	var ch []int32
-	if c < int64(len(t.moved)) {
-		ch = t.moved[c]
-	}
+	c, off := (row-1)>>movedShift, int32((row-1)&(movedChunk-1))
 	if b == t.home(row) {
-		if ch != nil && ch[i] != 0 {
-			ch[i] = 0
-			t.nmoved--
+		b = -1
+	}
+	if c >= int64(len(t.moved)) {
+		if b < 0 {
+			return
 		}
-		return
+		t.moved = append(t.moved, make([]movedRows, int(c)+1-len(t.moved))...)
 	}
-	if ch == nil {
-		for int64(len(t.moved)) <= c {
-			t.moved = append(t.moved, nil)
-		}
-		ch = make([]int32, movedChunk)
-		t.moved[c] = ch
-	}
-	if ch[i] == 0 {
-		t.nmoved++
-	}
-	ch[i] = b + 1
+	t.nmoved += t.moved[c].set(off, b)
 }
 
 // home is the block the load put row on.

@@ -165,3 +165,33 @@ func TestCollapse(t *testing.T) {
 		t.Fatalf("%d tuples, want 61", tb.Tuples(b))
 	}
 }
+
+// The blocks of moved rows survive a chunk's switch from a sorted list to an
+// array, and rows moved back home are forgotten.
+func TestMovedRowsSparseAndDense(t *testing.T) {
+	tb := NewPerPage("t", 4*movedChunk, 10, 10, Group{}, false)
+	want := map[int64]int32{}
+	for i := int64(0); i < 2*movedDense; i++ {
+		row := 1 + (i*37)%movedChunk // one chunk, scattered offsets
+		blk := int32(300 + i)
+		tb.setBlock(row, blk)
+		want[row] = blk
+	}
+	tb.setBlock(2*movedChunk+5, 7) // another chunk, sparse
+	want[2*movedChunk+5] = 7
+	for row, blk := range want {
+		if got := tb.BlockOf(row); got != blk {
+			t.Fatalf("row %d on block %d, want %d", row, got, blk)
+		}
+	}
+	if tb.moved[0].dense == nil || tb.moved[2].dense != nil {
+		t.Error("chunk representations")
+	}
+	if tb.Moved() != len(want) {
+		t.Errorf("%d moved rows, want %d", tb.Moved(), len(want))
+	}
+	tb.setBlock(38, tb.home(38)) // back home
+	if tb.BlockOf(38) != tb.home(38) || tb.Moved() != len(want)-1 {
+		t.Errorf("row 38 moved home: block %d, %d moved", tb.BlockOf(38), tb.Moved())
+	}
+}
