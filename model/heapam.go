@@ -44,6 +44,7 @@ type keyedState struct {
 	newBlk    int32   // where a non-HOT update put the new version
 	newSlot   int32
 	vmBlk     int32 // heap block whose VM bit heap_update/heap_delete clears, -1 none
+	epq       int   // EvalPlanQual's re-reads of the row's page still to do
 	chain     []heap.Group
 }
 
@@ -84,6 +85,7 @@ func (b *backend) execKeyed(o *op) bool {
 			// (EvalPlanQual), as if with a new snapshot.
 			b.rowWaited = false
 			b.takeSnapshot()
+			k.epq = epqReads(o.kind, e.ver)
 		}
 		k.entries = t.indexEntries(o.key, k.entries[:0])
 		b.sub = 4
@@ -198,12 +200,41 @@ func (b *backend) endIndexScan(t *table, row int64) bool {
 	return true
 }
 
+// epqReads is how many more times a statement of kind reads the row's page
+// when it had to wait for the row's updater (ExecUpdate / ExecDelete on
+// TM_Updated, PostgreSQL's nodeModifyTable.c): the first heap_update or
+// heap_delete, which waited and found the row updated; table_tuple_lock
+// (heapam_tuple_lock: heap_lock_tuple on the old version, heap_fetch of
+// the newer one, heap_lock_tuple on it); for an UPDATE from 14 on,
+// table_tuple_fetch_row_version of the locked version; then the retried
+// heap_update or heap_delete, which the normal path makes anyway. The row's
+// page is pinned by the scan throughout, so these are hits that bump no
+// usage_count. The model waits before the scan rather than in heap_update,
+// so it reads the newest version's page for all of them (the same page
+// after a HOT update).
+func epqReads(kind opKind, ver int) int {
+	switch {
+	case kind == opUpdate && ver >= 1400:
+		return 5
+	case kind == opUpdate || kind == opDeleteKey:
+		return 4
+	}
+	return 0
+}
+
 // modifyRow runs an UPDATE's or DELETE's changes on the row's visible
 // version found on blk (pinned in slot by the scan), from sub-step 5.
 func (b *backend) modifyRow(o *op, t *table, blk, slot int32) bool {
 	e := b.e
 	k := &b.k
 	gid := e.cat.GID(t.rel, blk)
+	for b.sub == 5 && k.epq > 0 { // after a row-lock wait: EvalPlanQual's re-reads
+		if _, ok := b.readBuffer(gid, nil, false, false); !ok {
+			return false
+		}
+		b.cpu += e.costs.TupleFetch
+		k.epq--
+	}
 	if b.sub == 5 { // table_tuple_fetch_row_version (14+)
 		if o.kind == opUpdate && e.ver >= 1400 {
 			if _, ok := b.readBuffer(gid, nil, false, false); !ok {
@@ -322,6 +353,7 @@ func (b *backend) execKeyedSeq(o *op) bool {
 		if b.rowWaited {
 			b.rowWaited = false
 			b.takeSnapshot()
+			k.epq = epqReads(o.kind, e.ver)
 		}
 		b.sub = 3
 	}

@@ -127,15 +127,13 @@ func TestSeedClockSweep(t *testing.T) {
 		t.Skip("two 70-minute scale-5000 runs (about 20 s each)")
 	}
 	if os.Getenv("PGBUFSIM_SEED002") == "" {
-		// With PostgreSQL's buffer accesses (issue 11: per-row re-reads,
-		// every index entry, fresh pins per B-tree level) the shipped
-		// scenario no longer shows the prototype's gain (mean 242 -> 248
-		// ms, worst case 1.8 -> 3.2 s), and the model's usage counts under
-		// replacement pressure are known to run higher than PostgreSQL's
-		// (docs/fidelity.md, known deviations) — the very quantity this
-		// seed is about. docs/validation.md says what moved; the test comes
-		// back once the deviation is fixed. PGBUFSIM_SEED002=1 runs it.
-		t.Skip("seed 002 does not reproduce while the usage-count deviation is open (docs/validation.md); PGBUFSIM_SEED002=1 runs it")
+		// With PostgreSQL's buffer accesses (per-row re-reads, every index
+		// entry, fresh pins per B-tree level; the differential test holds
+		// their usage counts against a real server) the shipped scenario
+		// no longer shows the prototype's gain (mean 242 -> 248 ms, worst
+		// case 1.8 -> 3.2 s). docs/validation.md says what moved and why.
+		// PGBUFSIM_SEED002=1 runs it.
+		t.Skip("seed 002 does not reproduce with PostgreSQL's accesses (docs/validation.md); PGBUFSIM_SEED002=1 runs it")
 	}
 	periods := []string{"0s", "3s"}
 	res := make([]*model.Result, len(periods))

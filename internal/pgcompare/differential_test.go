@@ -10,13 +10,13 @@ import (
 
 // TestDifferential runs every case on a private PostgreSQL server and in
 // the simulator and fails on any figure outside tolerance that is not a
-// known deviation (docs/fidelity.md). It takes about four minutes, so it
+// known deviation (docs/fidelity.md). It takes about six minutes, so it
 // runs only with PGBUFSIM_DIFFERENTIAL=1 (.ci/run sets it); without
 // PostgreSQL's binaries it skips with a message. The report is written to
 // $PGBUFSIM_FIDELITY_OUT if set.
 func TestDifferential(t *testing.T) {
 	if os.Getenv("PGBUFSIM_DIFFERENTIAL") == "" {
-		t.Skip("set PGBUFSIM_DIFFERENTIAL=1 to run the differential test against a real PostgreSQL (about four minutes)")
+		t.Skip("set PGBUFSIM_DIFFERENTIAL=1 to run the differential test against a real PostgreSQL (about six minutes)")
 	}
 	_, version, err := Find()
 	if err != nil {
