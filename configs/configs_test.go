@@ -1,6 +1,7 @@
 package configs
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -67,6 +68,12 @@ func TestReferenceNamesEveryKey(t *testing.T) {
 		}
 	}
 	present["workload.phases[].script.steps"] = present["workload.phases[].script"]
+	// A mix's steps are a script's steps.
+	for k := range maps.Clone(present) {
+		if strings.Contains(k, "script.steps[]") {
+			present[strings.ReplaceAll(k, "script.steps[]", "scripts[].steps[]")] = true
+		}
+	}
 	// The sweep block is documented in comments, so that running
 	// reference.yaml runs one scenario, not a sweep.
 	for _, k := range []string{"sweep", "replicates", "axes", "metrics"} {
@@ -240,6 +247,18 @@ func TestBadInput(t *testing.T) {
 			[]string{"bad.yaml:", "vm_skip_threshold", "out of range"}},
 		{"hint cache of size 0", custom("        - seqscan: t\n") + "policies:\n  hint_cache: {enabled: true, size: 0}\n", nil,
 			[]string{"bad.yaml:", "hint_cache", "size 0"}},
+		{"script and scripts", strings.Replace(good, "clients: 2", "clients: 2\n      script: select-only\n      scripts: [{builtin: tpcb-like}]", 1), nil,
+			[]string{"bad.yaml:", "scripts", "not both"}},
+		{"weights add up to 0", strings.Replace(good, "clients: 2", "clients: 2\n      scripts: [{builtin: tpcb-like, weight: 0}, {builtin: select-only, weight: 0}]", 1), nil,
+			[]string{"bad.yaml:", "scripts", "add up to 0"}},
+		{"negative weight", strings.Replace(good, "clients: 2", "clients: 2\n      scripts: [{builtin: tpcb-like, weight: -1}]", 1), nil,
+			[]string{"bad.yaml:11:", "weight", "out of range"}},
+		{"mix element with builtin and steps", strings.Replace(good, "clients: 2", "clients: 2\n      scripts: [{builtin: tpcb-like, steps: [{checkpoint: true}]}]", 1), nil,
+			[]string{"bad.yaml:", "scripts[0]", "either builtin"}},
+		{"unknown table in a mix", strings.Replace(good, "clients: 2", "clients: 2\n      scripts: [{builtin: tpcb-like}, {steps: [{seqscan: nosuch}]}]", 1), nil,
+			[]string{"bad.yaml:", "scripts[1].steps[0]", "unknown table"}},
+		{"unknown variable in a mix", strings.Replace(good, "clients: 2", "clients: 2\n      set: {xid: \"random(1, 10)\"}\n      scripts: [{builtin: tpcb-like}, {builtin: select-only}]", 1), nil,
+			[]string{"bad.yaml:", "set.xid", "no script of the mix"}},
 		{"key without index", custom("        - update: {table: t, key: \"random(1, :rows)\"}\n"), nil,
 			[]string{"bad.yaml:", "no index"}},
 	}

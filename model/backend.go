@@ -571,6 +571,12 @@ func (b *backend) beginTxn() {
 		b.finish()
 		return
 	}
+	// CSTATE_CHOOSE_SCRIPT: the script is chosen before the schedule, so
+	// transactions skipped under --latency-limit carry it too.
+	if th := c.thread; th.choose != nil {
+		c.scriptNo = ph.mix.choose(th.choose)
+		c.script = ph.mix.scripts[c.scriptNo]
+	}
 	if ph.cfg.Rate > 0 {
 		th := c.thread
 		th.trigger += th.poisson()

@@ -54,8 +54,10 @@ func Check(sc Scenario) []Problem {
 	}
 	needPGBench := false
 	for _, ph := range sc.Workload.Phases {
-		if len(ph.Script.Steps) == 0 {
-			needPGBench = true
+		for _, w := range ph.ScriptList() {
+			if len(w.Steps) == 0 {
+				needPGBench = true
+			}
 		}
 	}
 	if needPGBench && sc.Tables.PGBench.Scale < 1 {
@@ -116,7 +118,7 @@ func Check(sc Scenario) []Problem {
 				add(at, "%v", err)
 			}
 		}
-		if _, err := phaseScript(ph, sc, nil); err != nil {
+		if _, err := phaseScripts(ph, sc, nil); err != nil {
 			if pe, ok := err.(Problem); ok {
 				add(at+"."+pe.Path, "%s", pe.Msg)
 			} else {

@@ -188,6 +188,76 @@ type accum struct {
 	dur                 int64
 	txns, skipped, late int64
 	lat, lag, read      *sim.Histogram
+	// a weighted mix's per-script figures, merged while every measured
+	// phase runs the same mix (mixOff once they differ)
+	mix       *phase
+	mixTxns   []int64
+	mixFailed []int64
+	mixLat    []*sim.Histogram
+	mixOff    bool
+}
+
+// addScripts merges ph's per-script figures into the totals.
+func (t *accum) addScripts(ph *phase) {
+	if t.mixOff {
+		return
+	}
+	if ph.scriptTxns == nil || (t.mix != nil && !sameMix(t.mix.cfg, ph.cfg)) {
+		t.mixOff = true
+		t.mix, t.mixTxns, t.mixFailed, t.mixLat = nil, nil, nil, nil
+		return
+	}
+	if t.mix == nil {
+		t.mix = ph
+		t.mixTxns, t.mixFailed = make([]int64, len(ph.scriptTxns)), make([]int64, len(ph.scriptTxns))
+		for range ph.scriptTxns {
+			t.mixLat = append(t.mixLat, sim.NewHistogram())
+		}
+	}
+	for i := range ph.scriptTxns {
+		t.mixTxns[i] += ph.scriptTxns[i]
+		t.mixFailed[i] += ph.scriptFailed[i]
+		t.mixLat[i].Merge(ph.scriptLat[i])
+	}
+}
+
+// sameMix reports whether two phases run the same weighted mix.
+func sameMix(a, b Phase) bool {
+	la, lb := a.ScriptList(), b.ScriptList()
+	if len(la) != len(lb) {
+		return false
+	}
+	for i := range la {
+		if la[i].Builtin != lb[i].Builtin || la[i].Name != lb[i].Name || la[i].Weight != lb[i].Weight || len(la[i].Steps) != len(lb[i].Steps) {
+			return false
+		}
+	}
+	return true
+}
+
+// scriptResults is pgbench's per-script breakdown of a mix (printResults:
+// "SQL script N: NAME", weight, transactions, tps, failures, latency).
+func scriptResults(mix phaseMix, txns, failed []int64, lat []*sim.Histogram, dur int64) []ScriptResult {
+	if txns == nil {
+		return nil
+	}
+	var all int64
+	for _, n := range txns {
+		all += n
+	}
+	out := make([]ScriptResult, len(txns))
+	for i := range txns {
+		r := ScriptResult{Name: mix.scripts[i].name, Weight: mix.weights[i], Transactions: txns[i], Failed: failed[i], LatencyMS: distOf(lat[i])}
+		r.TargetShare = round6(float64(mix.weights[i]) / float64(mix.total))
+		if all > 0 {
+			r.Share = round6(float64(txns[i]) / float64(all))
+		}
+		if dur > 0 {
+			r.TPS = round6(float64(txns[i]) / (float64(dur) / 1e9))
+		}
+		out[i] = r
+	}
+	return out
 }
 
 func (t *accum) add(c counters, rel []relCounters, dur int64, ph *phase) {
@@ -440,6 +510,9 @@ func (e *engine) result() *Result {
 		t.lat, t.lag, t.read = sim.NewHistogram(), sim.NewHistogram(), sim.NewHistogram()
 	}
 	r.Totals = e.metrics(t.c, t.rel, t.dur, t.txns, t.skipped, t.late, t.lat, t.lag, t.read)
+	if t.mix != nil {
+		r.Totals.Scripts = scriptResults(t.mix.mix, t.mixTxns, t.mixFailed, t.mixLat, t.dur)
+	}
 	vals, fr := t.lat.CDF(200)
 	r.LatencyCDF.Fractions = fr
 	for _, v := range vals {
@@ -468,16 +541,26 @@ func (e *engine) header() []string {
 			ph = p
 		}
 	}
+	kind := ph.mix.scripts[0].name
+	if len(ph.mix.scripts) > 1 {
+		kind = "multiple scripts"
+	}
 	h := []string{
-		"transaction type: " + ph.script.name,
+		"transaction type: " + kind,
 		"scaling factor: " + strconv.Itoa(e.sc.Tables.PGBench.Scale),
 		"query mode: simple",
 		"number of clients: " + strconv.Itoa(ph.cfg.Clients),
 		"number of threads: " + strconv.Itoa(ph.cfg.Threads),
 	}
-	for _, v := range ph.script.vars {
-		if lines := v.gen.HeaderLines(); lines != nil {
-			h = append(h, lines...)
+	seen := map[string]bool{}
+	for _, s := range ph.mix.scripts {
+		for _, v := range s.vars {
+			for _, l := range v.gen.HeaderLines() {
+				if !seen[l] { // scripts of a mix may share a distribution
+					seen[l] = true
+					h = append(h, l)
+				}
+			}
 		}
 	}
 	return h

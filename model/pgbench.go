@@ -74,14 +74,18 @@ func builtinScript(name string) (*script, error) {
 	return nil, fmt.Errorf("unknown built-in script %q (valid: select-only, simple-update, tpcb-like)", name)
 }
 
-// bindScript compiles the script's variables, applying the phase's `set`
-// overrides, against :scale, :naccounts, :ntellers, :nbranches and, for a
-// step's key, :rows (the step's table's declared rows).
-func bindScript(s *script, set map[string]string, sc Scenario, seed int64) error {
-	scale := int64(sc.Tables.PGBench.Scale)
+// checkSetNames reports a phase's `set` variable that none of its scripts
+// has, naming the variables they do have.
+func checkSetNames(set map[string]string, scripts []*script) error {
 	known := map[string]bool{}
-	for i := range s.vars {
-		known[s.vars[i].name] = true
+	var valid []string
+	for _, s := range scripts {
+		for _, v := range s.vars {
+			if !known[v.name] {
+				known[v.name] = true
+				valid = append(valid, v.name)
+			}
+		}
 	}
 	names := make([]string, 0, len(set))
 	for k := range set {
@@ -90,13 +94,22 @@ func bindScript(s *script, set map[string]string, sc Scenario, seed int64) error
 	sort.Strings(names)
 	for _, k := range names {
 		if !known[k] {
-			valid := make([]string, 0, len(s.vars))
-			for _, v := range s.vars {
-				valid = append(valid, v.name)
+			what := "the script has"
+			if len(scripts) > 1 {
+				what = "no script of the mix has"
+				return Problem{Path: "set." + k, Msg: fmt.Sprintf("%s a variable %q (they use %v)", what, k, valid)}
 			}
-			return Problem{Path: "set." + k, Msg: fmt.Sprintf("the script has no variable %q (it uses %v)", k, valid)}
+			return Problem{Path: "set." + k, Msg: fmt.Sprintf("%s no variable %q (it uses %v)", what, k, valid)}
 		}
 	}
+	return nil
+}
+
+// bindScript compiles the script's variables, applying the phase's `set`
+// overrides, against :scale, :naccounts, :ntellers, :nbranches and, for a
+// step's key, :rows (the step's table's declared rows).
+func bindScript(s *script, set map[string]string, sc Scenario, seed int64) error {
+	scale := int64(sc.Tables.PGBench.Scale)
 	for i := range s.vars {
 		v := &s.vars[i]
 		vars := map[string]int64{

@@ -23,7 +23,11 @@ func (e *engine) prewarm(n int64) {
 		gap = int64(float64(sim.Second) / ph.cfg.Rate)
 	}
 	rng := sim.NewStream(uint64(e.sc.Seed), e.sc.Replicate, "prewarm/keys")
-	b := &backend{e: e, id: -1, client: &client{phase: ph, keys: rng, script: ph.script, vals: make([]int64, len(ph.script.vars))}}
+	b := &backend{e: e, id: -1, client: &client{phase: ph, keys: rng, script: ph.mix.scripts[0], vals: make([]int64, ph.mix.maxVars)}}
+	choose := rng
+	if len(ph.mix.scripts) > 1 {
+		choose = sim.NewStream(uint64(e.sc.Seed), e.sc.Replicate, "prewarm/choose")
+	}
 	p := e.pool
 	// Pages read from the kernel, in order; the page cache applies them at
 	// once at the end (oscache.WarmAll: the same final LRU, far fewer random
@@ -49,10 +53,11 @@ func (e *engine) prewarm(n int64) {
 	var path []int32
 	for i := int64(0); i < n; i++ {
 		now := i * gap
-		for j := range ph.script.vars {
-			b.client.vals[j] = ph.script.vars[j].gen.Next(rng)
+		sc := ph.mix.scripts[ph.mix.choose(choose)]
+		for j := range sc.vars {
+			b.client.vals[j] = sc.vars[j].gen.Next(rng)
 		}
-		b.ops = ph.script.build(b, b.client.vals, b.ops[:0])
+		b.ops = sc.build(b, b.client.vals, b.ops[:0])
 		for _, o := range b.ops {
 			if o.t == nil {
 				continue

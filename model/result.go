@@ -57,6 +57,20 @@ type PhaseResult struct {
 	Metrics
 }
 
+// ScriptResult is one script of a weighted mix, as pgbench reports it.
+type ScriptResult struct {
+	Name string `json:"name"`
+	// Weight and the share of transactions it targets (weight / total).
+	Weight      int64   `json:"weight"`
+	TargetShare float64 `json:"target_share"`
+	// Transactions that ran this script, their share of all, per second.
+	Transactions int64   `json:"transactions"`
+	Share        float64 `json:"share"`
+	TPS          float64 `json:"tps"`
+	Failed       int64   `json:"failed"`
+	LatencyMS    Dist    `json:"latency_ms"`
+}
+
 // Runtime describes the cost of the run itself. WallSeconds and
 // PeakHeapMB are filled by the caller (the model never reads the wall
 // clock).
@@ -86,18 +100,21 @@ type Metrics struct {
 	// KeysNotFound counts keyed statements (select, update, delete by
 	// key) whose key matched no row, e.g. a key expression that leaves
 	// the table's key range: they descend the index and change nothing.
-	KeysNotFound int64      `json:"keys_not_found"`
-	TPS          float64    `json:"tps"`
-	Skipped      int64      `json:"skipped"`
-	Late         int64      `json:"late"`
-	LatencyMS    Dist       `json:"latency_ms"`
-	LagMS        Dist       `json:"lag_ms"`
-	Buffers      Buffers    `json:"buffers"`
-	OSCache      OSCache    `json:"os_cache"`
-	Disk         Disk       `json:"disk"`
-	WAL          WALM       `json:"wal"`
-	Visibility   Visibility `json:"visibility"`
-	CPU          CPU        `json:"cpu"`
+	KeysNotFound int64   `json:"keys_not_found"`
+	TPS          float64 `json:"tps"`
+	Skipped      int64   `json:"skipped"`
+	Late         int64   `json:"late"`
+	LatencyMS    Dist    `json:"latency_ms"`
+	LagMS        Dist    `json:"lag_ms"`
+	// Scripts breaks a weighted mix down by script (pgbench's "SQL script
+	// N" sections); absent with one script.
+	Scripts    []ScriptResult `json:"scripts,omitempty"`
+	Buffers    Buffers        `json:"buffers"`
+	OSCache    OSCache        `json:"os_cache"`
+	Disk       Disk           `json:"disk"`
+	WAL        WALM           `json:"wal"`
+	Visibility Visibility     `json:"visibility"`
+	CPU        CPU            `json:"cpu"`
 
 	// PostgreSQL's statistics views as the run's server.version has them
 	// (docs/metrics.md maps every column).

@@ -403,6 +403,10 @@ type Phase struct {
 	Rate         float64 `yaml:"rate" range:"0,"`
 	LatencyLimit int64   `yaml:"latency_limit" unit:"duration" range:"0,"`
 	Script       Script  `yaml:"script" shorthand:"builtin" seqshorthand:"steps"`
+	// Scripts is a weighted mix instead of one script (pgbench -b NAME@W
+	// ... -f FILE@W): each transaction picks one script, with probability
+	// weight / total weight (pgbench.c chooseScript).
+	Scripts []WeightedScript `yaml:"scripts"`
 	// AbortFraction of the script's transactions end in ROLLBACK instead
 	// of COMMIT (a transaction that wrote leaves an aborted xid).
 	AbortFraction float64 `yaml:"abort_fraction" range:"0,1"`
@@ -443,6 +447,31 @@ func (p *Phase) Defaults() {
 type Script struct {
 	Builtin string `yaml:"builtin" enum:"tpcb-like|simple-update|select-only|"`
 	Steps   []Step `yaml:"steps"`
+}
+
+// WeightedScript is one script of a mix: a built-in or a list of steps,
+// with pgbench's integer weight (0 is allowed: the script is never
+// chosen) and, for steps, the name reports give it.
+type WeightedScript struct {
+	Builtin string `yaml:"builtin" enum:"tpcb-like|simple-update|select-only|"`
+	Steps   []Step `yaml:"steps"`
+	Name    string `yaml:"name"`
+	Weight  int64  `yaml:"weight" range:"0,2147483647"`
+}
+
+// Defaults gives a script of a mix pgbench's default weight, 1.
+func (w *WeightedScript) Defaults() { w.Weight = 1 }
+
+// MaxScripts is pgbench's limit on the scripts of a run (MAX_SCRIPTS).
+const MaxScripts = 128
+
+// ScriptList is the phase's scripts as a mix: Scripts, or Script alone
+// with weight 1.
+func (p Phase) ScriptList() []WeightedScript {
+	if len(p.Scripts) > 0 {
+		return p.Scripts
+	}
+	return []WeightedScript{{Builtin: p.Script.Builtin, Steps: p.Script.Steps, Weight: 1}}
 }
 
 // Step is one operation of a custom script; exactly one field is set.
@@ -640,6 +669,28 @@ func (p *Phase) Validate() error {
 	if p.Script.Builtin != "" && len(p.Script.Steps) > 0 {
 		return &strictyaml.FieldError{Path: "script", Msg: "give either a built-in script name or a list of steps, not both"}
 	}
+	if len(p.Scripts) > 0 {
+		if p.Script.Builtin != "" || len(p.Script.Steps) > 0 {
+			return &strictyaml.FieldError{Path: "scripts", Msg: "give either script (one script) or scripts (a weighted mix), not both"}
+		}
+		if len(p.Scripts) > MaxScripts {
+			return &strictyaml.FieldError{Path: "scripts", Msg: fmt.Sprintf("%d scripts; pgbench allows at most %d", len(p.Scripts), MaxScripts)}
+		}
+		var total int64
+		for i, w := range p.Scripts {
+			at := fmt.Sprintf("scripts[%d]", i)
+			if (w.Builtin != "") == (len(w.Steps) > 0) {
+				return &strictyaml.FieldError{Path: at, Msg: "give each script of the mix either builtin: NAME or steps: [...]"}
+			}
+			if w.Builtin != "" && w.Name != "" {
+				return &strictyaml.FieldError{Path: at + ".name", Msg: "a built-in script has its own name; name is for a list of steps"}
+			}
+			total += w.Weight
+		}
+		if total == 0 {
+			return &strictyaml.FieldError{Path: "scripts", Msg: "the scripts' weights add up to 0 (pgbench: total script weight must not be zero); give one a weight >= 1"}
+		}
+	}
 	if p.Rate != 0 && (p.Rate < MinRate || p.Rate > MaxRate) {
 		return &strictyaml.FieldError{Path: "rate", Msg: fmt.Sprintf("%g transactions per second is outside [%g, %g] (0 = as fast as possible, pgbench without -R)", p.Rate, MinRate, MaxRate)}
 	}
@@ -658,7 +709,7 @@ func (p *Phase) Validate() error {
 // fully defaulted configuration shows the values actually used.
 func ResolveVersionDefaults(sc *Scenario) {
 	for i := range sc.Workload.Phases {
-		if ph := &sc.Workload.Phases[i]; ph.Script.Builtin == "" && len(ph.Script.Steps) == 0 {
+		if ph := &sc.Workload.Phases[i]; ph.Script.Builtin == "" && len(ph.Script.Steps) == 0 && len(ph.Scripts) == 0 {
 			ph.Script.Builtin = "tpcb-like"
 		}
 	}

@@ -2,7 +2,9 @@ package model
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strconv"
+	"strings"
 
 	"github.com/pgbufsim/pgbufsim/model/pgexpr"
 )
@@ -104,7 +106,7 @@ func compileSteps(steps []Step, sc Scenario, db *database) (*script, error) {
 	// scenario.
 	inserted := map[string]bool{}
 	for _, ph := range sc.Workload.Phases {
-		for _, st := range ph.Script.Steps {
+		for _, st := range allSteps(ph) {
 			if st.Insert != nil {
 				inserted[st.Insert.Table] = true
 			}
@@ -273,19 +275,80 @@ func tableRows(sc Scenario, name string) int64 {
 	return 0
 }
 
-// phaseScript builds and binds a phase's script.
-func phaseScript(ph Phase, sc Scenario, db *database) (*script, error) {
-	var s *script
-	var err error
-	if len(ph.Script.Steps) > 0 {
-		if s, err = compileSteps(ph.Script.Steps, sc, db); err != nil {
-			return nil, err
+// allSteps is every step of every script of the phase.
+func allSteps(ph Phase) []Step {
+	var out []Step
+	for _, w := range ph.ScriptList() {
+		out = append(out, w.Steps...)
+	}
+	return out
+}
+
+// phaseMix is a phase's scripts, compiled and bound, with their weights
+// (one script of weight 1 unless the phase has a weighted mix).
+type phaseMix struct {
+	scripts []*script
+	weights []int64
+	total   int64
+	maxVars int
+}
+
+// choose is pgbench.c chooseScript: a draw in [0, total) walked down the
+// weights. A phase of one script draws nothing.
+func (m *phaseMix) choose(rng *rand.Rand) int {
+	if len(m.scripts) == 1 {
+		return 0
+	}
+	w := rng.Int64N(m.total)
+	i := 0
+	for w >= m.weights[i] {
+		w -= m.weights[i]
+		i++
+	}
+	return i
+}
+
+// phaseScripts builds and binds a phase's scripts.
+func phaseScripts(ph Phase, sc Scenario, db *database) (phaseMix, error) {
+	var m phaseMix
+	list := ph.ScriptList()
+	for k, w := range list {
+		// Problems name the key under script, or under scripts[k].
+		at := func(err error) error {
+			pe, ok := err.(Problem)
+			if !ok || len(ph.Scripts) == 0 {
+				return err
+			}
+			switch {
+			case pe.Path == "script":
+				pe.Path = fmt.Sprintf("scripts[%d].builtin", k)
+			case strings.HasPrefix(pe.Path, "script."):
+				pe.Path = fmt.Sprintf("scripts[%d]", k) + strings.TrimPrefix(pe.Path, "script")
+			}
+			return pe
 		}
-	} else if s, err = builtinScript(ph.Script.Builtin); err != nil {
-		return nil, Problem{Path: "script", Msg: err.Error()}
+		var s *script
+		var err error
+		if len(w.Steps) > 0 {
+			if s, err = compileSteps(w.Steps, sc, db); err != nil {
+				return m, at(err)
+			}
+			if w.Name != "" {
+				s.name = w.Name
+			}
+		} else if s, err = builtinScript(w.Builtin); err != nil {
+			return m, at(Problem{Path: "script", Msg: err.Error()})
+		}
+		if err := bindScript(s, ph.Set, sc, sc.Seed); err != nil {
+			return m, at(err)
+		}
+		m.scripts = append(m.scripts, s)
+		m.weights = append(m.weights, w.Weight)
+		m.total += w.Weight
+		m.maxVars = max(m.maxVars, len(s.vars))
 	}
-	if err := bindScript(s, ph.Set, sc, sc.Seed); err != nil {
-		return nil, err
+	if err := checkSetNames(ph.Set, m.scripts); err != nil {
+		return m, err
 	}
-	return s, nil
+	return m, nil
 }

@@ -10,10 +10,13 @@ import (
 
 // phase runs one workload phase: a group of pgbench clients.
 type phase struct {
-	e      *engine
-	idx    int
-	cfg    Phase
-	script *script
+	e   *engine
+	idx int
+	cfg Phase
+	mix phaseMix
+	// per script of the mix: transactions, failed ones, latencies
+	scriptTxns, scriptFailed []int64
+	scriptLat                []*sim.Histogram
 
 	start, end int64
 	active     int
@@ -34,9 +37,11 @@ type client struct {
 	phase  *phase
 	thread *thread
 	keys   *rand.Rand
-	script *script
-	vals   []int64
-	b      *backend
+	script *script // the current transaction's script
+	// scriptNo is its index in the phase's mix (pgbench's script_no)
+	scriptNo int
+	vals     []int64
+	b        *backend
 }
 
 // thread is a pgbench worker thread: under --rate each thread runs its own
@@ -46,10 +51,13 @@ type thread struct {
 	trigger int64
 	meanUs  float64
 	rng     *rand.Rand
+	// choose draws each transaction's script from a weighted mix
+	// (pgbench's per-thread ts_choose_rs); nil with one script.
+	choose *rand.Rand
 }
 
 func newPhase(e *engine, idx int, cfg Phase) (*phase, error) {
-	s, err := phaseScript(cfg, e.sc, e.db)
+	mix, err := phaseScripts(cfg, e.sc, e.db)
 	if err != nil {
 		return nil, fmt.Errorf("workload.phases[%d].%v", idx, err)
 	}
@@ -59,7 +67,14 @@ func newPhase(e *engine, idx int, cfg Phase) (*phase, error) {
 	if (cfg.Duration > 0) == (cfg.Transactions > 0) {
 		return nil, fmt.Errorf("workload.phases[%d]: set exactly one of duration and transactions", idx)
 	}
-	return &phase{e: e, idx: idx, cfg: cfg, script: s, lat: sim.NewHistogram(), lag: sim.NewHistogram()}, nil
+	ph := &phase{e: e, idx: idx, cfg: cfg, mix: mix, lat: sim.NewHistogram(), lag: sim.NewHistogram()}
+	if n := len(mix.scripts); n > 1 {
+		ph.scriptTxns, ph.scriptFailed = make([]int64, n), make([]int64, n)
+		for range n {
+			ph.scriptLat = append(ph.scriptLat, sim.NewHistogram())
+		}
+	}
+	return ph, nil
 }
 
 // startPhase starts phase i now, or ends the run after the last phase.
@@ -88,6 +103,9 @@ func (e *engine) startPhase(i int) {
 	nthreads := min(ph.cfg.Threads, ph.cfg.Clients)
 	for t := 0; t < nthreads; t++ {
 		th := &thread{trigger: now, rng: sim.NewStream(seed, e.sc.Replicate, "phase"+strconv.Itoa(i)+"/arrivals/"+strconv.Itoa(t))}
+		if len(ph.mix.scripts) > 1 {
+			th.choose = sim.NewStream(seed, e.sc.Replicate, "phase"+strconv.Itoa(i)+"/choose/"+strconv.Itoa(t))
+		}
 		if ph.cfg.Rate > 0 {
 			th.meanUs = 1e6 / ph.cfg.Rate * float64(nthreads)
 		}
@@ -100,8 +118,8 @@ func (e *engine) startPhase(i int) {
 			phase:  ph,
 			thread: ph.threads[c*nthreads/ph.cfg.Clients],
 			keys:   sim.NewStream(seed, e.sc.Replicate, "phase"+strconv.Itoa(i)+"/keys/"+strconv.Itoa(c)),
-			script: ph.script,
-			vals:   make([]int64, len(ph.script.vars)),
+			script: ph.mix.scripts[0],
+			vals:   make([]int64, ph.mix.maxVars),
 		}
 		b := &backend{e: e, id: int32(len(e.backends)), client: cl, nextWait: -1, vmSlot: -1, vmHeld: -1, hcache: e.newHintCache()}
 		cl.b = b
@@ -119,16 +137,24 @@ func (e *engine) startPhase(i int) {
 
 // complete records a finished transaction (pgbench processXactStats).
 func (ph *phase) complete(b *backend, now int64) {
+	no := b.client.scriptNo
 	if b.failed {
 		// pgbench counts failed transactions apart, not in the latencies.
 		b.failed = false
 		ph.e.failedTxns++
+		if ph.scriptFailed != nil {
+			ph.scriptFailed[no]++
+		}
 		return
 	}
 	latency := now - b.scheduled
 	lag := b.started - b.scheduled
 	ph.txns++
 	ph.lat.Record(latency)
+	if ph.scriptTxns != nil {
+		ph.scriptTxns[no]++
+		ph.scriptLat[no].Record(latency)
+	}
 	ph.lag.Record(lag)
 	ph.e.sampler.lat.Record(latency)
 	ph.e.sampler.txns++
@@ -142,7 +168,9 @@ func (ph *phase) complete(b *backend, now int64) {
 		l.WriteString(strconv.FormatInt(b.txNo, 10))
 		l.WriteByte(' ')
 		l.WriteString(strconv.FormatInt(latency/1000, 10))
-		l.WriteString(" 0 ")
+		l.WriteByte(' ')
+		l.WriteString(strconv.Itoa(no))
+		l.WriteByte(' ')
 		l.WriteString(strconv.FormatInt((now-ph.e.t0)/sim.Second, 10))
 		l.WriteByte(' ')
 		l.WriteString(strconv.FormatInt((now-ph.e.t0)%sim.Second/1000, 10))
@@ -159,7 +187,7 @@ func (ph *phase) skip(b *backend, sched int64) {
 	ph.skipped++
 	if l := ph.e.pglog; l != nil {
 		now := ph.e.k.Now()
-		l.WriteString(strconv.Itoa(b.client.id) + " " + strconv.FormatInt(b.txNo, 10) + " skipped 0 " +
+		l.WriteString(strconv.Itoa(b.client.id) + " " + strconv.FormatInt(b.txNo, 10) + " skipped " + strconv.Itoa(b.client.scriptNo) + " " +
 			strconv.FormatInt((now-ph.e.t0)/sim.Second, 10) + " " + strconv.FormatInt((now-ph.e.t0)%sim.Second/1000, 10) + " " +
 			strconv.FormatInt((now-sched)/1000, 10) + "\n")
 	}
@@ -192,8 +220,10 @@ func (e *engine) endPhase(ph *phase) {
 		Clients:  ph.cfg.Clients,
 		Metrics:  e.metrics(cur.minus(ph.snap), rel, dur, ph.txns, ph.skipped, ph.late, ph.lat, ph.lag, e.dataDev.ReadLatencyPhase),
 	}
+	ph.result.Scripts = scriptResults(ph.mix, ph.scriptTxns, ph.scriptFailed, ph.scriptLat, dur)
 	if !ph.cfg.Warmup {
 		e.totals.add(cur.minus(ph.snap), rel, dur, ph)
+		e.totals.addScripts(ph)
 		e.totals.read.Merge(e.dataDev.ReadLatencyPhase)
 	}
 	if ph.idx == len(e.phases)-1 {

@@ -52,6 +52,11 @@ func Page(sc model.Scenario, res *model.Result) plots.Page {
 	p.Sections = append(p.Sections,
 		plots.Section{Heading: "Run", Text: joinLines(res.Header)},
 		plots.Section{Heading: "Summary", Table: summaryTable(res)},
+	)
+	if tb := scriptTable(res); tb != nil {
+		p.Sections = append(p.Sections, plots.Section{Heading: "Scripts of the mix", Table: tb})
+	}
+	p.Sections = append(p.Sections,
 		plots.Section{Chart: line("latency", "Transaction latency over time (per interval)", "ms",
 			ser("max", "latency_max_ms"), ser("p99", "latency_p99_ms"), ser("p90", "latency_p90_ms"), ser("p50", "latency_p50_ms"), ser("mean", "latency_mean_ms"))},
 		plots.Section{Chart: cdfChart(res)},
@@ -126,6 +131,25 @@ func downsample(c *plots.Chart) {
 	for i := range c.Series {
 		c.Series[i].Y = pick(c.Series[i].Y)
 	}
+}
+
+// scriptTable breaks a weighted mix down per phase and script (pgbench's
+// "SQL script N" sections); nil without a mix.
+func scriptTable(res *model.Result) *plots.Table {
+	tb := &plots.Table{
+		Header: []string{"phase", "script", "weight", "target share", "transactions", "share", "tps", "failed", "lat mean ms", "p50", "p90", "p99", "max"},
+		Align:  []string{"l", "l", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r"},
+	}
+	for _, ph := range res.Phases {
+		for _, s := range ph.Scripts {
+			tb.Rows = append(tb.Rows, []string{ph.Name, s.Name, strconv.FormatInt(s.Weight, 10), f3(s.TargetShare), strconv.FormatInt(s.Transactions, 10), f3(s.Share), f1(s.TPS),
+				strconv.FormatInt(s.Failed, 10), f3(s.LatencyMS.Mean), f3(s.LatencyMS.P50), f3(s.LatencyMS.P90), f3(s.LatencyMS.P99), f3(s.LatencyMS.Max)})
+		}
+	}
+	if len(tb.Rows) == 0 {
+		return nil
+	}
+	return tb
 }
 
 func summaryTable(res *model.Result) *plots.Table {

@@ -207,6 +207,14 @@ func PrintSummary(w io.Writer, sc model.Scenario, res *model.Result, outDir stri
 	}
 	p("initial connection time = 0.000 ms")
 	p("tps = %f (without initial connection time)", t.TPS)
+	for i, sr := range t.Scripts {
+		p("SQL script %d: %s", i+1, sr.Name)
+		p(" - weight: %d (targets %.1f%% of total)", sr.Weight, 100*sr.TargetShare)
+		p(" - %d transactions (%.1f%% of total, tps = %f)", sr.Transactions, 100*sr.Share, sr.TPS)
+		p(" - number of failed transactions: %d (%.3f%%)", sr.Failed, pct(sr.Failed, sr.Transactions+sr.Failed))
+		p(" - latency average = %.3f ms", sr.LatencyMS.Mean)
+		p(" - latency stddev = %.3f ms", sr.LatencyMS.Stddev)
+	}
 	p("latency percentiles: p50 %.3f, p90 %.3f, p95 %.3f, p99 %.3f, p99.9 %.3f, max %.3f ms",
 		t.LatencyMS.P50, t.LatencyMS.P90, t.LatencyMS.P95, t.LatencyMS.P99, t.LatencyMS.P999, t.LatencyMS.Max)
 	b := t.Buffers

@@ -117,3 +117,28 @@ func TestWriteDirIsAtomic(t *testing.T) {
 		t.Errorf("leftovers next to the output directory: %d entries", len(entries))
 	}
 }
+
+// A weighted mix gets pgbench's per-script sections in the text summary
+// and a per-script table in report.html; one script gets neither.
+func TestMixIsBrokenDownPerScript(t *testing.T) {
+	mix := "workload.phases.run.scripts=[{builtin: tpcb-like, weight: 3}, {builtin: select-only}]"
+	sc, files := quick(t, "workload.phases.run.script.builtin=", mix)
+	if !strings.Contains(string(files["report.html"]), "Scripts of the mix") {
+		t.Error("report.html has no per-script table for a mix")
+	}
+	res, err := model.Run(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	report.PrintSummary(&out, sc, res, "")
+	for _, want := range []string{"transaction type: multiple scripts", "SQL script 1: <builtin: TPC-B (sort of)>", " - weight: 3 (targets 75.0% of total)", "SQL script 2: <builtin: select only>", " - weight: 1 (targets 25.0% of total)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, out.String())
+		}
+	}
+	_, plain := quick(t)
+	if strings.Contains(string(plain["report.html"]), "Scripts of the mix") {
+		t.Error("report.html shows a mix table for one script")
+	}
+}

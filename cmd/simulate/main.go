@@ -371,10 +371,21 @@ func printDryRun(w io.Writer, sc model.Scenario, est model.Estimate, limit int64
 	fmt.Fprintf(w, "scenario %s: PostgreSQL %s, shared_buffers %s, %d CPUs, page cache %s, seed %d\n",
 		sc.Name, sc.Server.Version, model.SizeText(sc.Server.SharedBuffers), sc.Server.CPUs, model.SizeText(sc.OS.PageCache), sc.Seed)
 	for _, ph := range sc.Workload.Phases {
-		what := ph.Script.Builtin
-		if what == "" {
-			what = fmt.Sprintf("%d custom steps", len(ph.Script.Steps))
+		var parts []string
+		for _, w := range ph.ScriptList() {
+			part := w.Builtin
+			if part == "" {
+				part = fmt.Sprintf("%d custom steps", len(w.Steps))
+				if w.Name != "" {
+					part = fmt.Sprintf("%s (%d steps)", w.Name, len(w.Steps))
+				}
+			}
+			if len(ph.Scripts) > 0 {
+				part += fmt.Sprintf("@%d", w.Weight)
+			}
+			parts = append(parts, part)
 		}
+		what := strings.Join(parts, " + ")
 		length := time.Duration(ph.Duration).String()
 		if ph.Transactions > 0 {
 			length = fmt.Sprintf("%d transactions per client", ph.Transactions)

@@ -39,7 +39,7 @@ func Cases(major int) []Case {
 	for _, sb := range []string{"16MB", "32MB", "128MB"} {
 		cs = append(cs, pgbenchCase(v, sb, false), pgbenchCase(v, sb, true))
 	}
-	cs = append(cs, selectOnlyCase(v, "32MB"))
+	cs = append(cs, selectOnlyCase(v, "32MB"), mixCase(v, "128MB"))
 	return cs
 }
 
@@ -319,5 +319,26 @@ func selectOnlyCase(v, sharedBuffers string) Case {
 	c.Sim = strings.ReplaceAll(strings.ReplaceAll(c.Sim, "script: tpcb-like", "script: select-only"), "fidelity-pgbench-uniform", "fidelity-pgbench-select-only")
 	c.Mechanism = strings.Replace(c.Mechanism, "pgbench tpcb-like", "pgbench select-only", 1)
 	c.Mechanism = c.Mechanism[:strings.Index(c.Mechanism, ":")] + ": a B-tree descent and one heap page per transaction, nothing changed; the clock sweep with the simplest access pattern"
+	return c
+}
+
+// mixCase is pgbench -b tpcb-like@3 -b select-only@1: each transaction
+// picks one script by weight (chooseScript), the phases' scripts: mix.
+func mixCase(v, sharedBuffers string) Case {
+	c := pgbenchCase(v, sharedBuffers, false)
+	c.Name = "pgbench-mix-" + strings.ToLower(sharedBuffers)
+	c.PG.Name = c.Name
+	for i, st := range c.PG.Steps {
+		for j, a := range st.Pgbench {
+			if a == "tpcb-like" {
+				args := append([]string(nil), st.Pgbench[:j]...)
+				args[j-1] = "-b"
+				args = append(args, "tpcb-like@3", "-b", "select-only@1")
+				c.PG.Steps[i].Pgbench = append(args, st.Pgbench[j+1:]...)
+			}
+		}
+	}
+	c.Sim = strings.ReplaceAll(strings.ReplaceAll(c.Sim, "script: tpcb-like", "scripts: [{builtin: tpcb-like, weight: 3}, {builtin: select-only, weight: 1}]"), "fidelity-pgbench-uniform", "fidelity-pgbench-mix")
+	c.Mechanism = strings.Replace(c.Mechanism, "pgbench tpcb-like", "pgbench -b tpcb-like@3 -b select-only@1 (each transaction picks a script by weight)", 1)
 	return c
 }
