@@ -18,7 +18,7 @@ func TestUniformAccessHitRatioIsCacheOverData(t *testing.T) {
 	for _, pol := range []string{"clock-sweep", "lru", "sieve"} {
 		sc := rtIdleScenario(nbuf, 10)
 		sc.Server.CPUs = 8
-		sc.Costs.ClientRoundTrip = 0
+		sc.Costs.ClientRoundTrip, sc.Costs.Client = 0, 0
 		sc.OS.PageCache = 1 << 30
 		sc.Policies.Replacement = ReplacementConfig{Policy: pol}
 		tc := rtTable("t", 0)

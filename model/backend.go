@@ -23,6 +23,7 @@ const (
 	evResume             // the wait is over
 	evLockRelease        // strategy-lock hold time over
 	evWake               // another backend's read of our page finished
+	evClientDone         // the client program's CPU for the next statement is done
 )
 
 // Wait kinds.
@@ -39,6 +40,7 @@ const (
 	wCheckpoint // CHECKPOINT: until the requested checkpoint ends
 	wCPU        // only the CPU burst (a time slice, or the end of a transaction)
 	wRowLock    // another transaction holds the row (XactLockTableWait)
+	wClient     // the client program's CPU, on its pgbench thread
 )
 
 // cpuQuantum bounds one CPU burst: a backend doing long CPU-only work (a
@@ -119,6 +121,7 @@ type backend struct {
 	waitingOn    *rowLock
 	lockReady    bool
 	rowWaited    bool // waited for a row lock: refresh the snapshot (EvalPlanQual)
+	clientDone   bool // the client's CPU for the current statement is spent
 	undo         []rowUndo
 	hintSets     [4][]uint32 // checkPage's scratch sets of xids to hint
 	failed       bool
@@ -164,6 +167,9 @@ func (b *backend) OnEvent(arg int64) {
 		b.e.stratLock.Release()
 		b.resume()
 	case evWake:
+		b.resume()
+	case evClientDone:
+		b.client.thread.release()
 		b.resume()
 	}
 }
@@ -235,6 +241,8 @@ func (b *backend) startWait() {
 			b.lockReady = false
 			b.resume()
 		}
+	case wClient:
+		b.client.thread.acquire(b)
 	default:
 		panic(fmt.Sprintf("backend %d: unknown wait %d", b.id, b.pending))
 	}
@@ -274,7 +282,15 @@ func (b *backend) advance() {
 			b.block(wCPU)
 			continue
 		}
+		if b.sub == 0 && o.stmt && e.costs.Client > 0 && !b.clientDone && b.client != nil && !b.worker {
+			// pgbench reads the last result and sends this statement
+			// (after the backend's own pending CPU).
+			b.clientDone = true
+			b.block(wClient)
+			continue
+		}
 		if b.sub == 0 {
+			b.clientDone = false
 			b.sub = 1
 			if o.stmt || b.worker {
 				b.takeSnapshot() // READ COMMITTED: a snapshot per statement
@@ -602,7 +618,9 @@ func (b *backend) beginTxn() {
 		}
 		b.scheduled = sched
 		if sched > now {
-			b.wakeAt = sched
+			// The thread sleeps in poll() until the scheduled start and
+			// wakes a little late (timer slack, scheduling).
+			b.wakeAt = sched + e.costs.ClientWakeup
 			b.block(wSleepUntil)
 			return
 		}

@@ -263,6 +263,16 @@ type Costs struct {
 	// ClientRoundTrip is the client<->server latency per statement; it
 	// delays the client but uses no server CPU.
 	ClientRoundTrip int64 `yaml:"client_round_trip" unit:"duration" range:"0,1s"`
+	// Client is the client program's own CPU per statement (pgbench
+	// building the query, libpq sending it and reading the result). A
+	// pgbench thread runs one client at a time, so its clients' client
+	// CPU serialises; with workload.client_host: server it runs on the
+	// server's cores, competing with the backends.
+	Client int64 `yaml:"client" unit:"duration" range:"0,1s"`
+	// ClientWakeup is how late a rate-limited client that slept until its
+	// scheduled start begins (the timer slack of pgbench's poll(), plus
+	// being scheduled): schedule lag is never exactly 0.
+	ClientWakeup int64 `yaml:"client_wakeup" unit:"duration" range:"0,1s"`
 	// BufferHit is a shared-buffer lookup plus pin/unpin.
 	BufferHit int64 `yaml:"buffer_hit" unit:"duration" range:"0,1s"`
 	// SweepStep is one clock-sweep step (one buffer header inspected).
@@ -384,6 +394,10 @@ type Workload struct {
 	// phase's rate (or 1 ms apart): the run starts with caches in the state
 	// that workload leaves them in (a long-running server), not empty.
 	Prewarm int64 `yaml:"prewarm" range:"0,"`
+	// ClientHost is where the client program runs: "server" (pgbench on
+	// the database machine, the usual setup: its CPU uses the server's
+	// cores) or "remote" (its CPU only delays the client).
+	ClientHost string `yaml:"client_host" enum:"server|remote"`
 }
 
 // Phase runs a group of pgbench-like clients for a duration or a number of
@@ -614,9 +628,10 @@ func DefaultScenario() Scenario {
 			HintCache:   policies.DefaultHintCacheParams(),
 			AllVisible:  policies.DefaultAllVisibleParams(),
 		},
-		Costs:  DefaultCosts(),
-		Tables: Tables{PGBench: PGBenchTables{Fillfactor: 100}},
-		Output: Output{Interval: 1e9},
+		Costs:    DefaultCosts(),
+		Tables:   Tables{PGBench: PGBenchTables{Fillfactor: 100}},
+		Workload: Workload{ClientHost: "server"},
+		Output:   Output{Interval: 1e9},
 	}
 }
 
@@ -626,6 +641,8 @@ func DefaultCosts() Costs {
 	return Costs{
 		Statement:        25 * us,
 		ClientRoundTrip:  15 * us,
+		Client:           12 * us,
+		ClientWakeup:     50 * us,
 		BufferHit:        150,
 		SweepStep:        8,
 		LockHandoff:      10 * us,

@@ -54,6 +54,43 @@ type thread struct {
 	// choose draws each transaction's script from a weighted mix
 	// (pgbench's per-thread ts_choose_rs); nil with one script.
 	choose *rand.Rand
+	// The thread runs one client's client-side work at a time (pgbench.c
+	// threadRun's loop): busy while one does, the others queue.
+	busy    bool
+	waiting []*backend
+}
+
+// acquire runs b's client-side CPU for its next statement on the thread,
+// or queues b until the thread is free.
+func (th *thread) acquire(b *backend) {
+	if th.busy {
+		th.waiting = append(th.waiting, b)
+		return
+	}
+	th.busy = true
+	th.run(b)
+}
+
+// run spends the client's CPU: on the server's cores when the client runs
+// there, otherwise as a delay of its own.
+func (th *thread) run(b *backend) {
+	e := b.e
+	if e.sc.Workload.ClientHost == "remote" {
+		e.k.After(e.costs.Client, b, evClientDone)
+		return
+	}
+	e.cpuRes.Request(e.costs.Client, b, evClientDone)
+}
+
+// release frees the thread for the next queued client.
+func (th *thread) release() {
+	if len(th.waiting) == 0 {
+		th.busy = false
+		return
+	}
+	next := th.waiting[0]
+	th.waiting = th.waiting[1:]
+	th.run(next)
 }
 
 func newPhase(e *engine, idx int, cfg Phase) (*phase, error) {
