@@ -6,6 +6,7 @@ import (
 	"github.com/pgbufsim/pgbufsim/model/bufpool"
 	"github.com/pgbufsim/pgbufsim/model/catalog"
 	"github.com/pgbufsim/pgbufsim/model/wal"
+	"github.com/pgbufsim/pgbufsim/policies"
 )
 
 // The checkpointer (src/backend/postmaster/checkpointer.c, bufmgr.c
@@ -229,10 +230,18 @@ func (c *checkpointer) begin(reason string) {
 	}
 	// Sorting by (relation, block) came with 9.6 (commit 9cd00c45,
 	// "Checkpoint sorting and balancing"); before it BufferSync wrote the
-	// marked buffers in buffer-descriptor order, the order collected above,
-	// so each write landed wherever its page happened to sit on disk.
+	// marked buffers in buffer-descriptor order starting at the clock
+	// sweep point (StrategySyncStart: "we might as well dump
+	// soon-to-be-recycled buffers first"), so each write landed wherever
+	// its page happened to sit on disk.
 	if e.ver >= 906 {
 		c.sortItems()
+	} else if h, ok := p.Policy.(policies.ClockHand); ok {
+		next, _ := h.Hand()
+		i, _ := slices.BinarySearchFunc(c.items, next, func(it ckItem, s int32) int { return int(it.slot - s) })
+		slices.Reverse(c.items[:i])
+		slices.Reverse(c.items[i:])
+		slices.Reverse(c.items) // rotate left by i: the hand's slot first
 	}
 	c.cur.ToWrite = len(c.items)
 	c.next = 0
@@ -304,10 +313,21 @@ func (c *checkpointer) afterWrite() {
 	c.writeLoop()
 }
 
+// progress is what BufferSync passes to CheckpointWriteDelay: from 9.6
+// the share of marked buffers processed, written or found cleaned by
+// someone else; before, num_written / num_to_write, its own writes only.
+func (c *checkpointer) progress() float64 {
+	done := c.next
+	if c.e.ver < 906 {
+		done = int(c.written)
+	}
+	return float64(done) / float64(max(len(c.items), 1))
+}
+
 // onSchedule is IsCheckpointOnSchedule.
 func (c *checkpointer) onSchedule() bool {
 	e := c.e
-	progress := float64(c.next) / float64(max(len(c.items), 1)) * c.target
+	progress := c.progress() * c.target
 	elapsedWAL := float64(e.wal.InsertLSN()-c.startLSN) / wal.SegmentSize / float64(c.segments)
 	if progress < elapsedWAL {
 		return false

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pgbufsim/pgbufsim/model/bufpool"
 	"github.com/pgbufsim/pgbufsim/model/catalog"
+	"github.com/pgbufsim/pgbufsim/policies"
 )
 
 // The checkpointer (docs/model.md): triggers,
@@ -181,21 +182,44 @@ func TestCheckpointWritesOnlyBuffersDirtyAtStartInRelationBlockOrder(t *testing.
 
 // Before 9.6 BufferSync did not sort: it wrote the marked buffers in
 // buffer-descriptor order (the sort came with commit 9cd00c45, "Checkpoint
-// sorting and balancing"). Pages sit in random slots, so that order is not
-// the (relation, block) order.
-func TestCheckpointBefore96WritesInBufferOrder(t *testing.T) {
-	e, _ := rtCkptEngine(t, 400, 120, func(sc *Scenario) { sc.Server.Version = "9.5" })
+// sorting and balancing"), starting at the clock sweep point
+// (StrategySyncStart: "we might as well dump soon-to-be-recycled buffers
+// first") and wrapping around. Pages sit in random slots, so that order is
+// not the (relation, block) order.
+func TestCheckpointBefore96WritesInBufferOrderFromTheClockHand(t *testing.T) {
+	e, _ := rtCkptEngine(t, 400, 0, func(sc *Scenario) { sc.Server.Version = "9.5" })
 	p := e.pool
+	hand := p.Policy.(policies.ClockHand)
+	// Move the hand to slot 137: each victim search takes the next slot,
+	// whose page goes straight back in.
+	for {
+		next, _ := hand.Hand()
+		if next == 137 {
+			break
+		}
+		gid := p.Tag[next]
+		v, _ := p.GetVictim(nil, 0)
+		if v != next {
+			t.Fatalf("victim %d, the hand was at %d", v, next)
+		}
+		p.Assign(v, gid, 0, false)
+		p.ReadDone(v)
+		p.Unpin(v)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, s := range rng.Perm(int(p.N))[:120] {
+		p.MarkDirty(int32(s), 0)
+	}
 	var want []rtRelBlk
-	for s := int32(0); s < p.N; s++ {
-		if rtDirty(p, s) {
+	for i := int32(0); i < p.N; i++ {
+		if s := (137 + i) % p.N; rtDirty(p, s) {
 			r, b := e.cat.Locate(p.Tag[s])
 			want = append(want, rtRelBlk{r, b})
 		}
 	}
 	got := rtRunCheckpoint(t, e, nil)
 	if !slices.Equal(got, want) {
-		t.Fatalf("9.5 checkpoint wrote %d buffers in order %v..., want buffer order %v...", len(got), got[:min(5, len(got))], want[:min(5, len(want))])
+		t.Fatalf("9.5 checkpoint wrote %d buffers in order %v..., want buffer order from slot 137 %v...", len(got), got[:min(5, len(got))], want[:min(5, len(want))])
 	}
 	sorted := slices.IsSortedFunc(got, func(a, b rtRelBlk) int {
 		if a.rel != b.rel {
@@ -205,6 +229,43 @@ func TestCheckpointBefore96WritesInBufferOrder(t *testing.T) {
 	})
 	if sorted {
 		t.Fatalf("buffer order happened to be (relation, block) order: the test cannot tell the two apart")
+	}
+}
+
+// CheckpointWriteDelay's progress: from 9.6 the share of marked buffers
+// processed, those another process cleaned meanwhile included; before 9.6
+// num_written / num_to_write, BufferSync's own writes only. Here a backend
+// cleans 60 of the 120 marked buffers before the checkpoint's write loop
+// gets to them; the loop then writes 20 of the rest.
+func TestCheckpointProgressCountsOthersCleaningFrom96(t *testing.T) {
+	for _, c := range []struct {
+		version string
+		want    float64
+	}{{"9.6", 0}, {"9.5", 20.0 / 120}} {
+		e, dirtied := rtCkptEngine(t, 400, 120, func(sc *Scenario) { sc.Server.Version = c.version })
+		p := e.pool
+		e.ckpt.begin("time")
+		for _, s := range dirtied[:60] {
+			if rtDirty(p, s) {
+				p.MarkClean(s)
+			}
+		}
+		for e.ckpt.written < 20 {
+			if !e.k.Step() {
+				t.Fatal("checkpoint stalled")
+			}
+		}
+		ck := e.ckpt
+		want := c.want
+		if c.version == "9.6" {
+			want = float64(ck.next) / 120 // every processed buffer, the 60 cleaned ones it met included
+			if ck.next <= 20 {
+				t.Fatalf("9.6: %d processed for 20 written: the cleaned buffers it met should count", ck.next)
+			}
+		}
+		if got := ck.progress(); math.Abs(got-want) > 1e-9 {
+			t.Errorf("%s: progress %.4f after writing 20 of 120 marked (60 cleaned by others), want %.4f", c.version, got, want)
+		}
 	}
 }
 
