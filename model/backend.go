@@ -127,11 +127,22 @@ type backend struct {
 	failed       bool
 
 	// the backend's pins (bufmgr.go) and per-relation insertion targets
-	held       []int32
-	vmPins     []int32 // VM pages pinned by the current heap operation
-	touched    int     // pages done by touchPages
-	targets    []insertTarget
-	idxTargets []idxTarget
+	held    []int32
+	vmPins  []int32 // VM pages pinned by the current heap operation
+	touched int     // pages done by touchPages
+
+	// System catalog work done by this connection (syscatalog.go): its
+	// start, the relations it has opened, the statement kinds it has
+	// planned.
+	catConnected bool
+	catSetupDone bool
+	catSeen      []bool // by table ord
+	catPlanned   []int
+	catKinds     uint8
+	catOps       []op
+	catGids      []int32
+	targets      []insertTarget
+	idxTargets   []idxTarget
 
 	// op progress (keyed statements, scans, inserts, vacuum)
 	k                     keyedState
@@ -347,6 +358,11 @@ func (b *backend) noteVictim() {
 	}
 }
 
+// reading says a buffer access blocked and is waiting to be resumed: the
+// caller must ask for the same page again, whatever the state it decided
+// on has become meanwhile (the decision was taken when the pin started).
+func (b *backend) reading() bool { return b.ps != psNone }
+
 // access returns the slot of gid once it is pinned and valid; false means
 // the backend blocked and will come back here when the wait is over.
 // extend asks for a new, zero-filled page (ReadBuffer(P_NEW)).
@@ -355,6 +371,15 @@ func (b *backend) noteVictim() {
 func (b *backend) access(gid int32, ring *bufpool.Ring, extend, write bool) (int32, bool) {
 	if b.e.err != nil {
 		return -1, false // the run has failed: unwind
+	}
+	if b.ps != psNone && gid != b.pinGid {
+		// A blocked access must be resumed for the page it started on
+		// (see reading); anything else is a defect of the model, and the
+		// run's counters would go to the wrong relation: stop it.
+		r1, k1 := b.e.cat.Locate(gid)
+		r2, k2 := b.e.cat.Locate(b.pinGid)
+		b.e.fail(fmt.Errorf("internal error: backend %d asked for %s block %d while its access to %s block %d is unfinished; please report this with the scenario", b.id, b.e.cat.Rel(r1).Name, k1, b.e.cat.Rel(r2).Name, k2))
+		return -1, false
 	}
 	if b.ps == psNone {
 		b.e.accesses++
@@ -637,7 +662,7 @@ func (b *backend) buildTxn() {
 	for i := range c.script.vars {
 		c.vals[i] = c.script.vars[i].gen.Next(c.keys)
 	}
-	b.ops = c.script.build(b, c.vals, b.ops[:0])
+	b.ops = b.withCatalogOps(c.script.build(b, c.vals, b.ops[:0]))
 	b.abortThis = c.phase.cfg.AbortFraction > 0 && c.keys.Float64() < c.phase.cfg.AbortFraction
 	b.pc, b.sub, b.level = 0, 0, 0
 	b.inTxn = true

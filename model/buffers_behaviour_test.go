@@ -15,6 +15,7 @@ name: ring
 server:
   shared_buffers: 4MB
   autovacuum: false
+  system_catalogs: false # the scans' buffers only
 storage: {data: nvme, wal: nvme}
 tables:
   relations:

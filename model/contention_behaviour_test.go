@@ -19,6 +19,7 @@ server:
   shared_buffers: 16MB
   cpus: 8
   autovacuum: false
+  system_catalogs: false # the same pages in both versions
 os: {page_cache: 1GB}
 storage: {data: nvme, wal: nvme}
 costs: {client: 0s}
@@ -67,6 +68,7 @@ name: cpu
 server:
   shared_buffers: 128MB
   autovacuum: false
+  system_catalogs: false # the analytic per-transaction CPU
 costs: {client_round_trip: 0s}
 storage: {data: nvme, wal: nvme}
 tables:

@@ -49,13 +49,15 @@ type EstimatePart struct {
 // cache), per snapshot entry, per time-series value (kept and rendered),
 // and the fixed cost of the process (runtime, chart assets, histograms).
 const (
-	bytesPerPageID     = 26
-	bytesPerHeapBlock  = 7
-	bytesPerSlot       = 28
-	bytesPerBackend    = 4096
-	bytesPerXipEntry   = 4
-	bytesPerSeriesCell = 40
-	bytesFixed         = 48 << 20
+	bytesPerPageID    = 26
+	bytesPerHeapBlock = 7
+	bytesPerSlot      = 28
+	bytesPerBackend   = 4096
+	// a backend's catalog work list: up to a few hundred pages and ops
+	bytesPerBackendCatalog = 1024
+	bytesPerXipEntry       = 4
+	bytesPerSeriesCell     = 40
+	bytesFixed             = 48 << 20
 )
 
 // EstimateRun computes the page-id space and memory a scenario will need.
@@ -145,6 +147,9 @@ func EstimateRun(sc Scenario) (Estimate, error) {
 		pages += p
 	}
 	pages += catalog.ChunkPages // pg_xact
+	if sc.Server.SystemCatalogs {
+		pages += catalog.ChunkPages // pg_catalog (syscatalog.go)
+	}
 	if need := pages + max(pages/8, 64*1024); need > MaxPages {
 		key, worst := "", 0.0
 		for _, k := range sortedKeys(byKey) {
@@ -172,6 +177,15 @@ func EstimateRun(sc Scenario) (Estimate, error) {
 	hint := 0.0
 	if hc := sc.Policies.HintCache; hc.Enabled {
 		hint = float64(hc.Size) * float64(hc.BlockXids) / 8
+	}
+	if sc.Server.SystemCatalogs {
+		// Each backend remembers the relations it has opened (one byte per
+		// table) and keeps its catalog work's page list (syscatalog.go).
+		var tables int64
+		for _, r := range rels {
+			tables += r.count
+		}
+		hint += float64(tables) + bytesPerBackendCatalog
 	}
 	var seconds float64
 	for i, ph := range sc.Workload.Phases {

@@ -251,7 +251,9 @@ func (b *backend) modifyRow(o *op, t *table, blk, slot int32) bool {
 		b.sub = 7
 	}
 	if b.sub == 7 { // visibilitymap_pin if the page is all-visible
-		if t.heap.AllVisible(blk) {
+		// b.reading(): a pin that blocked is finished even if the page
+		// stopped being all-visible meanwhile (PostgreSQL keeps the pin).
+		if b.reading() || t.heap.AllVisible(blk) {
 			s, ok := b.readBuffer(e.vmGID(t, blk), nil, false, true)
 			if !ok {
 				return false

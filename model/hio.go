@@ -125,7 +125,7 @@ func (b *backend) getBufferForTuple(t *table, other, otherSlot int32, bulk, skip
 			}
 			h.stage = 3
 		case 3: // its visibility-map page, if the target is all-visible
-			if t.heap.AllVisible(h.target) && !h.vmDone {
+			if !h.vmDone && (b.reading() || t.heap.AllVisible(h.target)) {
 				s, ok := b.readBuffer(e.vmGID(t, h.target), nil, false, true)
 				if !ok {
 					return -1, -1, false

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 
@@ -371,8 +372,15 @@ func (e *engine) pgViews(m *Metrics, c counters, rel []relCounters) {
 		m.PGStatDatabase.BlksHit += r.HeapBlksHit + r.IdxBlksHit
 		m.PGStatDatabase.BlksRead += r.HeapBlksRead + r.IdxBlksRead
 	}
-	// pg_xact and other relations outside the tables are not relations
-	// pgstat counts (SLRU reads bypass the buffer pool).
+	// The system catalogs are the database's relations too
+	// (pg_statio_sys_tables); pg_xact is not a relation pgstat counts
+	// (SLRU reads bypass the buffer pool).
+	if e.sc.Server.SystemCatalogs && int(e.db.sysCatalog) < len(rel) {
+		h, rd := e.fetched(rel[e.db.sysCatalog])
+		m.PGStatDatabase.BlksHit += h
+		m.PGStatDatabase.BlksRead += rd
+		m.StatioSys = &StatioSys{BlksHit: h, BlksRead: rd}
+	}
 	m.Buffers.HitRatio = ratio(float64(m.PGStatDatabase.BlksHit), float64(m.PGStatDatabase.BlksHit+m.PGStatDatabase.BlksRead))
 	u := c.usage[btClient]
 	m.BufferUsage = BufferUsage{SharedBlksHit: int64(u.hit), SharedBlksRead: int64(u.read), SharedBlksDirtied: int64(u.dirtied), SharedBlksWritten: int64(u.written)}
@@ -457,6 +465,9 @@ func (e *engine) relationUsage(maxUsage int) []RelationUsage {
 			owner[t.pkey.rel] = t.pkey.name
 		}
 	}
+	if e.sc.Server.SystemCatalogs {
+		owner[e.db.sysCatalog] = sysCatalogName
+	}
 	by := map[string]*RelationUsage{}
 	var names []string
 	for s := int32(0); s < p.N; s++ {
@@ -488,6 +499,11 @@ func (e *engine) relationUsage(maxUsage int) []RelationUsage {
 		return out[i].Relname < out[j].Relname
 	})
 	if len(out) > 20 {
+		// The catalogs stay listed: they are what the user's relations
+		// share the pool with.
+		if i := slices.IndexFunc(out, func(r RelationUsage) bool { return r.Relname == sysCatalogName }); i >= 20 {
+			out[19] = out[i]
+		}
 		out = out[:20]
 	}
 	return out

@@ -56,6 +56,8 @@ func (b *backend) exec(o *op) bool {
 		return true
 	case opCommit, opAbort:
 		return b.execCommit(o.kind == opCommit && !b.abortThis)
+	case opCatalog:
+		return b.execCatalog(o)
 	}
 	panic(fmt.Sprintf("unknown op %d", o.kind))
 }
@@ -275,7 +277,7 @@ func (b *backend) execScan(o *op) bool {
 			}
 		}
 		if b.sub == 5 { // the first change of an all-visible page pins the VM page
-			if b.scanN > 0 && t.heap.AllVisible(blk) {
+			if b.reading() || (b.scanN > 0 && t.heap.AllVisible(blk)) {
 				s, ok := b.readBuffer(e.vmGID(t, blk), nil, false, true)
 				if !ok {
 					return false

@@ -113,6 +113,12 @@ func (e *engine) noteAccess(b *backend, gid int32, hits, reads, extends uint64, 
 	io.hits += hits
 	io.reads += reads
 	io.extends += extends
+	if e.sc.Server.SystemCatalogs && rel == e.db.sysCatalog {
+		// Catalog lookups happen while connecting and planning:
+		// EXPLAIN shows them as "Planning: Buffers", not in the
+		// execution's pgBufferUsage that buffer_usage mirrors.
+		return
+	}
 	u := &e.stats.usage[bt]
 	u.hit += hits
 	u.read += reads

@@ -119,6 +119,7 @@ type Metrics struct {
 	// PostgreSQL's statistics views as the run's server.version has them
 	// (docs/metrics.md maps every column).
 	PGStatDatabase     PGStatDatabase      `json:"pg_stat_database"`
+	StatioSys          *StatioSys          `json:"pg_statio_sys,omitempty"`
 	BufferUsage        BufferUsage         `json:"buffer_usage"`
 	StatioTables       []RelationStats     `json:"pg_statio_user_tables"`
 	StatioIndexes      []IndexStats        `json:"pg_statio_user_indexes"`
@@ -126,6 +127,14 @@ type Metrics struct {
 	PGStatCheckpointer *PGStatCheckpointer `json:"pg_stat_checkpointer,omitempty"`
 	PGStatIO           []IORow             `json:"pg_stat_io,omitempty"`
 	PGBuffercache      PGBuffercache       `json:"pg_buffercache"`
+}
+
+// StatioSys sums pg_statio_sys_tables over the system catalogs (heap,
+// index and TOAST blocks together): the part of pg_stat_database that is
+// not the user's relations. Present when server.system_catalogs is on.
+type StatioSys struct {
+	BlksHit  int64 `json:"blks_hit"`
+	BlksRead int64 `json:"blks_read"`
 }
 
 // PGStatDatabase is pg_stat_database's buffer columns for the database:
@@ -178,8 +187,9 @@ type PGBuffercache struct {
 	UsagecountAvg float64         `json:"usagecount_avg"`
 	UsageCounts   []UsageCountRow `json:"usage_counts"`
 	// Relations are the relations with the most resident buffers (at most
-	// 20; forks folded into their relation), as pg_buffercache's view
-	// grouped by relation and usagecount shows them.
+	// 20, pg_catalog always among them when it has buffers; forks folded
+	// into their relation), as pg_buffercache's view grouped by relation
+	// and usagecount shows them.
 	Relations []RelationUsage `json:"relations"`
 }
 

@@ -108,7 +108,11 @@ type Server struct {
 	// exceed insert_threshold + insert_scale_factor x reltuples; -1
 	// disables) get a worker, at most max_workers at once, throttled by the
 	// cost-based delay.
-	Autovacuum                  bool    `yaml:"autovacuum"`
+	Autovacuum bool `yaml:"autovacuum"`
+	// SystemCatalogs models the system catalogs' pages: what a new
+	// connection, a relation's first use in a backend and a statement
+	// kind's first plan read through shared buffers (docs/model.md).
+	SystemCatalogs              bool    `yaml:"system_catalogs"`
 	AutovacuumNaptime           int64   `yaml:"autovacuum_naptime" unit:"duration,s" range:"1s,1d"`
 	AutovacuumMaxWorkers        int     `yaml:"autovacuum_max_workers" range:"1,262143"`
 	AutovacuumVacuumThreshold   int64   `yaml:"autovacuum_vacuum_threshold" range:"0,"`
@@ -596,6 +600,7 @@ func DefaultScenario() Scenario {
 			SynchronousCommit:                 true,
 			WALWriterDelay:                    200 * ms,
 			Autovacuum:                        true,
+			SystemCatalogs:                    true,
 			AutovacuumNaptime:                 60 * sec,
 			AutovacuumMaxWorkers:              3,
 			AutovacuumVacuumThreshold:         50,

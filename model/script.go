@@ -27,9 +27,10 @@ const (
 	opAbort                    // ROLLBACK
 	opUpdateAll                // UPDATE t SET ...: a scan updating every visible row
 	opTruncate                 // TRUNCATE t
+	opCatalog                  // system catalog lookups (syscatalog.go), not a statement
 )
 
-var opNames = [...]string{"begin", "select", "update", "insert", "seqscan", "delete", "delete", "vacuum", "checkpoint", "sleep", "commit", "abort", "update", "truncate"}
+var opNames = [...]string{"begin", "select", "update", "insert", "seqscan", "delete", "delete", "vacuum", "checkpoint", "sleep", "commit", "abort", "update", "truncate", "catalog"}
 
 func (k opKind) String() string { return opNames[k] }
 
@@ -287,6 +288,7 @@ func allSteps(ph Phase) []Step {
 // phaseMix is a phase's scripts, compiled and bound, with their weights
 // (one script of weight 1 unless the phase has a weighted mix).
 type phaseMix struct {
+	builtin bool // a built-in script is among them (pgbench then runs its setup queries)
 	scripts []*script
 	weights []int64
 	total   int64
@@ -338,6 +340,8 @@ func phaseScripts(ph Phase, sc Scenario, db *database) (phaseMix, error) {
 			}
 		} else if s, err = builtinScript(w.Builtin); err != nil {
 			return m, at(Problem{Path: "script", Msg: err.Error()})
+		} else {
+			m.builtin = true
 		}
 		if err := bindScript(s, ph.Set, sc, sc.Seed); err != nil {
 			return m, at(err)

@@ -13,11 +13,14 @@ import (
 // primary key.
 type table struct {
 	name string
-	heap *heap.Table
-	rel  catalog.RelID
-	vm   catalog.RelID // visibility map fork
-	fsm  *fsmMap       // free space map fork
-	pkey *index
+	// ord is the table's number in the database; catOrd its relation's
+	// in pg_catalog (its index is catOrd + 1).
+	ord, catOrd int
+	heap        *heap.Table
+	rel         catalog.RelID
+	vm          catalog.RelID // visibility map fork
+	fsm         *fsmMap       // free space map fork
+	pkey        *index
 	// oldEntries lists, per row, the heap blocks of its index entries
 	// that older versions left behind (non-HOT updates) and no scan has
 	// marked dead yet (nbtree.go).
@@ -59,6 +62,7 @@ type database struct {
 	tables                               []*table
 	groups                               map[string][]*table // declared name -> members
 	heapPerVM                            int32
+	sysCatalog                           catalog.RelID // pg_catalog, if modelled (syscatalog.go)
 }
 
 // heapPerVMPage is how many heap pages one visibility-map page covers:
@@ -72,7 +76,7 @@ func heapPerVMPage(ver int) int32 {
 }
 
 func (db *database) addTable(name string, h *heap.Table, withPkey bool) *table {
-	t := &table{name: name, heap: h, reltuples: h.Rows, relpages: int64(h.NBlocks()), nextKey: h.Rows}
+	t := &table{name: name, ord: len(db.tables), heap: h, reltuples: h.Rows, relpages: int64(h.NBlocks()), nextKey: h.Rows}
 	t.rel = db.cat.Add(name, catalog.Heap, h.NBlocks())
 	t.vm = db.cat.Add(name+"_vm", catalog.VM, db.vmPagesFor(h.NBlocks()))
 	if withPkey {
@@ -174,6 +178,9 @@ func buildDatabase(cat *catalog.Catalog, sc Scenario, ver int) (*database, error
 				db.groups[tc.Name] = append(db.groups[tc.Name], t)
 			}
 		}
+	}
+	if sc.Server.SystemCatalogs {
+		db.addSystemCatalog()
 	}
 	return db, nil
 }

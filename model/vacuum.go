@@ -45,7 +45,7 @@ func (b *backend) execVacuum(o *op) bool {
 			return false
 		}
 		if b.sub == 2 {
-			if t.heap.AllVisible(blk) {
+			if !b.reading() && t.heap.AllVisible(blk) {
 				run := int32(0)
 				for blk+run < b.scanEnd && t.heap.AllVisible(blk+run) {
 					run++

@@ -114,7 +114,7 @@ func TestScanAfterVacuumSkipsAllVisiblePages(t *testing.T) {
 func TestVMModeThreshold(t *testing.T) {
 	const yaml = `
 name: vm
-server: {autovacuum: false}
+server: {autovacuum: false, system_catalogs: false} # the scans' reads only
 storage: {data: nvme, wal: nvme}
 tables:
   relations:

@@ -15,6 +15,7 @@ name: commit
 server:
   cpus: 8
   autovacuum: false
+  system_catalogs: false # the first connection's catalog reads are not a commit's
   wal_writer_delay: 200ms
 storage:
   data: nvme

@@ -10,7 +10,9 @@ import (
 // experiment's measured steps: the phase of a measured step has the step's
 // name). Relations names the tables (and indexes) whose buffers are
 // compared; Mechanism says which PostgreSQL code the case exercises, for
-// docs/fidelity.md.
+// docs/fidelity.md. Every SQL step runs in a new session, as every phase of
+// the simulator starts new connections: both sides then read the system
+// catalogs for a session's first use of each relation.
 type Case struct {
 	Name      string
 	PG        Experiment
@@ -75,12 +77,12 @@ func seqscanRing(v string) Case {
 			Name:     "seqscan-ring",
 			Settings: Settings{"shared_buffers": "16MB", "autovacuum": "off"},
 			Steps: []Step{
-				{Name: "load", SQL: []string{"CREATE TABLE t_big (id int, pad text)", fill("t_big", 90000), "CHECKPOINT"}},
+				{Name: "load", NewSession: true, SQL: []string{"CREATE TABLE t_big (id int, pad text)", fill("t_big", 90000), "CHECKPOINT"}},
 				{Name: "restart", Restart: Settings{}, DropCaches: true},
-				{Name: "scan1", SQL: scanSQL("t_big"), Explain: true, Measure: true},
-				{Name: "scan2", SQL: scanSQL("t_big"), Explain: true, Measure: true},
-				{Name: "vacuum", SQL: []string{"VACUUM t_big", "CHECKPOINT"}},
-				{Name: "scan3", SQL: scanSQL("t_big"), Explain: true, Measure: true},
+				{Name: "scan1", NewSession: true, SQL: scanSQL("t_big"), Explain: true, Measure: true},
+				{Name: "scan2", NewSession: true, SQL: scanSQL("t_big"), Explain: true, Measure: true},
+				{Name: "vacuum", NewSession: true, SQL: []string{"VACUUM t_big", "CHECKPOINT"}},
+				{Name: "scan3", NewSession: true, SQL: scanSQL("t_big"), Explain: true, Measure: true},
 			},
 		},
 		Sim: base("seqscan-ring", v, "16MB") + fmt.Sprintf(`tables:
@@ -99,7 +101,7 @@ workload:
 
 func bulkDML(v string) Case {
 	measured := func(name, stmt string) Step {
-		return Step{Name: name, SQL: []string{stmt}, Explain: true, Measure: true}
+		return Step{Name: name, NewSession: true, SQL: []string{stmt}, Explain: true, Measure: true}
 	}
 	return Case{
 		Name:      "bulk-dml",
@@ -109,11 +111,11 @@ func bulkDML(v string) Case {
 			Name:     "bulk-dml",
 			Settings: Settings{"shared_buffers": "128MB", "autovacuum": "off"},
 			Steps: []Step{
-				{Name: "create", SQL: []string{"CREATE TABLE t_ins (id int, pad text)", "CREATE TABLE t_pk (id int PRIMARY KEY, pad text)", "CREATE TABLE t_upd (id int, pad text)"}},
+				{Name: "create", NewSession: true, SQL: []string{"CREATE TABLE t_ins (id int, pad text)", "CREATE TABLE t_pk (id int PRIMARY KEY, pad text)", "CREATE TABLE t_upd (id int, pad text)"}},
 				measured("insert", fill("t_ins", 100000)),
 				measured("delete", "DELETE FROM t_ins"),
 				measured("insert-pk", fill("t_pk", 100000)),
-				{Name: "fill-upd", SQL: []string{fill("t_upd", 100000)}},
+				{Name: "fill-upd", NewSession: true, SQL: []string{fill("t_upd", 100000)}},
 				measured("update", "UPDATE t_upd SET id = id + 1"),
 			},
 		},
@@ -157,10 +159,10 @@ END $$`, count, rows)
 			Name:     name,
 			Settings: Settings{"shared_buffers": sharedBuffers, "autovacuum": "off"},
 			Steps: []Step{
-				{Name: "create", SQL: []string{create, "CHECKPOINT"}},
+				{Name: "create", NewSession: true, SQL: []string{create, "CHECKPOINT"}},
 				{Name: "restart", Restart: Settings{}},
-				{Name: "pass1", SQL: pass, Measure: true},
-				{Name: "pass2", SQL: pass, Measure: true},
+				{Name: "pass1", NewSession: true, SQL: pass, Measure: true},
+				{Name: "pass2", NewSession: true, SQL: pass, Measure: true},
 			},
 		},
 		Sim: base(name, v, sharedBuffers) + fmt.Sprintf(`tables:
@@ -251,7 +253,7 @@ func pgbenchCase(v, sharedBuffers string, gaussian bool) Case {
 			Settings: Settings{"shared_buffers": sharedBuffers, "autovacuum": "off"},
 			Steps: []Step{
 				{Name: "init", Pgbench: []string{"-i", "-s", fmt.Sprint(pgbenchScale), "-q"}},
-				{Name: "vacuum", SQL: []string{"VACUUM ANALYZE", "CHECKPOINT"}},
+				{Name: "vacuum", NewSession: true, SQL: []string{"VACUUM ANALYZE", "CHECKPOINT"}},
 				{Name: "restart", Restart: Settings{}},
 				{Name: "warm-up", Pgbench: phase(warm, pgbenchWarmupRate, 1)},
 				{Name: "run", Pgbench: phase(pgbenchRunPerCl, pgbenchRunRate, 2), Measure: true},
@@ -272,11 +274,12 @@ workload:
 // with "*" matching any case or step and a metric ending in "*" matching a
 // prefix.
 var knownDeviations = []struct{ key, why string }{
-	{"small-tables-4mb/*/usage_count *", "with 512 buffers PostgreSQL's system catalogs hold a third of the pool (each first use of a relation in a session reads ~20 catalog pages): the clock hand's passes then fall differently on the tables' pages; the model has no catalog pages"},
-	{"pgbench-*/run/buffers_alloc", "PostgreSQL also allocates buffers for system catalogs, which the model has not: each new connection reads catalog pages, and under pressure those evicted since the last connection are read again (measured on a fresh server: the first pgbench run's allocations exceed the tables' reads by about 200)"},
-	{"pgbench-*/run/pgbench_accounts_pkey read", "under replacement pressure PostgreSQL misses 20-40 % more index pages than the model (about 0.01 per transaction) while the usage-count histograms agree: not explained yet"},
-	{"pgbench-gaussian-32mb/run/read", "with gaussian keys at 32 MB (the hot set about the size of the pool) PostgreSQL misses about 0.03 more heap pages per transaction (0.12 against 0.09) with the same usage-count histogram: not explained yet"},
+	{"small-tables-4mb/*/usage_count *", "with 512 buffers the system catalogs hold about 300 of them in PostgreSQL (pg_buffercache after a pass; the model: 235), and PostgreSQL re-reads about 200 catalog pages per pass over the 200 tables, pg_attribute's heap most (the model: 100, its relation-specific catalog rows filling one page per two relations); more allocations per table page move the clock hand faster, so more of the tables' buffers have been passed over (usage count 0) when a pass ends"},
+	{"pgbench-*/run/pgbench_history read", "RelationAddExtraBlocks: when backends queue for the relation-extension lock, PostgreSQL extends by 20 pages per waiter, and the warm-up leaves empty pages that the run fills without reading; repeated runs of the same case measured 0.003 to 0.006 reads per transaction; the model extends one page at a time (0.0065)"},
+	{"pgbench-*/run/pgbench_accounts_pkey read", "under replacement pressure PostgreSQL misses 10-15 % more index pages than the model (about 0.005 per transaction) while the usage-count histograms agree: not explained yet"},
+	{"pgbench-gaussian-32mb/run/read", "with gaussian keys at 32 MB (the hot set about the size of the pool) PostgreSQL misses about 11 % more heap pages (0.136 per transaction against 0.121; 0.119 against 0.09 before the model had system catalogs) with the same usage-count histogram: not explained yet"},
 	{"pgbench-gaussian-32mb/run/pgbench_accounts read", "as the reads above"},
+	{"pgbench-gaussian-32mb/run/buffers_alloc", "follows from the extra misses above"},
 	{"pgbench-gaussian-32mb/run/buffers_clean", "follows from the extra misses above: more victims, and the background writer cleans ahead of them"},
 	{"pgbench-gaussian-32mb/run/usage_count 4 share", "at the edge of the tolerance (0.05) in the case with the slowest turnover"},
 }

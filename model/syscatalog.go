@@ -1,0 +1,190 @@
+package model
+
+import (
+	"slices"
+
+	"github.com/pgbufsim/pgbufsim/model/catalog"
+)
+
+// System catalogs, as the buffer manager sees them. A backend reads
+// catalog pages through shared buffers like any relation's: when it
+// starts (InitPostgres: pg_database, pg_authid, the relation cache's init
+// file and what it leaves out), when it first uses a relation (relcache.c
+// RelationBuildDesc: ScanPgRelation over pg_class_oid_index,
+// RelationBuildTupleDesc over pg_attribute_relid_attnum_index, the index
+// list and, for an index, pg_index, pg_am and its operator classes; the
+// planner's get_relation_info and pg_statistic lookups), and when it first
+// plans a statement of a kind (the catalog cache's misses for its
+// operators, functions and types: catcache.c SearchCatCacheMiss). Later
+// lookups are served by the backend's caches and touch no page. Those pages
+// take room in shared buffers and get usage-count bumps, which decides
+// what else a small pool keeps (docs/fidelity.md).
+//
+// The model has one catalog relation, pg_catalog: a core of pages every
+// lookup shares, then one page per two user relations for their own rows
+// (pg_class, pg_attribute, pg_type). The numbers of accesses are measured
+// on PostgreSQL 15 (pg_statio_sys_tables and pg_statio_sys_indexes around
+// each action, on a fresh server; docs/model.md "System catalogs").
+const (
+	catalogCorePages    = 150 // distinct core pages touched by pgbench's connections and plans
+	catalogConnAccesses = 58  // a new connection (psql -c "select 1")
+	catalogRelAccesses  = 20  // a relation's first use in a backend (count(*) of a new table: 20.4)
+	catalogRelOwn       = 6   // of which on the page holding the relation's own rows
+	catalogKindAccesses = 29  // a statement kind's first plan in a backend (pgbench tpcb-like: 284 per client = 58 + 7 x 20 + 3 x 29)
+	catalogSetupAccess  = 686 // pgbench's own setup connection (the scale query, the partition check)
+	catalogRelsPerPage  = 2
+	catalogStride       = 7 // walks the core pages in an order unrelated to page numbers (coprime with the core's size)
+)
+
+// sysCatalogName is the catalog relation's name in the outputs
+// (pg_buffercache's relations).
+const sysCatalogName = "pg_catalog"
+
+// Catalog work items (op.n of an opCatalog).
+const (
+	catConnect = iota
+	catRelation
+	catStmtKind
+	catPgbenchSetup
+)
+
+// addSystemCatalog creates pg_catalog once the user relations exist.
+func (db *database) addSystemCatalog() {
+	rels := 0
+	for _, t := range db.tables {
+		t.catOrd = rels
+		rels++
+		if t.pkey != nil {
+			rels++
+		}
+	}
+	db.sysCatalog = db.cat.Add(sysCatalogName, catalog.Heap, int32(catalogCorePages+(rels+catalogRelsPerPage-1)/catalogRelsPerPage))
+}
+
+// catalogPages appends the catalog pages the work item o reads, in order.
+func (e *engine) catalogPages(o *op, out []int32) []int32 {
+	rel := e.db.sysCatalog
+	core := func(from, n int) {
+		for i := range n {
+			out = append(out, e.cat.GID(rel, int32((from+i)*catalogStride%catalogCorePages)))
+		}
+	}
+	own := func(ord int) {
+		gid := e.cat.GID(rel, int32(catalogCorePages+ord/catalogRelsPerPage))
+		for range catalogRelOwn {
+			out = append(out, gid)
+		}
+	}
+	switch o.n {
+	case catConnect:
+		core(0, catalogConnAccesses)
+	case catRelation:
+		// The relation, then its index (the planner opens every index of
+		// the table, and execution each one it updates).
+		for k, ord := range []int{o.t.catOrd, o.t.catOrd + 1} {
+			if k == 1 && o.t.pkey == nil {
+				break
+			}
+			own(ord)
+			core(catalogConnAccesses+ord*(catalogRelAccesses-catalogRelOwn), catalogRelAccesses-catalogRelOwn)
+		}
+	case catStmtKind:
+		core(catalogConnAccesses+int(o.key)*catalogKindAccesses, catalogKindAccesses)
+	case catPgbenchSetup:
+		core(0, catalogSetupAccess)
+	}
+	return out
+}
+
+// stmtKindBit groups statements by what their plans look up: a keyed or
+// scanning SELECT, an UPDATE, an INSERT or COPY, a DELETE.
+func stmtKindBit(k opKind) (uint8, bool) {
+	switch k {
+	case opFetch, opSeqscan:
+		return 0, true
+	case opUpdate, opUpdateAll:
+		return 1, true
+	case opInsert:
+		return 2, true
+	case opDeleteKey, opDeleteAll:
+		return 3, true
+	}
+	return 0, false
+}
+
+// withCatalogOps inserts the transaction's catalog work before the
+// statements that need it: the connection's start before its first
+// transaction (pgbench's setup connection too, for a built-in script),
+// a relation's first use before the first statement on it, a statement
+// kind's first plan before the first statement of that kind. The work
+// counts as done when it has run (execCatalog): a transaction aborted
+// before a statement leaves that statement's lookups to the next one.
+func (b *backend) withCatalogOps(ops []op) []op {
+	if !b.e.sc.Server.SystemCatalogs || b.client == nil {
+		return ops
+	}
+	if b.catSeen == nil {
+		b.catSeen = make([]bool, len(b.e.db.tables))
+	}
+	need := !b.catConnected
+	for i := range ops {
+		o := &ops[i]
+		if bit, ok := stmtKindBit(o.kind); ok && b.catKinds&(1<<bit) == 0 {
+			need = true
+		}
+		if o.t != nil && !b.catSeen[o.t.ord] {
+			need = true
+		}
+	}
+	if !need {
+		return ops
+	}
+	out := b.catOps[:0]
+	if !b.catConnected {
+		if b.client.id == 0 && b.client.phase.mix.builtin && !b.catSetupDone {
+			out = append(out, op{kind: opCatalog, n: catPgbenchSetup})
+		}
+		out = append(out, op{kind: opCatalog, n: catConnect})
+	}
+	var kinds uint8
+	planned := b.catPlanned[:0]
+	for _, o := range ops {
+		if bit, ok := stmtKindBit(o.kind); ok && (b.catKinds|kinds)&(1<<bit) == 0 {
+			kinds |= 1 << bit
+			out = append(out, op{kind: opCatalog, n: catStmtKind, key: int64(bit)})
+		}
+		if o.t != nil && !b.catSeen[o.t.ord] && !slices.Contains(planned, o.t.ord) {
+			planned = append(planned, o.t.ord)
+			out = append(out, op{kind: opCatalog, n: catRelation, t: o.t})
+		}
+		out = append(out, o)
+	}
+	b.catPlanned = planned
+	b.catOps = ops[:0] // the two buffers swap
+	return out
+}
+
+// execCatalog reads the work item's catalog pages, each pinned and
+// released at once (a catalog index scan or heap fetch), then records the
+// work as done for this connection.
+func (b *backend) execCatalog(o *op) bool {
+	if b.sub == 1 {
+		b.catGids = b.e.catalogPages(o, b.catGids[:0])
+		b.touched = 0
+		b.sub = 2
+	}
+	if !b.touchPages(b.catGids, b.e.costs.IndexLevel) {
+		return false
+	}
+	switch o.n {
+	case catConnect:
+		b.catConnected = true
+	case catPgbenchSetup:
+		b.catSetupDone = true
+	case catRelation:
+		b.catSeen[o.t.ord] = true
+	case catStmtKind:
+		b.catKinds |= 1 << o.key
+	}
+	return true
+}

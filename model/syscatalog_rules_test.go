@@ -1,0 +1,110 @@
+package model_test
+
+import (
+	"testing"
+
+	"github.com/pgbufsim/pgbufsim/model"
+)
+
+// catalogAccesses is what pg_stat_database counts beyond the user
+// relations' pg_statio rows: the system catalogs' page accesses.
+func catalogAccesses(m model.Metrics) int64 {
+	n := m.PGStatDatabase.BlksHit + m.PGStatDatabase.BlksRead
+	for _, r := range m.StatioTables {
+		n -= r.HeapBlksHit + r.HeapBlksRead + r.IdxBlksHit + r.IdxBlksRead
+	}
+	return n
+}
+
+// docs/model.md "System catalogs": a new connection reads 58 catalog pages
+// (InitPostgres), the first use of a relation in a backend 20 for the table
+// and 20 for its index (RelationBuildDesc, the planner's lookups), the
+// first plan of a statement kind 29 (catalog cache misses); later
+// transactions of the same connection none. Each phase's clients are new
+// connections. pgbench's built-in scripts add its setup connection's 686.
+func TestCatalogAccessesPerConnectionRelationAndStatementKind(t *testing.T) {
+	const doc = `name: catalogs
+server: {shared_buffers: 64MB, autovacuum: false}
+tables:
+  relations:
+    - {name: t, rows: 10000, index: true}
+    - {name: u, rows: 1000}
+workload:
+  phases:
+    - name: one
+      transactions: 50
+      clients: 3
+      script:
+        - select: {table: t, key: "random(1, :rows)"}
+        - seqscan: u
+    - name: two
+      transactions: 50
+      clients: 2
+      script:
+        - begin: true
+        - update: {table: t, key: "random(1, :rows)"}
+        - select: {table: t, key: "random(1, :rows)"}
+        - commit: true
+`
+	r := bhRunYAML(t, doc)
+	// Phase one, per client: the connection, t and its index, u, SELECT.
+	if got, want := catalogAccesses(bhPhase(t, r, "one").Metrics), int64(3*(58+20+20+20+29)); got != want {
+		t.Errorf("phase one: %d catalog accesses, want 3 x (58 + 20 + 20 + 20 + 29) = %d", got, want)
+	}
+	// Phase two, per client: the connection, t and its index, UPDATE, SELECT.
+	if got, want := catalogAccesses(bhPhase(t, r, "two").Metrics), int64(2*(58+20+20+29+29)); got != want {
+		t.Errorf("phase two: %d catalog accesses, want 2 x (58 + 20 + 20 + 29 + 29) = %d", got, want)
+	}
+	off := bhRunYAML(t, doc, "server.system_catalogs=false")
+	if got := catalogAccesses(off.Totals); got != 0 {
+		t.Errorf("system_catalogs: false still reads %d catalog pages", got)
+	}
+	// A pgbench built-in script: its setup connection, then per client the
+	// connection, accounts, tellers, branches (with their indexes) and
+	// history, SELECT, UPDATE and INSERT: 285 per client (measured: 284).
+	pg := bhRunYAML(t, `name: catalogs-pgbench
+server: {shared_buffers: 64MB, autovacuum: false}
+tables:
+  pgbench: {scale: 1}
+workload:
+  phases:
+    - {name: run, transactions: 20, clients: 4, script: tpcb-like}
+`)
+	if got, want := catalogAccesses(pg.Totals), int64(686+4*(58+7*20+3*29)); got != want {
+		t.Errorf("pgbench: %d catalog accesses, want 686 + 4 x 285 = %d", got, want)
+	}
+	// pg_statio_sys is that difference.
+	if s, got := pg.Totals.StatioSys, catalogAccesses(pg.Totals); s == nil || s.BlksHit+s.BlksRead != got {
+		t.Errorf("pg_statio_sys %+v, want its blocks to sum to the %d catalog accesses", s, got)
+	}
+	if off.Totals.StatioSys != nil {
+		t.Errorf("system_catalogs: false reports pg_statio_sys %+v", off.Totals.StatioSys)
+	}
+}
+
+// The catalog pages take room in shared buffers: a pool of 64 buffers
+// holding a connection's catalog pages keeps fewer of the tables' pages.
+func TestCatalogPagesTakeRoomInTheBufferPool(t *testing.T) {
+	const doc = `name: catalog-room
+server: {shared_buffers: 1MB, autovacuum: false}
+tables:
+  relations:
+    - {name: t, rows: 20000, index: true}
+workload:
+  phases:
+    - {name: warm, warmup: true, transactions: 500, clients: 4, script: [{select: {table: t, key: "random(1, :rows)"}}]}
+    - {name: run, transactions: 2000, clients: 4, script: [{select: {table: t, key: "random(1, :rows)"}}]}
+`
+	with, without := bhRunYAML(t, doc), bhRunYAML(t, doc, "server.system_catalogs=false")
+	hit := func(m model.Metrics) float64 {
+		for _, r := range m.StatioTables {
+			if r.Relname == "t" {
+				return float64(r.HeapBlksHit+r.IdxBlksHit) / float64(r.HeapBlksHit+r.IdxBlksHit+r.HeapBlksRead+r.IdxBlksRead)
+			}
+		}
+		return 0
+	}
+	if a, b := hit(with.Totals), hit(without.Totals); a >= b {
+		t.Errorf("table t's hit ratio %.4f with catalog pages, %.4f without: the catalogs should cost it", a, b)
+	}
+}
