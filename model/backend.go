@@ -41,6 +41,7 @@ const (
 	wCPU        // only the CPU burst (a time slice, or the end of a transaction)
 	wRowLock    // another transaction holds the row (XactLockTableWait)
 	wClient     // the client program's CPU, on its pgbench thread
+	wExtLock    // another backend holds the relation's extension lock
 )
 
 // cpuQuantum bounds one CPU burst: a backend doing long CPU-only work (a
@@ -120,6 +121,7 @@ type backend struct {
 	rowLocks     []rowKey
 	waitingOn    *rowLock
 	lockReady    bool
+	extReady     bool // granted the extension lock during a CPU burst
 	rowWaited    bool // waited for a row lock: refresh the snapshot (EvalPlanQual)
 	clientDone   bool // the client's CPU for the current statement is spent
 	undo         []rowUndo
@@ -254,6 +256,11 @@ func (b *backend) startWait() {
 		}
 	case wClient:
 		b.client.thread.acquire(b)
+	case wExtLock:
+		if b.extReady {
+			b.extReady = false
+			b.resume()
+		}
 	default:
 		panic(fmt.Sprintf("backend %d: unknown wait %d", b.id, b.pending))
 	}

@@ -103,11 +103,12 @@ type engine struct {
 
 	pageRef func(int64, string, int32, bool)
 
-	rowLocks                map[rowKey]*rowLock
-	freeLocks               []*rowLock
-	rowLockWaits, deadlocks int64
-	failedTxns              int64
-	notFound                int64 // keyed statements whose key matched no row
+	rowLocks                  map[rowKey]*rowLock
+	freeLocks                 []*rowLock
+	rowLockWaits, deadlocks   int64
+	extLockWaits, extraBlocks int64 // hio.go: extension lock waits, RelationAddExtraBlocks pages
+	failedTxns                int64
+	notFound                  int64 // keyed statements whose key matched no row
 
 	lastProgress int64 // when a backend last finished an op (stall detection)
 

@@ -197,6 +197,25 @@ func (e *engine) fsmVacuum(m *fsmMap, out []int32) []int32 {
 	return out
 }
 
+// fsmVacuumRange is FreeSpaceMapVacuumRange(start, end): it reads the
+// root, the internal page and the leaves covering heap blocks [start, end)
+// and makes the upper levels show what those leaves hold.
+func (e *engine) fsmVacuumRange(m *fsmMap, start, end int32, out []int32) []int32 {
+	if !m.exists || end <= start {
+		return out
+	}
+	out = e.fsmGIDs(m, out, 0)
+	first, last := start/fsmSlotsPerPage, (end-1)/fsmSlotsPerPage
+	for leaf := first; leaf <= last && leaf < int32(len(m.upper)); leaf++ {
+		if leaf == first || leaf%fsmSlotsPerPage == 0 {
+			out = e.fsmGIDs(m, out, fsmInnerBlock(leaf))
+		}
+		out = e.fsmGIDs(m, out, fsmLeafBlock(leaf))
+		m.upper[leaf] = m.leafMax(leaf)
+	}
+	return out
+}
+
 // fsmTruncate forgets the map (TRUNCATE drops the fork).
 func (m *fsmMap) truncate() {
 	m.exists, m.avail, m.upper, m.next = false, m.avail[:0], m.upper[:0], 0

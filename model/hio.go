@@ -16,7 +16,16 @@ import "github.com/pgbufsim/pgbufsim/model/bufpool"
 //   - A target without room is recorded in the free space map with the
 //     space it has (RecordAndGetPageWithFreeSpace), which also proposes the
 //     next candidate; when none is left the relation is extended by one page
-//     (ReadBufferBI(P_NEW), PostgreSQL <= 15 one page at a time).
+//     (ReadBufferBI(P_NEW), PostgreSQL <= 15 one page at a time) under the
+//     relation's extension lock (LockRelationForExtension), held until the
+//     new page is pinned. Up to 15 a backend that could not take the lock
+//     at once (ConditionalLockRelationForExtension) looks in the free space
+//     map again when it gets it, since the holder may have extended for
+//     it, and otherwise extends by 20 extra pages per backend still waiting
+//     (RelationAddExtraBlocks, at most 512), each recorded in the free space
+//     map (RecordPageWithFreeSpace, then FreeSpaceMapVacuumRange) for the
+//     others to find. From 16 the lock is modelled without the bulk
+//     extension (ExtendBufferedRelBy's multi-page extension is not).
 //   - With a BulkInsertState (COPY) the current page stays pinned between
 //     tuples and is not read again (ReadBufferBI re-pins it with
 //     IncrBufferRefCount), pages come through the BULKWRITE ring, and a
@@ -31,6 +40,59 @@ type hioState struct {
 	slot    int32
 	vmDone  bool
 	visible bool // the target was all-visible (its VM bit must be cleared)
+	// the relation's extension lock: held, and whether b had to wait for it
+	locked, waited bool
+	extra          int32 // RelationAddExtraBlocks: pages still to add
+	firstExtra     int32 // the first of them (-1: none yet)
+}
+
+// extensionLock is a relation's extension lock (lmgr.c
+// LockRelationForExtension, ExclusiveLock): one holder, waiters granted in
+// order (ProcLockWakeup).
+type extensionLock struct {
+	holder  *backend
+	waiters []*backend
+}
+
+// Bulk extension (hio.c RelationAddExtraBlocks, PostgreSQL 9.6-15).
+const (
+	extraBlocksPerWaiter = 20
+	maxExtraBlocks       = 512
+)
+
+// lockExtension takes t's extension lock, or queues for it and blocks
+// (false); the releaser hands the lock over (unlockExtension).
+func (b *backend) lockExtension(t *table) bool {
+	l := &t.extLock
+	if l.holder == nil {
+		l.holder = b
+		b.hio.locked, b.hio.waited = true, false
+		return true
+	}
+	l.waiters = append(l.waiters, b)
+	b.e.extLockWaits++
+	b.block(wExtLock)
+	return false
+}
+
+// unlockExtension releases t's extension lock and grants it to the first
+// waiter, which resumes holding it.
+func (b *backend) unlockExtension(t *table) {
+	l := &t.extLock
+	b.hio.locked = false
+	l.holder = nil
+	if len(l.waiters) == 0 {
+		return
+	}
+	w := l.waiters[0]
+	l.waiters = l.waiters[:copy(l.waiters, l.waiters[1:])]
+	l.holder = w
+	w.hio.locked, w.hio.waited = true, true
+	if w.inCPU {
+		w.extReady = true
+	} else {
+		b.e.k.Schedule(b.e.k.Now(), w, evResume)
+	}
 }
 
 // insertTarget returns b's insertion target for t, or -1.
@@ -163,6 +225,21 @@ func (b *backend) getBufferForTuple(t *table, other, otherSlot int32, bulk, skip
 			}
 			h.stage = 2
 		case 5: // extend the relation by one page (ReadBufferBI(P_NEW))
+			// A table created in this transaction is local: no lock
+			// (RELATION_IS_LOCAL); that is the skipFSM case.
+			if !skipFSM && !h.locked && !b.lockExtension(t) {
+				return -1, -1, false
+			}
+			if h.waited && e.ver <= 1500 {
+				// "Check if some other backend has extended a block for
+				// us while we were waiting on the lock."
+				h.waited = false
+				h.gids, h.found = e.fsmSearch(t.fsm, h.gids[:0])
+				b.touched = 0
+				h.stage = 8
+				continue
+			}
+			h.waited = false
 			blk, gid, ok := e.extend(t.rel)
 			if !ok {
 				return -1, -1, false
@@ -183,9 +260,77 @@ func (b *backend) getBufferForTuple(t *table, other, otherSlot int32, bulk, skip
 			if !ok {
 				return -1, -1, false
 			}
+			if h.locked {
+				b.unlockExtension(t)
+			}
 			b.setInsertTarget(t, h.target)
 			h.stage = 0
 			return s, h.target, true
+		case 8: // the free space map, read again after the wait
+			if !b.touchPages(h.gids, e.costs.FSMPage) {
+				return -1, -1, false
+			}
+			if h.found >= 0 {
+				b.unlockExtension(t)
+				h.target, h.vmDone, h.visible = h.found, false, false
+				h.stage = 2
+				continue
+			}
+			// "Time to bulk-extend."
+			h.extra = min(maxExtraBlocks, extraBlocksPerWaiter*int32(len(t.extLock.waiters)))
+			h.firstExtra = -1
+			h.stage = 9
+		case 9: // RelationAddExtraBlocks: the next extra page
+			if h.extra == 0 {
+				h.stage = 5 // then the backend's own page, still holding the lock
+				if h.firstExtra >= 0 {
+					// FreeSpaceMapVacuumRange over the pages added, so
+					// that searches from the root find them.
+					h.gids = e.fsmVacuumRange(t.fsm, h.firstExtra, h.target+1, h.gids[:0])
+					b.touched = 0
+					h.stage = 11
+				}
+				continue
+			}
+			blk, gid, ok := e.extend(t.rel)
+			if !ok {
+				return -1, -1, false
+			}
+			t.heap.Extended(blk)
+			t.fsm.grow(blk)
+			e.fpiCycle[gid] = e.cycle // its first insert initialises it (XLOG_HEAP_INIT_PAGE)
+			e.extraBlocks++
+			h.target = blk
+			h.stage = 10
+		case 10: // ReadBufferBI(P_NEW, RBM_ZERO_AND_LOCK), UnlockReleaseBuffer
+			var ring *bufpool.Ring
+			if bulk {
+				ring = b.bulkWriteRing()
+			}
+			s, ok := b.readBuffer(e.cat.GID(t.rel, h.target), ring, true, true)
+			if !ok {
+				return -1, -1, false
+			}
+			b.releaseBuffer(s)
+			if h.firstExtra < 0 {
+				h.firstExtra = h.target
+			}
+			// RecordPageWithFreeSpace: the leaf at once, so that
+			// concurrent inserters may see it.
+			h.gids = e.fsmRecord(t.fsm, h.target, t.heap.Free(h.target), h.gids[:0])
+			b.touched = 0
+			h.stage = 12
+		case 12:
+			if !b.touchPages(h.gids, e.costs.FSMPage) {
+				return -1, -1, false
+			}
+			h.extra--
+			h.stage = 9
+		case 11:
+			if !b.touchPages(h.gids, e.costs.FSMPage) {
+				return -1, -1, false
+			}
+			h.stage = 5
 		}
 	}
 }

@@ -59,6 +59,8 @@ const (
 	cFailed
 	cRowLockWaits
 	cDeadlocks
+	cExtLockWaits
+	cExtraBlocks
 	cNotFound
 	cCkptTimed
 	cCkptRequested
@@ -132,6 +134,8 @@ func (e *engine) snapshot() counters {
 		cFailed:           e.failedTxns,
 		cRowLockWaits:     e.rowLockWaits,
 		cDeadlocks:        e.deadlocks,
+		cExtLockWaits:     e.extLockWaits,
+		cExtraBlocks:      e.extraBlocks,
 		cNotFound:         e.notFound,
 		cCkptTimed:        e.ckptTimed,
 		cCkptRequested:    e.ckptRequested,
@@ -287,15 +291,17 @@ func (t *accum) add(c counters, rel []relCounters, dur int64, ph *phase) {
 func (e *engine) metrics(c counters, rel []relCounters, dur int64, txns, skipped, late int64, lat, lag, read *sim.Histogram) Metrics {
 	secs := float64(dur) / 1e9
 	m := Metrics{
-		Transactions: txns,
-		Failed:       c.n[cFailed],
-		RowLockWaits: c.n[cRowLockWaits],
-		Deadlocks:    c.n[cDeadlocks],
-		KeysNotFound: c.n[cNotFound],
-		Skipped:      skipped,
-		Late:         late,
-		LatencyMS:    distOf(lat),
-		LagMS:        distOf(lag),
+		Transactions:       txns,
+		Failed:             c.n[cFailed],
+		RowLockWaits:       c.n[cRowLockWaits],
+		Deadlocks:          c.n[cDeadlocks],
+		ExtensionLockWaits: c.n[cExtLockWaits],
+		ExtraBlocks:        c.n[cExtraBlocks],
+		KeysNotFound:       c.n[cNotFound],
+		Skipped:            skipped,
+		Late:               late,
+		LatencyMS:          distOf(lat),
+		LagMS:              distOf(lag),
 	}
 	if secs > 0 {
 		m.TPS = round6(float64(txns) / secs)

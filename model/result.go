@@ -97,6 +97,11 @@ type Metrics struct {
 	// would have closed a cycle.
 	RowLockWaits int64 `json:"row_lock_waits"`
 	Deadlocks    int64 `json:"deadlocks"`
+	// ExtensionLockWaits counts waits for a relation's extension lock;
+	// ExtraBlocks the pages RelationAddExtraBlocks added for the waiters
+	// (PostgreSQL 9.6-15).
+	ExtensionLockWaits int64 `json:"extension_lock_waits"`
+	ExtraBlocks        int64 `json:"extra_blocks"`
 	// KeysNotFound counts keyed statements (select, update, delete by
 	// key) whose key matched no row, e.g. a key expression that leaves
 	// the table's key range: they descend the index and change nothing.

@@ -21,6 +21,7 @@ type table struct {
 	vm          catalog.RelID // visibility map fork
 	fsm         *fsmMap       // free space map fork
 	pkey        *index
+	extLock     extensionLock // hio.go
 	// oldEntries lists, per row, the heap blocks of its index entries
 	// that older versions left behind (non-HOT updates) and no scan has
 	// marked dead yet (nbtree.go).
