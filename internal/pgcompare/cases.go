@@ -275,13 +275,13 @@ workload:
 // prefix.
 var knownDeviations = []struct{ key, why string }{
 	{"small-tables-4mb/*/usage_count *", "with 512 buffers the system catalogs hold about 300 of them in PostgreSQL (pg_buffercache after a pass; the model: 235), and PostgreSQL re-reads about 200 catalog pages per pass over the 200 tables, pg_attribute's heap most (the model: 100, its relation-specific catalog rows filling one page per two relations); more allocations per table page move the clock hand faster, so more of the tables' buffers have been passed over (usage count 0) when a pass ends"},
-	{"pgbench-*/run/pgbench_history read", "now and then PostgreSQL bulk-extends pgbench_history in the warm-up (RelationAddExtraBlocks: 20 pages per backend waiting when three meet at the extension lock), and the run fills those pages without reading them: repeated runs of the same case measured 0.003 to 0.006 reads per transaction; the model has the same rule, but its extension holds the lock only for one 8 kB write into the page cache, and at 800 tps its backends do not meet there (0.0065)"},
+	{"pgbench-*/run/pgbench_history read", "PostgreSQL's figure moves between runs, in both directions: now and then it bulk-extends pgbench_history in the warm-up (RelationAddExtraBlocks: 20 pages per backend waiting when three meet at the extension lock) and the run fills those pages without reading them (0.003 per transaction measured at 128 MB, against the usual 0.006), and at 16 MB it has measured 0.009; the model has the same extension rule, but its extension holds the lock only for one 8 kB write into the page cache, so at 800 tps its backends do not meet there (0.0065 at every size)"},
 	{"pgbench-*/run/pgbench_accounts_pkey read", "under replacement pressure PostgreSQL misses 10-15 % more index pages than the model (about 0.005 per transaction) while the usage-count histograms agree: not explained yet"},
 	{"pgbench-gaussian-32mb/run/read", "with gaussian keys at 32 MB (the hot set about the size of the pool) PostgreSQL misses about 11 % more heap pages (0.136 per transaction against 0.121; 0.119 against 0.09 before the model had system catalogs) with the same usage-count histogram: not explained yet"},
 	{"pgbench-gaussian-32mb/run/pgbench_accounts read", "as the reads above"},
 	{"pgbench-gaussian-32mb/run/buffers_alloc", "follows from the extra misses above"},
 	{"pgbench-gaussian-32mb/run/buffers_clean", "follows from the extra misses above: more victims, and the background writer cleans ahead of them"},
-	{"pgbench-gaussian-32mb/run/usage_count 4 share", "at the edge of the tolerance (0.05) in the case with the slowest turnover"},
+	{"pgbench-gaussian-32mb/run/usage_count *", "at the edge of the tolerance (0.05) in the case with the slowest turnover, where PostgreSQL's own shares move between runs (usage count 5: 0.268 and 0.307 in two runs of this case, the model 0.25)"},
 }
 
 func knownDeviation(caseName, step, metric string) (string, bool) {
