@@ -143,6 +143,7 @@ type backend struct {
 	catKinds     uint8
 	catOps       []op
 	catGids      []int32
+	catalogWork  bool // the accesses are connection or planning work (not in buffer_usage)
 	targets      []insertTarget
 	idxTargets   []idxTarget
 

@@ -113,10 +113,11 @@ func (e *engine) noteAccess(b *backend, gid int32, hits, reads, extends uint64, 
 	io.hits += hits
 	io.reads += reads
 	io.extends += extends
-	if e.sc.Server.SystemCatalogs && rel == e.db.sysCatalog {
-		// Catalog lookups happen while connecting and planning:
-		// EXPLAIN shows them as "Planning: Buffers", not in the
-		// execution's pgBufferUsage that buffer_usage mirrors.
+	if b.catalogWork {
+		// Catalog lookups (and the planner's index metapage reads)
+		// happen while connecting and planning: EXPLAIN shows them as
+		// "Planning: Buffers", not in the execution's pgBufferUsage
+		// that buffer_usage mirrors.
 		return
 	}
 	u := &e.stats.usage[bt]

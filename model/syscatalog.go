@@ -87,6 +87,13 @@ func (e *engine) catalogPages(o *op, out []int32) []int32 {
 			}
 			own(ord)
 			core(catalogConnAccesses+ord*(catalogRelAccesses-catalogRelOwn), catalogRelAccesses-catalogRelOwn)
+			if k == 1 {
+				// The planner's _bt_getrootheight (plancat.c
+				// get_relation_info) reads the index's metapage once and
+				// caches it in rd_amcache, which _bt_getroot then uses:
+				// one metapage access per backend and index.
+				out = append(out, e.cat.GID(o.t.pkey.rel, 0))
+			}
 		}
 	case catStmtKind:
 		core(catalogConnAccesses+int(o.key)*catalogKindAccesses, catalogKindAccesses)
@@ -173,9 +180,11 @@ func (b *backend) execCatalog(o *op) bool {
 		b.touched = 0
 		b.sub = 2
 	}
+	b.catalogWork = true
 	if !b.touchPages(b.catGids, b.e.costs.IndexLevel) {
 		return false
 	}
+	b.catalogWork = false
 	switch o.n {
 	case catConnect:
 		b.catConnected = true

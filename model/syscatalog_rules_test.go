@@ -51,6 +51,17 @@ workload:
 	if got, want := catalogAccesses(bhPhase(t, r, "one").Metrics), int64(3*(58+20+20+20+29)); got != want {
 		t.Errorf("phase one: %d catalog accesses, want 3 x (58 + 20 + 20 + 20 + 29) = %d", got, want)
 	}
+	// buffer_usage is the executor's pgBufferUsage (EXPLAIN's execution
+	// line): neither the catalog pages nor the planner's metapage reads of
+	// t's index (one per client) are in it.
+	one := bhPhase(t, r, "one").Metrics
+	var user int64
+	for _, s := range one.StatioTables {
+		user += s.HeapBlksHit + s.HeapBlksRead + s.IdxBlksHit + s.IdxBlksRead
+	}
+	if u := one.BufferUsage; u.SharedBlksHit+u.SharedBlksRead != user-3 {
+		t.Errorf("phase one: buffer_usage %d hits + %d reads, want the user relations' %d accesses less 3 metapage reads", u.SharedBlksHit, u.SharedBlksRead, user)
+	}
 	// Phase two, per client: the connection, t and its index, UPDATE, SELECT.
 	if got, want := catalogAccesses(bhPhase(t, r, "two").Metrics), int64(2*(58+20+20+29+29)); got != want {
 		t.Errorf("phase two: %d catalog accesses, want 2 x (58 + 20 + 20 + 29 + 29) = %d", got, want)
@@ -72,6 +83,18 @@ workload:
 `)
 	if got, want := catalogAccesses(pg.Totals), int64(686+4*(58+7*20+3*29)); got != want {
 		t.Errorf("pgbench: %d catalog accesses, want 686 + 4 x 285 = %d", got, want)
+	}
+	// The planner reads each index's metapage once per backend
+	// (_bt_getrootheight, cached in rd_amcache): pgbench_tellers is
+	// scanned sequentially at scale 1, so its index sees only that.
+	meta := int64(-1)
+	for _, ix := range pg.Totals.StatioIndexes {
+		if ix.Indexrelname == "pgbench_tellers_pkey" {
+			meta = ix.IdxBlksHit + ix.IdxBlksRead
+		}
+	}
+	if meta != 4 {
+		t.Errorf("pgbench_tellers_pkey: %d accesses; want 4 metapage accesses, one per client", meta)
 	}
 	// pg_statio_sys is that difference.
 	if s, got := pg.Totals.StatioSys, catalogAccesses(pg.Totals); s == nil || s.BlksHit+s.BlksRead != got {
