@@ -160,7 +160,7 @@ func (m *fsmMap) leafMax(leaf int32) uint16 {
 func (e *engine) fsmRecordAndGet(m *fsmMap, old int32, free int, out []int32) ([]int32, int32) {
 	e.fsmEnsure(m, old)
 	m.grow(old)
-	m.avail[old] = uint16(free)
+	m.avail[old] = uint16(max(free, 0))
 	leaf := old / fsmSlotsPerPage
 	out = e.fsmGIDs(m, out, fsmLeafBlock(leaf))
 	if blk := m.inLeaf(leaf); blk >= 0 {
@@ -175,7 +175,7 @@ func (e *engine) fsmRecordAndGet(m *fsmMap, old int32, free int, out []int32) ([
 func (e *engine) fsmRecord(m *fsmMap, blk int32, free int, out []int32) []int32 {
 	e.fsmEnsure(m, blk)
 	m.grow(blk)
-	m.avail[blk] = uint16(free)
+	m.avail[blk] = uint16(max(free, 0))
 	return e.fsmGIDs(m, out, fsmLeafBlock(blk/fsmSlotsPerPage))
 }
 

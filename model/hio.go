@@ -263,6 +263,18 @@ func (b *backend) getBufferForTuple(t *table, other, otherSlot int32, bulk, skip
 			if h.locked {
 				b.unlockExtension(t)
 			}
+			if t.heap.Free(h.target) <= 0 {
+				// While this backend waited for the new page's write,
+				// others took it as the relation's last page and filled
+				// it. PostgreSQL holds the page's content lock from
+				// RBM_ZERO_AND_LOCK to the insertion, so they would have
+				// found it after this tuple; the model has no content
+				// locks and checks the space again instead.
+				h.slot = s
+				h.vmDone = true
+				h.stage = 3
+				continue
+			}
 			b.setInsertTarget(t, h.target)
 			h.stage = 0
 			return s, h.target, true

@@ -49,6 +49,16 @@ func (e *engine) checkInvariants(r *Result) error {
 		return fail("dirty buffers", "%d buffers are dirty but the pool counts %d", dirty, p.DirtyCount())
 	}
 
+	// No heap page holds more tuples than fit (RelationGetBufferForTuple
+	// checks the space of the page it returns).
+	for _, t := range e.db.tables {
+		for blk := range t.heap.NBlocks() {
+			if t.heap.Free(blk) < 0 {
+				return fail("page space", "%s block %d holds %d tuples, more than the %d that fit", t.name, blk, t.heap.Tuples(blk), t.heap.MaxRows)
+			}
+		}
+	}
+
 	// Every allocation came from the free list or the replacement policy.
 	if st.Alloc != st.FreeListPops+st.SweepVictims {
 		return fail("buffers_alloc", "buffers_alloc %d != free-list pops %d + victims chosen by the policy %d", st.Alloc, st.FreeListPops, st.SweepVictims)
