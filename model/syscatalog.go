@@ -34,7 +34,7 @@ const (
 	catalogRelOwn       = 6   // of which on the page holding the relation's own rows
 	catalogKindAccesses = 29  // a statement kind's first plan in a backend (pgbench tpcb-like: 284 per client = 58 + 7 x 20 + 3 x 29)
 	catalogSetupAccess  = 686 // pgbench's own setup connection (the scale query, the partition check)
-	catalogStride       = 7 // walks the core pages in an order unrelated to page numbers (coprime with the core's size)
+	catalogStride       = 7   // walks the core pages in an order unrelated to page numbers (coprime with the core's size)
 )
 
 // sysCatalogName is the catalog relation's name in the outputs
