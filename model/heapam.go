@@ -437,10 +437,5 @@ func (b *backend) inSnapshotQuiet(xid uint32) bool {
 	if xid >= b.snap.xmax {
 		return true
 	}
-	for _, x := range b.snap.xip {
-		if x == xid {
-			return true
-		}
-	}
-	return false
+	return b.snap.inXip(xid)
 }

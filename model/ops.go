@@ -69,13 +69,13 @@ func (b *backend) execCommit(commit bool) bool {
 	e := b.e
 	if b.xid == 0 {
 		b.releaseRowLocks() // locks taken by statements that changed nothing
-		b.snapValid = false
+		b.releaseSnapshot()
 		return true
 	}
 	if !commit {
 		b.cpu += e.costs.Commit
 		b.endXact(false, 0)
-		b.snapValid = false
+		b.releaseSnapshot()
 		return true
 	}
 	if b.csub == 0 {
@@ -90,7 +90,7 @@ func (b *backend) execCommit(commit bool) bool {
 	}
 	b.csub = 0
 	b.endXact(true, b.commitLSN)
-	b.snapValid = false
+	b.releaseSnapshot()
 	return true
 }
 

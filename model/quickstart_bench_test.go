@@ -35,3 +35,33 @@ func BenchmarkRunQuickstart(b *testing.B) {
 	b.ReportMetric(simulated/wall, "sim-s/s")
 	b.ReportMetric(float64(events)/float64(b.N), "events/op")
 }
+
+// BenchmarkClosedLoopClients runs the quickstart's closed loop (no think
+// time) at 8, 64 and 512 clients and reports wall microseconds per
+// simulated transaction: the client count's own cost (snapshots, the
+// oldest-xmin horizon, the lock queues), docs/performance.md "Clients".
+//
+//	go test -run '^$' -bench ClosedLoopClients -count 3 ./model/
+func BenchmarkClosedLoopClients(b *testing.B) {
+	for _, c := range []string{"8", "64", "512"} {
+		b.Run("clients="+c, func(b *testing.B) {
+			sc, err := configs.Load("../configs/quickstart.yaml",
+				"workload.phases.warmup.duration=0.5s", "workload.phases.run.duration=3s",
+				"workload.phases.warmup.clients="+c, "workload.phases.run.clients="+c)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var txns int64
+			for b.Loop() {
+				r, err := model.Run(sc)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, p := range r.Phases {
+					txns += p.Transactions
+				}
+			}
+			b.ReportMetric(b.Elapsed().Seconds()*1e6/float64(txns), "us/txn")
+		})
+	}
+}

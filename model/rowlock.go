@@ -102,7 +102,7 @@ func (b *backend) releaseRowLocks() {
 // the script is skipped and the execution counts as failed.
 func (b *backend) failTxn() {
 	b.endXact(false, 0)
-	b.snapValid = false
+	b.releaseSnapshot()
 	b.failed = true
 	b.pc = len(b.ops)
 	b.sub, b.csub, b.ps = 0, 0, psNone

@@ -362,6 +362,7 @@ func (e *engine) startWorker(t *table) {
 		e.backends = append(e.backends, b)
 	}
 	e.procs = append(e.procs, b)
+	e.x.horizonOK = false
 	b.ops = append(b.ops, op{kind: opVacuum, t: t})
 	b.inTxn = true
 	b.advance()
@@ -380,6 +381,7 @@ func (e *engine) removeProc(b *backend) {
 		if p == b {
 			copy(e.procs[i:], e.procs[i+1:])
 			e.procs = e.procs[:len(e.procs)-1]
+			e.x.horizonOK = false
 			return
 		}
 	}

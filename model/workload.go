@@ -162,6 +162,7 @@ func (e *engine) startPhase(i int) {
 		cl.b = b
 		e.backends = append(e.backends, b)
 		e.procs = append(e.procs, b)
+		e.x.horizonOK = false
 		ph.clients = append(ph.clients, cl)
 	}
 	for _, cl := range ph.clients {

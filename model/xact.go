@@ -1,6 +1,8 @@
 package model
 
 import (
+	"slices"
+
 	"github.com/pgbufsim/pgbufsim/model/catalog"
 	"github.com/pgbufsim/pgbufsim/model/clog"
 	"github.com/pgbufsim/pgbufsim/model/heap"
@@ -31,10 +33,31 @@ const firstLoadXid = 3
 // frozenXid marks frozen tuples (FrozenTransactionId).
 const frozenXid = 2
 
-// snapshot is an MVCC snapshot.
+// snapshot is an MVCC snapshot. Its running xids (xip) are the proc
+// array's at the time less the backend's own xid: set holds them all,
+// shared by every snapshot taken while the array did not change, and own
+// is the one left out (0: none); n is len(xip).
 type snapshot struct {
 	xmin, xmax uint32
-	xip        []uint32
+	set        *xidSet
+	own        uint32
+	n          int
+}
+
+// xidSet is an immutable sorted list of running xids.
+type xidSet struct{ xids []uint32 }
+
+func (s *xidSet) has(xid uint32) bool {
+	if len(s.xids) <= 16 {
+		return slices.Contains(s.xids, xid) // faster than a search for a few
+	}
+	_, ok := slices.BinarySearch(s.xids, xid)
+	return ok
+}
+
+// inXip reports whether xid is among the snapshot's running xids.
+func (sn *snapshot) inXip(xid uint32) bool {
+	return xid != sn.own && sn.set != nil && sn.set.has(xid)
 }
 
 // xacts is the engine's transaction state.
@@ -42,7 +65,13 @@ type xacts struct {
 	next    uint32
 	clog    *clog.Log
 	clogRel catalog.RelID
-	running []uint32 // in-progress xids, unordered
+	running []uint32 // in-progress xids, ascending (assigned in order)
+	// runningSet is running, sorted, for snapshots (nil: to be rebuilt).
+	runningSet *xidSet
+	// horizon caches oldestXmin while horizonOK: it can only rise, and
+	// only when the xid or snapshot xmin it equals goes away.
+	horizon   uint32
+	horizonOK bool
 	// compacted is the first clog page not yet compacted (compactClog).
 	compacted int32
 }
@@ -62,6 +91,34 @@ func (e *engine) initXacts() {
 // everyone (GetOldestNonRemovableTransactionId): the oldest running xid or
 // snapshot xmin.
 func (e *engine) oldestXmin() uint32 {
+	if e.x.horizonOK {
+		return e.x.horizon
+	}
+	h := e.computeOldestXmin()
+	e.x.horizon, e.x.horizonOK = h, true
+	return h
+}
+
+// horizonMayRise forgets the cached horizon when a value equal to it (a
+// running xid or a snapshot's xmin) is removed. New xids and snapshots
+// never lie below it: a new xid is x.next, a new snapshot's xmin the
+// oldest running xid or x.next.
+func (e *engine) horizonMayRise(v uint32) {
+	if e.x.horizonOK && v == e.x.horizon {
+		e.x.horizonOK = false
+	}
+}
+
+// releaseSnapshot drops b's snapshot (a statement or transaction ended).
+func (b *backend) releaseSnapshot() {
+	if b.snapValid {
+		b.e.horizonMayRise(b.snap.xmin)
+	}
+	b.snapValid = false
+}
+
+// computeOldestXmin is GetOldestNonRemovableTransactionId's scan.
+func (e *engine) computeOldestXmin() uint32 {
 	h := e.x.next
 	for _, x := range e.x.running {
 		h = min(h, x)
@@ -103,6 +160,7 @@ func (b *backend) assignXid() {
 	}
 	b.xid = xid
 	e.x.running = append(e.x.running, xid)
+	e.x.runningSet = nil
 }
 
 // endXact records the outcome (TransactionIdCommitTree / AbortTree) in the
@@ -131,8 +189,9 @@ func (b *backend) endXact(committed bool, lsn int64) {
 	e.x.clog.Set(b.xid, st, lsn)
 	for i, x := range e.x.running {
 		if x == b.xid {
-			e.x.running[i] = e.x.running[len(e.x.running)-1]
-			e.x.running = e.x.running[:len(e.x.running)-1]
+			e.x.running = slices.Delete(e.x.running, i, i+1) // keeps it sorted
+			e.x.runningSet = nil
+			e.horizonMayRise(x)
 			break
 		}
 	}
@@ -185,17 +244,23 @@ func (e *engine) writeClogPage(page int32) {
 // takeSnapshot is GetSnapshotData for the statement starting now.
 func (b *backend) takeSnapshot() {
 	e := b.e
-	b.snap.xmin, b.snap.xmax = e.x.next, e.x.next
-	b.snap.xip = b.snap.xip[:0]
-	for _, x := range e.x.running {
-		if x == b.xid {
-			continue
-		}
-		b.snap.xip = append(b.snap.xip, x)
-		b.snap.xmin = min(b.snap.xmin, x)
+	b.releaseSnapshot()
+	set := e.x.runningSet
+	if set == nil {
+		// Rebuilt only when the proc array changed since the last
+		// snapshot; snapshots in use keep the set they were taken with.
+		set = &xidSet{xids: slices.Clone(e.x.running)}
+		e.x.runningSet = set
 	}
-	if b.xid != 0 {
-		b.snap.xmin = min(b.snap.xmin, b.xid)
+	b.snap.xmin, b.snap.xmax = e.x.next, e.x.next
+	if len(set.xids) > 0 {
+		// The backend's own xid is running, so the oldest running xid
+		// bounds xmin whether or not it is the own one.
+		b.snap.xmin = min(b.snap.xmin, set.xids[0])
+	}
+	b.snap.set, b.snap.own, b.snap.n = set, 0, len(set.xids)
+	if b.xid != 0 && set.has(b.xid) {
+		b.snap.own, b.snap.n = b.xid, len(set.xids)-1
 	}
 	b.snapValid = true
 	b.cpu += e.costs.ProcArrayPerProc * e.numProcs()
@@ -209,13 +274,8 @@ func (b *backend) inSnapshot(xid uint32) bool {
 	if xid >= b.snap.xmax {
 		return true
 	}
-	b.cpu += b.e.costs.XipPerXact * int64(len(b.snap.xip))
-	for _, x := range b.snap.xip {
-		if x == xid {
-			return true
-		}
-	}
-	return false
+	b.cpu += b.e.costs.XipPerXact * int64(b.snap.n)
+	return b.snap.inXip(xid)
 }
 
 // inProgress is TransactionIdIsInProgress, the pre-PostgreSQL-10 test: a
@@ -490,7 +550,7 @@ func (b *backend) inSnapshotN(xid uint32, n int64) bool {
 	}
 	r := b.inSnapshot(xid)
 	if n > 1 && xid < b.snap.xmax {
-		b.cpu += b.e.costs.XipPerXact * int64(len(b.snap.xip)) * (n - 1)
+		b.cpu += b.e.costs.XipPerXact * int64(b.snap.n) * (n - 1)
 	}
 	return r
 }
