@@ -175,11 +175,7 @@ func (b *backend) getBufferForTuple(t *table, other, otherSlot int32, bulk, skip
 			if h.target == other {
 				h.slot = otherSlot // the caller's pin: no new ReadBuffer
 			} else {
-				var ring *bufpool.Ring
-				if bulk {
-					ring = b.bulkWriteRing()
-				}
-				s, ok := b.readBuffer(e.cat.GID(t.rel, h.target), ring, false, true)
+				s, ok := b.readInsertPage(t, h.target, bulk, false)
 				if !ok {
 					return -1, -1, false
 				}
@@ -240,23 +236,14 @@ func (b *backend) getBufferForTuple(t *table, other, otherSlot int32, bulk, skip
 				continue
 			}
 			h.waited = false
-			blk, gid, ok := e.extend(t.rel)
+			blk, ok := e.extendHeap(t)
 			if !ok {
 				return -1, -1, false
 			}
-			t.heap.Extended(blk)
-			t.fsm.grow(blk)
-			// A new page is initialised by its first WAL record
-			// (XLOG_HEAP_INIT_PAGE), which carries no full-page image.
-			e.fpiCycle[gid] = e.cycle
 			h.target = blk
 			h.stage = 6
 		case 6:
-			var ring *bufpool.Ring
-			if bulk {
-				ring = b.bulkWriteRing()
-			}
-			s, ok := b.readBuffer(e.cat.GID(t.rel, h.target), ring, true, true)
+			s, ok := b.readInsertPage(t, h.target, bulk, true)
 			if !ok {
 				return -1, -1, false
 			}
@@ -304,22 +291,15 @@ func (b *backend) getBufferForTuple(t *table, other, otherSlot int32, bulk, skip
 				}
 				continue
 			}
-			blk, gid, ok := e.extend(t.rel)
+			blk, ok := e.extendHeap(t)
 			if !ok {
 				return -1, -1, false
 			}
-			t.heap.Extended(blk)
-			t.fsm.grow(blk)
-			e.fpiCycle[gid] = e.cycle // its first insert initialises it (XLOG_HEAP_INIT_PAGE)
 			e.extraBlocks++
 			h.target = blk
 			h.stage = 10
 		case 10: // ReadBufferBI(P_NEW, RBM_ZERO_AND_LOCK), UnlockReleaseBuffer
-			var ring *bufpool.Ring
-			if bulk {
-				ring = b.bulkWriteRing()
-			}
-			s, ok := b.readBuffer(e.cat.GID(t.rel, h.target), ring, true, true)
+			s, ok := b.readInsertPage(t, h.target, bulk, true)
 			if !ok {
 				return -1, -1, false
 			}
@@ -345,6 +325,31 @@ func (b *backend) getBufferForTuple(t *table, other, otherSlot int32, bulk, skip
 			h.stage = 5
 		}
 	}
+}
+
+// readInsertPage reads blk of t for an insertion (P_NEW when extend),
+// through the BULKWRITE ring for a bulk insert.
+func (b *backend) readInsertPage(t *table, blk int32, bulk, extend bool) (int32, bool) {
+	var ring *bufpool.Ring
+	if bulk {
+		ring = b.bulkWriteRing()
+	}
+	return b.readBuffer(b.e.cat.GID(t.rel, blk), ring, extend, true)
+}
+
+// extendHeap adds a page to t (smgrnblocks + 1) with room in the heap
+// model and the free space map; false means the page ids are used up.
+func (e *engine) extendHeap(t *table) (int32, bool) {
+	blk, gid, ok := e.extend(t.rel)
+	if !ok {
+		return -1, false
+	}
+	t.heap.Extended(blk)
+	t.fsm.grow(blk)
+	// A new page is initialised by its first WAL record
+	// (XLOG_HEAP_INIT_PAGE), which carries no full-page image.
+	e.fpiCycle[gid] = e.cycle
+	return blk, true
 }
 
 // bulkWriteRing returns b's BULKWRITE ring (16 MB, GetAccessStrategy).

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/pgbufsim/pgbufsim/model/bufpool"
 )
@@ -47,6 +48,17 @@ func (e *engine) checkInvariants(r *Result) error {
 	}
 	if dirty != p.DirtyCount() {
 		return fail("dirty buffers", "%d buffers are dirty but the pool counts %d", dirty, p.DirtyCount())
+	}
+
+	// The cached oldest-xmin horizon is what a full scan gives, and the
+	// running xids are in order (snapshots share them sorted).
+	if e.x.horizonOK {
+		if got, want := e.x.horizon, e.computeOldestXmin(); got != want {
+			return fail("xmin horizon", "the cached horizon is %d, a scan of the proc array gives %d", got, want)
+		}
+	}
+	if !slices.IsSorted(e.x.running) {
+		return fail("running xids", "the running xids are out of order: %v", e.x.running)
 	}
 
 	// No heap page holds more tuples than fit (RelationGetBufferForTuple

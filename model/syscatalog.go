@@ -37,9 +37,11 @@ const (
 	catalogStride       = 7   // walks the core pages in an order unrelated to page numbers (coprime with the core's size)
 )
 
-// sysCatalogName is the catalog relation's name in the outputs
+// SystemCatalogRelname is the catalog relation's name in the outputs
 // (pg_buffercache's relations).
-const sysCatalogName = "pg_catalog"
+const SystemCatalogRelname = "pg_catalog"
+
+const sysCatalogName = SystemCatalogRelname
 
 // Catalog work items (op.n of an opCatalog).
 const (

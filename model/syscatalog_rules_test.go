@@ -131,3 +131,22 @@ workload:
 		t.Errorf("table t's hit ratio %.4f with catalog pages, %.4f without: the catalogs should cost it", a, b)
 	}
 }
+
+// A prewarm stands for a server that has been running the workload: its
+// connections have read the catalogs, so the run's new connections find
+// every catalog page in shared buffers.
+func TestPrewarmReadsTheCatalogs(t *testing.T) {
+	const doc = `name: catalog-prewarm
+server: {shared_buffers: 64MB, autovacuum: false}
+tables:
+  pgbench: {scale: 1}
+workload:
+  prewarm: 1000
+  phases:
+    - {name: run, transactions: 20, clients: 4, script: tpcb-like}
+`
+	s := bhRunYAML(t, doc).Totals.StatioSys
+	if s == nil || s.BlksHit == 0 || s.BlksRead != 0 {
+		t.Errorf("after a prewarm the catalogs gave %+v; want hits only", s)
+	}
+}

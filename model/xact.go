@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/pgbufsim/pgbufsim/model/catalog"
@@ -92,12 +93,19 @@ func (e *engine) initXacts() {
 // snapshot xmin.
 func (e *engine) oldestXmin() uint32 {
 	if e.x.horizonOK {
+		if verifyHorizon && e.x.horizon != e.computeOldestXmin() {
+			e.fail(fmt.Errorf("internal error: cached xmin horizon %d, a proc-array scan gives %d", e.x.horizon, e.computeOldestXmin()))
+		}
 		return e.x.horizon
 	}
 	h := e.computeOldestXmin()
 	e.x.horizon, e.x.horizonOK = h, true
 	return h
 }
+
+// verifyHorizon makes every cached oldestXmin be checked against a scan
+// (tests only: it costs the scan the cache saves).
+var verifyHorizon = false
 
 // horizonMayRise forgets the cached horizon when a value equal to it (a
 // running xid or a snapshot's xmin) is removed. New xids and snapshots

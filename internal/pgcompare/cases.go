@@ -2,6 +2,7 @@ package pgcompare
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -306,6 +307,17 @@ func knownDeviation(caseName, step, metric string) (string, bool) {
 	return "", false
 }
 
+// replaceBuiltin rewrites each pgbench step's "-b tpcb-like": with
+// the arguments before and after the script name, f returns the new list
+// (before ends with the "-b").
+func (c *Case) replaceBuiltin(f func(before, after []string) []string) {
+	for i, st := range c.PG.Steps {
+		if j := slices.Index(st.Pgbench, "tpcb-like"); j >= 0 {
+			c.PG.Steps[i].Pgbench = f(slices.Clone(st.Pgbench[:j]), st.Pgbench[j+1:])
+		}
+	}
+}
+
 // selectOnlyCase is pgbench -b select-only: index descents and one heap
 // page per transaction, no changes: the clock sweep's dynamics with the
 // simplest access pattern.
@@ -313,15 +325,9 @@ func selectOnlyCase(v, sharedBuffers string) Case {
 	c := pgbenchCase(v, sharedBuffers, false)
 	c.Name = "pgbench-select-only-" + strings.ToLower(sharedBuffers)
 	c.PG.Name = c.Name
-	for i, st := range c.PG.Steps {
-		for j, a := range st.Pgbench {
-			if a == "tpcb-like" {
-				args := append([]string(nil), st.Pgbench...)
-				args[j] = "select-only"
-				c.PG.Steps[i].Pgbench = args
-			}
-		}
-	}
+	c.replaceBuiltin(func(before, after []string) []string {
+		return append(append(before, "select-only"), after...)
+	})
 	c.Sim = strings.ReplaceAll(strings.ReplaceAll(c.Sim, "script: tpcb-like", "script: select-only"), "fidelity-pgbench-uniform", "fidelity-pgbench-select-only")
 	c.Mechanism = strings.Replace(c.Mechanism, "pgbench tpcb-like", "pgbench select-only", 1)
 	c.Mechanism = c.Mechanism[:strings.Index(c.Mechanism, ":")] + ": a B-tree descent and one heap page per transaction, nothing changed; the clock sweep with the simplest access pattern"
@@ -334,16 +340,9 @@ func mixCase(v, sharedBuffers string) Case {
 	c := pgbenchCase(v, sharedBuffers, false)
 	c.Name = "pgbench-mix-" + strings.ToLower(sharedBuffers)
 	c.PG.Name = c.Name
-	for i, st := range c.PG.Steps {
-		for j, a := range st.Pgbench {
-			if a == "tpcb-like" {
-				args := append([]string(nil), st.Pgbench[:j]...)
-				args[j-1] = "-b"
-				args = append(args, "tpcb-like@3", "-b", "select-only@1")
-				c.PG.Steps[i].Pgbench = append(args, st.Pgbench[j+1:]...)
-			}
-		}
-	}
+	c.replaceBuiltin(func(before, after []string) []string {
+		return append(append(before, "tpcb-like@3", "-b", "select-only@1"), after...)
+	})
 	c.Sim = strings.ReplaceAll(strings.ReplaceAll(c.Sim, "script: tpcb-like", "scripts: [{builtin: tpcb-like, weight: 3}, {builtin: select-only, weight: 1}]"), "fidelity-pgbench-uniform", "fidelity-pgbench-mix")
 	c.Mechanism = strings.Replace(c.Mechanism, "pgbench tpcb-like", "pgbench -b tpcb-like@3 -b select-only@1 (each transaction picks a script by weight)", 1)
 	return c

@@ -124,7 +124,7 @@ func fromSim(c Case, ph model.PhaseResult, stmt bool) Measure {
 		}
 	}
 	for _, r := range ph.PGBuffercache.Relations {
-		if r.Relname == "pg_catalog" && !want[r.Relname] {
+		if r.Relname == model.SystemCatalogRelname && !want[r.Relname] {
 			// PostgreSQL's histogram above is over the case's relations
 			// (fromPG): leave the catalogs' buffers out of it here too.
 			for i := range m.Usage {
