@@ -14,8 +14,11 @@ package configs
 
 import (
 	"fmt"
+	"math"
 	"os"
+	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -44,13 +47,67 @@ func unwrapPathError(err error) error {
 	return err
 }
 
-// Parse is Load for a scenario already in memory; name labels messages.
+// Parse is Load for a scenario already in memory; name labels messages,
+// and script files are read relative to its directory.
 func Parse(name string, data []byte, overrides ...string) (model.Scenario, error) {
+	return ParseWith(name, data, RunOptions{}, overrides...)
+}
+
+// RunOptions are pgbench's command-line options that replace or extend a
+// scenario's scripts: -f FILE[@W] and -b NAME[@W] (Scripts, in order) and
+// -D NAME=VALUE (Defines).
+type RunOptions struct {
+	Scripts []ScriptArg
+	Defines []string
+}
+
+// ScriptArg is one -f or -b: a script file (read relative to the working
+// directory, as pgbench reads it) or a built-in script, with its weight.
+type ScriptArg struct {
+	File, Builtin string
+	Weight        int64
+}
+
+// ParseScriptArg parses pgbench's NAME[@WEIGHT] (pgbench.c
+// parseScriptWeight: the weight is an integer in [0, INT_MAX]).
+func ParseScriptArg(flag, arg string) (ScriptArg, error) {
+	a := ScriptArg{Weight: 1}
+	name := arg
+	if i := strings.LastIndexByte(arg, '@'); i >= 0 {
+		name = arg[:i]
+		w, err := strconv.ParseInt(arg[i+1:], 10, 64)
+		if err != nil || w < 0 || w > math.MaxInt32 {
+			return a, fmt.Errorf("-%s %s: invalid weight specification: %q (an integer from 0 to %d)", flag, arg, arg[i+1:], math.MaxInt32)
+		}
+		a.Weight = w
+	}
+	if name == "" {
+		return a, fmt.Errorf("-%s %s: a script name is needed before @", flag, arg)
+	}
+	if flag == "b" {
+		a.Builtin = name
+	} else {
+		a.File = name
+	}
+	return a, nil
+}
+
+// LoadWith is Load with pgbench's script options applied.
+func LoadWith(path string, opts RunOptions, overrides ...string) (model.Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return model.Scenario{}, fmt.Errorf("%s: cannot read the scenario: %v", path, unwrapPathError(err))
+	}
+	return ParseWith(path, data, opts, overrides...)
+}
+
+// ParseWith is Parse with pgbench's script options applied.
+func ParseWith(name string, data []byte, opts RunOptions, overrides ...string) (model.Scenario, error) {
 	doc, err := strictyaml.Parse(name, data)
 	if err != nil {
 		return model.Scenario{}, err
 	}
-	return decode(doc, overrides)
+	return decodeWith(doc, overrides, opts)
 }
 
 // With returns a copy of sc with overrides applied, validated like a file.
@@ -112,6 +169,12 @@ func SplitOverride(o string) (path, value string, err error) {
 }
 
 func decode(doc *strictyaml.Document, overrides []string) (model.Scenario, error) {
+	return decodeWith(doc, overrides, RunOptions{})
+}
+
+// decodeWith decodes a scenario; script files named in it are read
+// relative to the directory of the document's file.
+func decodeWith(doc *strictyaml.Document, overrides []string, opts RunOptions) (model.Scenario, error) {
 	for _, o := range overrides {
 		path, value, err := SplitOverride(o)
 		if err != nil {
@@ -124,6 +187,12 @@ func decode(doc *strictyaml.Document, overrides []string) (model.Scenario, error
 	sc := model.DefaultScenario()
 	if err := doc.Decode(&sc); err != nil {
 		return model.Scenario{}, err
+	}
+	if err := applyRunOptions(&sc, opts); err != nil {
+		return model.Scenario{}, err
+	}
+	if errs := readScriptFiles(&sc, doc, filepath.Dir(doc.File())); len(errs) > 0 {
+		return model.Scenario{}, errs
 	}
 	model.ResolveVersionDefaults(&sc)
 	var errs strictyaml.Errors

@@ -254,7 +254,7 @@ func TestBadInput(t *testing.T) {
 		{"negative weight", strings.Replace(good, "clients: 2", "clients: 2\n      scripts: [{builtin: tpcb-like, weight: -1}]", 1), nil,
 			[]string{"bad.yaml:11:", "weight", "out of range"}},
 		{"mix element with builtin and steps", strings.Replace(good, "clients: 2", "clients: 2\n      scripts: [{builtin: tpcb-like, steps: [{checkpoint: true}]}]", 1), nil,
-			[]string{"bad.yaml:", "scripts[0]", "either builtin"}},
+			[]string{"bad.yaml:", "scripts[0]", "one of builtin: NAME, steps"}},
 		{"unknown table in a mix", strings.Replace(good, "clients: 2", "clients: 2\n      scripts: [{builtin: tpcb-like}, {steps: [{seqscan: nosuch}]}]", 1), nil,
 			[]string{"bad.yaml:", "scripts[1].steps[0]", "unknown table"}},
 		{"unknown variable in a mix", strings.Replace(good, "clients: 2", "clients: 2\n      set: {xid: \"random(1, 10)\"}\n      scripts: [{builtin: tpcb-like}, {builtin: select-only}]", 1), nil,

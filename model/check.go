@@ -55,7 +55,7 @@ func Check(sc Scenario) []Problem {
 	needPGBench := false
 	for _, ph := range sc.Workload.Phases {
 		for _, w := range ph.ScriptList() {
-			if len(w.Steps) == 0 {
+			if w.Builtin != "" {
 				needPGBench = true
 			}
 		}

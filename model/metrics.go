@@ -233,7 +233,7 @@ func sameMix(a, b Phase) bool {
 		return false
 	}
 	for i := range la {
-		if la[i].Builtin != lb[i].Builtin || la[i].Name != lb[i].Name || la[i].Weight != lb[i].Weight || len(la[i].Steps) != len(lb[i].Steps) {
+		if la[i].Builtin != lb[i].Builtin || la[i].Name != lb[i].Name || la[i].Weight != lb[i].Weight || len(la[i].Steps) != len(lb[i].Steps) || la[i].File != lb[i].File || la[i].Text != lb[i].Text {
 			return false
 		}
 	}
@@ -567,16 +567,31 @@ func (e *engine) header() []string {
 	if len(ph.mix.scripts) > 1 {
 		kind = "multiple scripts"
 	}
+	// Without a built-in script pgbench does not read the scale from
+	// pgbench_branches: it reports :scale (-s, -D scale, else 1).
+	scale := int64(e.sc.Tables.PGBench.Scale)
+	if !ph.mix.builtin && ph.mix.scripts[0].fileScale > 0 {
+		scale = ph.mix.scripts[0].fileScale
+	}
 	h := []string{
 		"transaction type: " + kind,
-		"scaling factor: " + strconv.Itoa(e.sc.Tables.PGBench.Scale),
+		"scaling factor: " + strconv.FormatInt(scale, 10),
 		"query mode: simple",
 		"number of clients: " + strconv.Itoa(ph.cfg.Clients),
 		"number of threads: " + strconv.Itoa(ph.cfg.Threads),
 	}
+	// The access-probability lines are those of the 2014 gaussian pgbench
+	// patch (against 9.4devel, the seed-002 thread's); the feature as
+	// committed in 9.5 prints none.
+	if v, err := Version(e.sc.Server.Version); err != nil || v >= 905 {
+		return h
+	}
 	seen := map[string]bool{}
 	for _, s := range ph.mix.scripts {
 		for _, v := range s.vars {
+			if v.gen == nil {
+				continue
+			}
 			for _, l := range v.gen.HeaderLines() {
 				if !seen[l] { // scripts of a mix may share a distribution
 					seen[l] = true

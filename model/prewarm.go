@@ -62,9 +62,7 @@ func (e *engine) prewarm(n int64) {
 	for i := int64(0); i < n; i++ {
 		now := i * gap
 		sc := ph.mix.scripts[ph.mix.choose(choose)]
-		for j := range sc.vars {
-			b.client.vals[j] = sc.vars[j].gen.Next(rng)
-		}
+		sc.draw(0, rng, b.client.vals)
 		b.ops = sc.build(b, b.client.vals, b.ops[:0])
 		for _, o := range b.ops {
 			if o.t == nil {

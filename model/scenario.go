@@ -362,6 +362,9 @@ type TableConfig struct {
 	// Index builds a B-tree primary key on the row number, needed by
 	// select/update/delete steps with a key.
 	Index bool `yaml:"index"`
+	// Key names the indexed column in SQL scripts (WHERE key = :v is a
+	// lookup through the index).
+	Key string `yaml:"key"`
 }
 
 // Defaults fills a new table declaration.
@@ -370,6 +373,7 @@ func (t *TableConfig) Defaults() {
 	t.Fillfactor = 100
 	t.Count = 1
 	t.State = "vacuumed"
+	t.Key = "id"
 }
 
 // Validate checks a table declaration.
@@ -431,6 +435,9 @@ type Phase struct {
 	// Set overrides the script's variables with pgbench expressions, e.g.
 	// aid: "random_gaussian(1, 100000 * :scale, 5)".
 	Set map[string]string `yaml:"set"`
+	// Define sets variables of script files before they run (pgbench
+	// -D NAME=VALUE); define scale is pgbench -s for script files.
+	Define map[string]string `yaml:"define"`
 	// Warmup phases run but stay out of the summary's totals.
 	Warmup bool `yaml:"warmup"`
 	// Restart restarts the server before the phase (pg_ctl restart: a
@@ -461,10 +468,17 @@ func (p *Phase) Defaults() {
 	p.Threads = 1
 }
 
-// Script is a built-in pgbench script.
+// Script is a built-in pgbench script, a list of steps, or a pgbench
+// script file (docs/pgbench.md).
 type Script struct {
 	Builtin string `yaml:"builtin" enum:"tpcb-like|simple-update|select-only|"`
 	Steps   []Step `yaml:"steps"`
+	// File is a pgbench script file (pgbench -f), relative to the
+	// scenario's file; the loader reads it into Text, which is what
+	// runs (and what summary.json records). Text alone is a script
+	// written inline.
+	File string `yaml:"file"`
+	Text string `yaml:"text"`
 }
 
 // WeightedScript is one script of a mix: a built-in or a list of steps,
@@ -473,6 +487,8 @@ type Script struct {
 type WeightedScript struct {
 	Builtin string `yaml:"builtin" enum:"tpcb-like|simple-update|select-only|"`
 	Steps   []Step `yaml:"steps"`
+	File    string `yaml:"file"`
+	Text    string `yaml:"text"`
 	Name    string `yaml:"name"`
 	Weight  int64  `yaml:"weight" range:"0,2147483647"`
 }
@@ -489,7 +505,7 @@ func (p Phase) ScriptList() []WeightedScript {
 	if len(p.Scripts) > 0 {
 		return p.Scripts
 	}
-	return []WeightedScript{{Builtin: p.Script.Builtin, Steps: p.Script.Steps, Weight: 1}}
+	return []WeightedScript{{Builtin: p.Script.Builtin, Steps: p.Script.Steps, File: p.Script.File, Text: p.Script.Text, Weight: 1}}
 }
 
 // Step is one operation of a custom script; exactly one field is set.
@@ -688,11 +704,11 @@ func (p *Phase) Validate() error {
 	if (p.Duration > 0) == (p.Transactions > 0) {
 		return &strictyaml.FieldError{Path: "duration", Msg: "set exactly one of duration and transactions (pgbench -T or -t)"}
 	}
-	if p.Script.Builtin != "" && len(p.Script.Steps) > 0 {
-		return &strictyaml.FieldError{Path: "script", Msg: "give either a built-in script name or a list of steps, not both"}
+	if kinds(p.Script.Builtin != "", len(p.Script.Steps) > 0, p.Script.File != "" || p.Script.Text != "") > 1 {
+		return &strictyaml.FieldError{Path: "script", Msg: "give one of a built-in script name, a list of steps, or a script file (file or text)"}
 	}
 	if len(p.Scripts) > 0 {
-		if p.Script.Builtin != "" || len(p.Script.Steps) > 0 {
+		if p.Script.Builtin != "" || len(p.Script.Steps) > 0 || p.Script.File != "" || p.Script.Text != "" {
 			return &strictyaml.FieldError{Path: "scripts", Msg: "give either script (one script) or scripts (a weighted mix), not both"}
 		}
 		if len(p.Scripts) > MaxScripts {
@@ -701,8 +717,8 @@ func (p *Phase) Validate() error {
 		var total int64
 		for i, w := range p.Scripts {
 			at := fmt.Sprintf("scripts[%d]", i)
-			if (w.Builtin != "") == (len(w.Steps) > 0) {
-				return &strictyaml.FieldError{Path: at, Msg: "give each script of the mix either builtin: NAME or steps: [...]"}
+			if kinds(w.Builtin != "", len(w.Steps) > 0, w.File != "" || w.Text != "") != 1 {
+				return &strictyaml.FieldError{Path: at, Msg: "give each script of the mix one of builtin: NAME, steps: [...] or file: FILE.sql"}
 			}
 			if w.Builtin != "" && w.Name != "" {
 				return &strictyaml.FieldError{Path: at + ".name", Msg: "a built-in script has its own name; name is for a list of steps"}
@@ -725,13 +741,24 @@ func (p *Phase) Validate() error {
 	return nil
 }
 
+// kinds counts the true flags.
+func kinds(flags ...bool) int {
+	n := 0
+	for _, f := range flags {
+		if f {
+			n++
+		}
+	}
+	return n
+}
+
 // ResolveVersionDefaults replaces the "version default" sentinels of
 // DefaultScenario (keys whose PostgreSQL default changed between releases)
 // by server.version's values. The loader calls it after decoding, so the
 // fully defaulted configuration shows the values actually used.
 func ResolveVersionDefaults(sc *Scenario) {
 	for i := range sc.Workload.Phases {
-		if ph := &sc.Workload.Phases[i]; ph.Script.Builtin == "" && len(ph.Script.Steps) == 0 && len(ph.Scripts) == 0 {
+		if ph := &sc.Workload.Phases[i]; ph.Script.Builtin == "" && len(ph.Script.Steps) == 0 && ph.Script.File == "" && ph.Script.Text == "" && len(ph.Scripts) == 0 {
 			ph.Script.Builtin = "tpcb-like"
 		}
 	}

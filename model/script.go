@@ -50,15 +50,31 @@ type op struct {
 // the client's generators.
 type script struct {
 	name string
-	vars []scriptVar
+	// fileScale is a script file's :scale (0 for other scripts).
+	fileScale int64
+	vars      []scriptVar
 	// build appends the transaction's ops for the drawn variable values.
 	build func(b *backend, v []int64, ops []op) []op
 }
 
+// draw sets the script's variables for one transaction, in the script's
+// order: each may read the ones before it (a script file's \set).
+func (s *script) draw(clientID int, rng *rand.Rand, vals []int64) {
+	for i := range s.vars {
+		if s.vars[i].clientID {
+			vals[i] = int64(clientID)
+			continue
+		}
+		vals[i] = s.vars[i].gen.NextVars(rng, vals)
+	}
+}
+
 type scriptVar struct {
 	name string
-	def  string // the expression (a built-in script's \set, or a step's key)
-	gen  *pgexpr.Gen
+	// clientID: the variable is pgbench's :client_id, not drawn.
+	clientID bool
+	def      string // the expression (a built-in script's \set, or a step's key)
+	gen      *pgexpr.Gen
 	// rowsOf names the table whose row count is :rows in def, if any.
 	rowsOf string
 }
@@ -67,18 +83,7 @@ type scriptVar struct {
 // against db when it exists (at run time), or only checked by name
 // against the scenario's declarations (validation, db == nil).
 func compileSteps(steps []Step, sc Scenario, db *database) (*script, error) {
-	declared := map[string]TableConfig{}
-	for _, tc := range sc.Tables.Relations {
-		declared[tc.Name] = tc
-		for m := 1; tc.Count > 1 && m <= tc.Count; m++ {
-			declared[tc.Name+"_"+strconv.Itoa(m)] = tc
-		}
-	}
-	if sc.Tables.PGBench.Scale > 0 {
-		for _, n := range []string{"pgbench_accounts", "pgbench_tellers", "pgbench_branches", "pgbench_history"} {
-			declared[n] = TableConfig{Name: n, Index: n != "pgbench_history", Count: 1}
-		}
-	}
+	declared := declaredTables(sc)
 	s := &script{name: "custom"}
 	type stepPlan struct {
 		kind     opKind
@@ -239,6 +244,24 @@ func compileSteps(steps []Step, sc Scenario, db *database) (*script, error) {
 	return s, nil
 }
 
+// declaredTables maps every table name a script may use (group members
+// too) to its declaration; pgbench's tables carry their key columns.
+func declaredTables(sc Scenario) map[string]TableConfig {
+	declared := map[string]TableConfig{}
+	for _, tc := range sc.Tables.Relations {
+		declared[tc.Name] = tc
+		for m := 1; tc.Count > 1 && m <= tc.Count; m++ {
+			declared[tc.Name+"_"+strconv.Itoa(m)] = tc
+		}
+	}
+	if sc.Tables.PGBench.Scale > 0 {
+		for n, key := range map[string]string{"pgbench_accounts": "aid", "pgbench_tellers": "tid", "pgbench_branches": "bid", "pgbench_history": ""} {
+			declared[n] = TableConfig{Name: n, Index: key != "", Key: key, Count: 1, Rows: tableRows(sc, n)}
+		}
+	}
+	return declared
+}
+
 // pickTable chooses a member of a table group for this client.
 func (b *backend) pickTable(name, pick string) *table {
 	ts := b.e.db.lookup(name)
@@ -314,6 +337,10 @@ func (m *phaseMix) choose(rng *rand.Rand) int {
 func phaseScripts(ph Phase, sc Scenario, db *database) (phaseMix, error) {
 	var m phaseMix
 	list := ph.ScriptList()
+	hasBuiltin := false
+	for _, w := range list {
+		hasBuiltin = hasBuiltin || w.Builtin != ""
+	}
 	for k, w := range list {
 		// Problems name the key under script, or under scripts[k].
 		at := func(err error) error {
@@ -331,6 +358,16 @@ func phaseScripts(ph Phase, sc Scenario, db *database) (phaseMix, error) {
 		}
 		var s *script
 		var err error
+		if w.File != "" || w.Text != "" {
+			if s, err = compileFile(w, ph, sc, hasBuiltin); err != nil {
+				return m, at(err)
+			}
+			m.scripts = append(m.scripts, s)
+			m.weights = append(m.weights, w.Weight)
+			m.total += w.Weight
+			m.maxVars = max(m.maxVars, len(s.vars))
+			continue
+		}
 		if len(w.Steps) > 0 {
 			if s, err = compileSteps(w.Steps, sc, db); err != nil {
 				return m, at(err)

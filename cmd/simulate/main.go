@@ -69,6 +69,7 @@ examples:
   simulate -config configs/quickstart.yaml -out out/quickstart
   simulate -config configs/quickstart.yaml -set server.shared_buffers=64MB -set policies.replacement.name=lru
   simulate -config configs/quickstart.yaml -set workload.phases.run.clients=32 -duration 2min
+  simulate -config configs/quickstart.yaml -f my-script.sql@3 -b select-only@1 -D scale=10
 
 exit codes: 0 ok, 1 bad flags or configuration (nothing written), 2 failure during the run
 
@@ -127,7 +128,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		overrides = append(overrides, fmt.Sprintf("seed=%d", *seed))
 	}
-	sc, err := configs.Load(*configPath, overrides...)
+	sc, err := configs.LoadWith(*configPath, configs.RunOptions{Scripts: f.scripts, Defines: f.defines}, overrides...)
 	if err == nil && *duration != "" {
 		sc, err = withDuration(sc, *duration)
 	}
@@ -277,6 +278,9 @@ type runFlags struct {
 	seed                                                                        *int64
 	listPolicies, quiet, dryRun, version                                        *bool
 	sets                                                                        multiFlag
+	// scripts are -f and -b in the order given; defines are -D.
+	scripts []configs.ScriptArg
+	defines multiFlag
 }
 
 // newRunFlags defines a single run's flags; its usage goes to w.
@@ -302,6 +306,19 @@ func newRunFlags(w io.Writer) (*flag.FlagSet, *runFlags) {
 		version:      fs.Bool("version", false, "print pgbufsim's version and exit"),
 	}
 	fs.Var(&f.sets, "set", "override a configuration key, path=value (repeatable), e.g. -set server.shared_buffers=64MB")
+	script := func(flag string) func(string) error {
+		return func(v string) error {
+			a, err := configs.ParseScriptArg(flag, v)
+			if err != nil {
+				return err
+			}
+			f.scripts = append(f.scripts, a)
+			return nil
+		}
+	}
+	fs.Func("f", "run the pgbench script FILE[@WEIGHT] instead of the scenario's scripts (repeatable, as pgbench -f; docs/pgbench.md)", script("f"))
+	fs.Func("b", "run the built-in script NAME[@WEIGHT]: tpcb-like, simple-update or select-only (repeatable, as pgbench -b)", script("b"))
+	fs.Var(&f.defines, "D", "define a script variable NAME=VALUE (repeatable, as pgbench -D; -D scale=N is pgbench -s for script files)")
 	return fs, f
 }
 
@@ -374,6 +391,12 @@ func printDryRun(w io.Writer, sc model.Scenario, est model.Estimate, limit int64
 		var parts []string
 		for _, w := range ph.ScriptList() {
 			part := w.Builtin
+			if w.File != "" || w.Text != "" {
+				part = w.File
+				if part == "" {
+					part = "inline script"
+				}
+			}
 			if part == "" {
 				part = fmt.Sprintf("%d custom steps", len(w.Steps))
 				if w.Name != "" {

@@ -15,6 +15,7 @@ const (
 	nNeg                    // unary minus; pgbench evaluates it as 0 - x
 	nBinary                 // + - * / %
 	nCall                   // function call
+	nSlot                   // a script variable read when the expression runs (after BindSlots; i is the slot)
 )
 
 // valType is pgbench's value type for the subset handled here (no boolean,
@@ -140,7 +141,7 @@ func (n *node) write(b *strings.Builder) {
 		b.WriteString(strconv.FormatInt(n.i, 10))
 	case nDouble:
 		b.WriteString(formatDouble(n.f))
-	case nVar:
+	case nVar, nSlot:
 		b.WriteByte(':')
 		b.WriteString(n.name)
 	case nNeg:

@@ -26,7 +26,22 @@ import (
 // The expression's value must be an integer (it is a key); a double-valued
 // expression is refused with a hint to wrap it in int().
 func (e *Expr) Bind(vars map[string]int64, permuteSeed int64) (*Gen, error) {
-	b := &binder{src: e.src, vars: vars, permuteSeed: permuteSeed}
+	return e.BindSlots(vars, nil, permuteSeed)
+}
+
+// Slot is a script variable whose value is known only when the script runs
+// (an earlier \set of the same script): NextVars reads it from vs[Index].
+// Lo and Hi bound the values it can hold (the earlier expression's Bounds),
+// so that Bind's proofs hold for every value.
+type Slot struct {
+	Index  int
+	Lo, Hi int64
+}
+
+// BindSlots is Bind with variables that are set while the script runs: a
+// name in slots refers to that slot, a name in vars is the constant.
+func (e *Expr) BindSlots(vars map[string]int64, slots map[string]Slot, permuteSeed int64) (*Gen, error) {
+	b := &binder{src: e.src, vars: vars, slots: slots, permuteSeed: permuteSeed}
 	root, err := b.bind(e.root, 0)
 	if err != nil {
 		return nil, err
@@ -41,6 +56,7 @@ func (e *Expr) Bind(vars map[string]int64, permuteSeed int64) (*Gen, error) {
 type binder struct {
 	src         string
 	vars        map[string]int64
+	slots       map[string]Slot
 	permuteSeed int64
 }
 
@@ -66,6 +82,11 @@ func (b *binder) bind(n *node, depth int) (*node, error) {
 	case nDouble:
 		return doubleNode(n, n.f), nil
 	case nVar:
+		if sl, ok := b.slots[n.name]; ok {
+			// Not a constant: it is never folded (draws), and its
+			// interval is the one the slot's expression can yield.
+			return &node{kind: nSlot, col: n.col, name: n.name, i: int64(sl.Index), typ: tyInt, ilo: sl.Lo, ihi: sl.Hi, draws: true}, nil
+		}
 		v, ok := b.vars[n.name]
 		if !ok {
 			return nil, b.errf(n, "undefined variable %q (defined: %s)", n.name, b.varList())
@@ -105,9 +126,14 @@ func doubleNode(n *node, f float64) *node {
 }
 
 func (b *binder) varList() string {
-	names := make([]string, 0, len(b.vars))
+	names := make([]string, 0, len(b.vars)+len(b.slots))
 	for k := range b.vars {
 		names = append(names, k)
+	}
+	for k := range b.slots {
+		if _, dup := b.vars[k]; !dup {
+			names = append(names, k)
+		}
 	}
 	if len(names) == 0 {
 		return "none"
@@ -182,7 +208,7 @@ func someDraws(ns ...*node) string {
 func foldConst(n *node) *node {
 	g := newGen(n)
 	if n.typ == tyInt {
-		return intNode(n, g.evalI(g.root, nil))
+		return intNode(n, g.evalI(g.root, nil, nil))
 	}
-	return doubleNode(n, g.evalD(g.root, nil))
+	return doubleNode(n, g.evalD(g.root, nil, nil))
 }

@@ -217,3 +217,43 @@ func TestBindIsRepeatable(t *testing.T) {
 		t.Errorf("got %q, %q from %q", g1, g2, e)
 	}
 }
+
+// TestBindSlots checks variables set while a script runs: their values come
+// from the slice given to NextVars, their bounds (the earlier expression's)
+// take part in Bind's proofs, and they are never folded into constants.
+func TestBindSlots(t *testing.T) {
+	vars := map[string]int64{"scale": 10}
+	slots := map[string]Slot{"aid": {Index: 1, Lo: 1, Hi: 1000}}
+	e, err := Parse(":aid + 100 * :scale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := e.BindSlots(vars, slots, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, aid := range []int64{1, 17, 1000} {
+		if got := g.NextVars(nil, []int64{0, aid}); got != aid+1000 {
+			t.Errorf("aid %d: got %d, want %d", aid, got, aid+1000)
+		}
+	}
+	if lo, hi := g.Bounds(); lo != 1001 || hi != 2000 {
+		t.Errorf("bounds [%d, %d], want [1001, 2000]", lo, hi)
+	}
+	if g.String() != ":aid + 1000" {
+		t.Errorf("String %q", g.String())
+	}
+	// A slot whose range includes 0 may divide by zero: refused, as a
+	// random operand would be.
+	e, _ = Parse("100 / :x")
+	_, err = e.BindSlots(nil, map[string]Slot{"x": {Index: 0, Lo: 0, Hi: 5}}, 0)
+	if err == nil || !strings.Contains(err.Error(), "division by zero for some draws (:x ranges over [0, 5])") {
+		t.Errorf("division by a slot that may be 0: %v", err)
+	}
+	// The undefined-variable message lists constants and slots.
+	e, _ = Parse(":nope")
+	_, err = e.BindSlots(vars, slots, 0)
+	if err == nil || !strings.Contains(err.Error(), "(defined: aid, scale)") {
+		t.Errorf("undefined: %v", err)
+	}
+}

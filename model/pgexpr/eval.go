@@ -9,63 +9,69 @@ import (
 // client's random state. It does not allocate and cannot fail: Bind has
 // proven every operation valid for every possible draw. r may be nil only
 // for an expression that draws nothing.
-func (g *Gen) Next(r *rand.Rand) int64 {
+func (g *Gen) Next(r *rand.Rand) int64 { return g.NextVars(r, nil) }
+
+// NextVars is Next for an expression bound with slots (BindSlots): vs holds
+// the current values of the script's variables, indexed by Slot.Index.
+func (g *Gen) NextVars(r *rand.Rand, vs []int64) int64 {
 	// Fast path for the commonest key expression, random(lb, ub) with
 	// constant bounds: skip the interpreter's dispatch.
 	if n := &g.nodes[g.root]; n.op == opRandom && n.constRange {
 		return drawUniform(r, n.lb, n.ub)
 	}
-	return g.evalI(g.root, r)
+	return g.evalI(g.root, r, vs)
 }
 
-func (g *Gen) evalI(i int32, r *rand.Rand) int64 {
+func (g *Gen) evalI(i int32, r *rand.Rand, vs []int64) int64 {
 	n := &g.nodes[i]
 	switch n.op {
 	case opConstI:
 		return n.i
+	case opSlot:
+		return vs[n.i]
 	case opRandom:
 		if n.constRange {
 			return drawUniform(r, n.lb, n.ub)
 		}
-		lb, ub := g.evalI(n.a, r), g.evalI(n.b, r)
+		lb, ub := g.evalI(n.a, r, vs), g.evalI(n.b, r, vs)
 		return drawUniform(r, lb, ub)
 	case opGaussian, opExponential, opZipfian:
-		return g.evalRandom(n, r)
+		return g.evalRandom(n, r, vs)
 	case opPermute:
-		v := g.evalI(n.a, r)
+		v := g.evalI(n.a, r, vs)
 		if n.perm != nil {
 			return n.perm.apply(v)
 		}
-		size, seed := g.evalI(n.b, r), g.evalI(n.c, r)
+		size, seed := g.evalI(n.b, r, vs), g.evalI(n.c, r, vs)
 		p := newPermutation(size, seed)
 		return p.apply(v)
 	case opDtoI:
-		return int64(rint(g.evalD(n.a, r)))
+		return int64(rint(g.evalD(n.a, r, vs)))
 	case opNegI:
-		return 0 - g.evalI(n.a, r)
+		return 0 - g.evalI(n.a, r, vs)
 	case opAddI:
-		return g.evalI(n.a, r) + g.evalI(n.b, r)
+		return g.evalI(n.a, r, vs) + g.evalI(n.b, r, vs)
 	case opSubI:
-		return g.evalI(n.a, r) - g.evalI(n.b, r)
+		return g.evalI(n.a, r, vs) - g.evalI(n.b, r, vs)
 	case opMulI:
-		return g.evalI(n.a, r) * g.evalI(n.b, r)
+		return g.evalI(n.a, r, vs) * g.evalI(n.b, r, vs)
 	case opDivI:
-		a, b := g.evalI(n.a, r), g.evalI(n.b, r)
+		a, b := g.evalI(n.a, r, vs), g.evalI(n.b, r, vs)
 		return divInt(a, b)
 	case opModI:
-		a, b := g.evalI(n.a, r), g.evalI(n.b, r)
+		a, b := g.evalI(n.a, r, vs), g.evalI(n.b, r, vs)
 		return modInt(a, b)
 	case opAbsI:
-		if v := g.evalI(n.a, r); v < 0 {
+		if v := g.evalI(n.a, r, vs); v < 0 {
 			return -v
 		} else {
 			return v
 		}
 	case opLeastI, opGreatestI:
 		// Evaluate every operand (pgbench does, and their draws count).
-		m := g.evalI(n.args[0], r)
+		m := g.evalI(n.args[0], r, vs)
 		for _, a := range n.args[1:] {
-			v := g.evalI(a, r)
+			v := g.evalI(a, r, vs)
 			if n.op == opLeastI && v < m || n.op == opGreatestI && v > m {
 				m = v
 			}
@@ -78,14 +84,14 @@ func (g *Gen) evalI(i int32, r *rand.Rand) int64 {
 // evalRandom draws a random_gaussian, random_exponential or random_zipfian
 // value, evaluating non-constant operands first (in pgbench's order: lb, ub,
 // parameter).
-func (g *Gen) evalRandom(n *cnode, r *rand.Rand) int64 {
+func (g *Gen) evalRandom(n *cnode, r *rand.Rand, vs []int64) int64 {
 	lb, ub := n.lb, n.ub
 	if !n.constRange {
-		lb, ub = g.evalI(n.a, r), g.evalI(n.b, r)
+		lb, ub = g.evalI(n.a, r, vs), g.evalI(n.b, r, vs)
 	}
 	p, cut, zipf := n.p, n.cut, n.zipf
 	if !n.constParam {
-		p = g.evalD(n.c, r)
+		p = g.evalD(n.c, r, vs)
 		switch n.op {
 		case opExponential:
 			cut = math.Exp(-p)
@@ -102,33 +108,33 @@ func (g *Gen) evalRandom(n *cnode, r *rand.Rand) int64 {
 	return drawZipfian(r, lb, ub, zipf)
 }
 
-func (g *Gen) evalD(i int32, r *rand.Rand) float64 {
+func (g *Gen) evalD(i int32, r *rand.Rand, vs []int64) float64 {
 	n := &g.nodes[i]
 	switch n.op {
 	case opConstD:
 		return n.f
 	case opItoD:
-		return float64(g.evalI(n.a, r))
+		return float64(g.evalI(n.a, r, vs))
 	case opNegD:
-		return 0 - g.evalD(n.a, r)
+		return 0 - g.evalD(n.a, r, vs)
 	case opAddD:
-		return g.evalD(n.a, r) + g.evalD(n.b, r)
+		return g.evalD(n.a, r, vs) + g.evalD(n.b, r, vs)
 	case opSubD:
-		return g.evalD(n.a, r) - g.evalD(n.b, r)
+		return g.evalD(n.a, r, vs) - g.evalD(n.b, r, vs)
 	case opMulD:
-		return g.evalD(n.a, r) * g.evalD(n.b, r)
+		return g.evalD(n.a, r, vs) * g.evalD(n.b, r, vs)
 	case opDivD:
-		return g.evalD(n.a, r) / g.evalD(n.b, r)
+		return g.evalD(n.a, r, vs) / g.evalD(n.b, r, vs)
 	case opAbsD:
-		if v := g.evalD(n.a, r); v < 0 {
+		if v := g.evalD(n.a, r, vs); v < 0 {
 			return -v
 		} else {
 			return v
 		}
 	case opLeastD, opGreatestD:
-		m := g.evalD(n.args[0], r)
+		m := g.evalD(n.args[0], r, vs)
 		for _, a := range n.args[1:] {
-			v := g.evalD(a, r)
+			v := g.evalD(a, r, vs)
 			// pgbench's Min/Max macros: ((x) < (y) ? (x) : (y)).
 			if n.op == opLeastD && !(m < v) || n.op == opGreatestD && !(m > v) {
 				m = v

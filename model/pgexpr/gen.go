@@ -40,6 +40,7 @@ const (
 	opGaussian
 	opZipfian
 	opPermute
+	opSlot // vs[i]: a script variable (NextVars)
 )
 
 // cnode is one instruction. a, b, c index the operands in Gen.nodes; args
@@ -101,6 +102,8 @@ func (g *Gen) compile(n *node) int32 {
 		return g.emit(cnode{op: opConstI, i: n.i})
 	case nDouble:
 		return g.emit(cnode{op: opConstD, f: n.f})
+	case nSlot:
+		return g.emit(cnode{op: opSlot, i: n.i})
 	case nNeg:
 		if n.typ == tyInt {
 			return g.emit(cnode{op: opNegI, a: g.compile(n.args[0])})

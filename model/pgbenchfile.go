@@ -1,0 +1,492 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/pgbufsim/pgbufsim/model/pgexpr"
+	"github.com/pgbufsim/pgbufsim/model/pgscript"
+)
+
+// Script files (pgbench -f): model/pgscript splits the file into commands
+// and gives each SQL command's shape; compileFile maps them to the model's
+// operations (docs/pgbench.md lists what maps to what and what is refused).
+// Variables follow pgbench.c: \set assigns a client's variable, read by
+// later commands as :name; :scale, :client_id, :default_seed and
+// :random_seed are pgbench's own (main, "startup" variables), -D adds
+// more. Each \set is one slot of the script's vars, drawn in the script's
+// order (script.draw), so a \set may read the ones before it.
+
+// maxFileInsertRows bounds the rows one INSERT of a script may add.
+const maxFileInsertRows = 1 << 30
+
+// fileStep is one command of a compiled script file.
+type fileStep struct {
+	kind  opKind
+	stmt  bool
+	table string
+	pick  string
+	// A keyed statement's key: vals[keySlot], or keyConst if keySlot < 0.
+	keySlot  int
+	keyConst int64
+	// INSERT: n rows, or vals[toSlot] - vals[fromSlot] + 1 (slots < 0
+	// are the constants from, to).
+	n                  int64
+	series             bool
+	fromSlot, toSlot   int
+	fromConst, toConst int64
+	// \sleep: the value (vals[durSlot] or durConst) times unit.
+	durSlot  int
+	durConst int64
+	unit     int64
+	txnStart bool // outside BEGIN ... END: the statement commits at once
+}
+
+// compileFile compiles a pgbench script file of phase ph.
+func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*script, error) {
+	name := w.File
+	if name == "" {
+		name = "script"
+	}
+	problem := func(line int, format string, a ...any) error {
+		return Problem{Path: "script.file", Msg: fmt.Sprintf("%s:%d: ", name, line) + fmt.Sprintf(format, a...)}
+	}
+	if w.File != "" && w.Text == "" {
+		return nil, Problem{Path: "script.file", Msg: fmt.Sprintf("%s was not read (scenarios loaded through configs read script files)", w.File)}
+	}
+	cmds, err := pgscript.Parse(w.Text)
+	if err != nil {
+		pe := err.(*pgscript.Error)
+		return nil, problem(pe.Line, "%s", pe.Msg)
+	}
+	if len(cmds) == 0 {
+		return nil, problem(1, "the script has no commands (pgbench: empty command list for script)")
+	}
+
+	// pgbench's startup variables, then -D's (pgbench.c main: -D first,
+	// then scale, client_id, default_seed and random_seed unless
+	// defined).
+	consts := map[string]int64{}
+	strs := map[string]bool{} // -D values that are not integers: SQL text only
+	defNames := make([]string, 0, len(ph.Define))
+	for k := range ph.Define {
+		defNames = append(defNames, k)
+	}
+	slices.Sort(defNames)
+	for _, k := range defNames {
+		if x, err := strconv.ParseInt(strings.TrimSpace(ph.Define[k]), 10, 64); err == nil {
+			consts[k] = x
+		} else {
+			strs[k] = true
+		}
+	}
+	if _, ok := ph.Define["scale"]; !ok {
+		// With a built-in script in the mix pgbench reads the scale from
+		// pgbench_branches; otherwise it is -s, 1 by default.
+		consts["scale"] = 1
+		if mixHasBuiltin {
+			consts["scale"] = int64(sc.Tables.PGBench.Scale)
+		}
+	}
+	if _, ok := ph.Define["default_seed"]; !ok {
+		consts["default_seed"] = sc.Seed
+	}
+	if _, ok := ph.Define["random_seed"]; !ok {
+		consts["random_seed"] = sc.Seed
+	}
+
+	s := &script{name: w.File, fileScale: consts["scale"]}
+	if s.name == "" {
+		s.name = "inline script"
+	}
+	slots := map[string]pgexpr.Slot{}
+	// setLater: names some \set assigns, to word the message for a read
+	// before the assignment.
+	setLater := map[string]bool{}
+	var laterNames []string
+	for _, c := range cmds {
+		if c.Meta == "set" && !setLater[c.Args[0]] {
+			setLater[c.Args[0]] = true
+			laterNames = append(laterNames, c.Args[0])
+		}
+	}
+	// ref resolves a variable read at line: a slot, or a constant.
+	ref := func(line int, v string) (slot int, val int64, err error) {
+		if sl, ok := slots[v]; ok {
+			return sl.Index, 0, nil
+		}
+		if v == "client_id" {
+			if _, ok := consts[v]; !ok {
+				sl := pgexpr.Slot{Index: len(s.vars), Lo: 0, Hi: int64(max(ph.Clients, 1) - 1)}
+				s.vars = append(s.vars, scriptVar{name: "client_id", clientID: true})
+				slots[v] = sl
+				return sl.Index, 0, nil
+			}
+		}
+		if x, ok := consts[v]; ok {
+			if setLater[v] {
+				return 0, 0, problem(line, "variable %q is read before the script sets it: pgbench would use the previous transaction's value, which the model does not carry over (set it earlier in the script)", v)
+			}
+			return -1, x, nil
+		}
+		if strs[v] {
+			return 0, 0, problem(line, "variable %q (-D %s=%s) is not an integer, so it cannot be a key or a count here", v, v, ph.Define[v])
+		}
+		if setLater[v] {
+			return 0, 0, problem(line, "variable %q is read before the script sets it: pgbench would use the previous transaction's value, which the model does not carry over (set it earlier in the script)", v)
+		}
+		return 0, 0, problem(line, "undefined variable %q", v)
+	}
+	// assign adds a slot for name holding the expression src.
+	assign := func(line int, name, src string) error {
+		if o, ok := ph.Set[name]; ok {
+			src = o
+		}
+		e, err := pgexpr.Parse(src)
+		if err != nil {
+			return problem(line, "\\set %s: %v", name, err)
+		}
+		// The client_id slot, if the expression reads it; and a read of a
+		// variable the script sets only later (or is setting now).
+		if containsVar(src, "client_id") {
+			if _, _, err := ref(line, "client_id"); err != nil {
+				return err
+			}
+		}
+		for _, k := range laterNames {
+			if _, ok := slots[k]; !ok && containsVar(src, k) {
+				return problem(line, "variable %q is read before the script sets it: pgbench would use the previous transaction's value, which the model does not carry over (set it earlier in the script)", k)
+			}
+		}
+		g, err := e.BindSlots(consts, slots, sc.Seed)
+		if err != nil {
+			return problem(line, "\\set %s: %v", name, err)
+		}
+		lo, hi := g.Bounds()
+		slots[name] = pgexpr.Slot{Index: len(s.vars), Lo: lo, Hi: hi}
+		s.vars = append(s.vars, scriptVar{name: name, def: src, gen: g})
+		return nil
+	}
+	declared := declaredTables(sc)
+	table := func(line int, name string) (TableConfig, error) {
+		tc, ok := declared[name]
+		if !ok {
+			names := make([]string, 0, len(declared))
+			for k := range declared {
+				names = append(names, k)
+			}
+			slices.Sort(names)
+			return tc, problem(line, "unknown table %q (the scenario's tables: %s)", name, strings.Join(names, ", "))
+		}
+		return tc, nil
+	}
+
+	var plan []fileStep
+	inTxn := false
+	for _, c := range cmds {
+		if c.Meta != "" {
+			switch c.Meta {
+			case "set":
+				if err := assign(c.Line, c.Args[0], c.Args[1]); err != nil {
+					return nil, err
+				}
+			case "sleep":
+				p, err := sleepStep(c, ref, problem)
+				if err != nil {
+					return nil, err
+				}
+				plan = append(plan, p)
+			case "if", "elif", "else", "endif":
+				return nil, problem(c.Line, "\\%s: conditionals are not supported yet (pgbench's boolean expressions are not in the model's expression language); give each branch its own script and weight", c.Meta)
+			case "setshell", "shell":
+				return nil, problem(c.Line, "\\%s: shell commands are not modelled", c.Meta)
+			default: // startpipeline, endpipeline
+				return nil, problem(c.Line, "\\%s: pipeline mode is not modelled", c.Meta)
+			}
+			continue
+		}
+		st, err := pgscript.Shape(c.SQL)
+		if err != nil {
+			return nil, problem(c.Line, "%v", err)
+		}
+		for _, v := range st.Vars {
+			if _, ok := slots[v]; ok || strs[v] {
+				continue
+			}
+			if _, _, err := ref(c.Line, v); err != nil {
+				return nil, err
+			}
+		}
+		p := fileStep{stmt: true, keySlot: -1, fromSlot: -1, toSlot: -1, pick: "client", txnStart: !inTxn}
+		value := func(v pgscript.Value) (int, int64, error) {
+			if v.Var == "" {
+				return -1, v.Const, nil
+			}
+			return ref(c.Line, v.Var)
+		}
+		var tc TableConfig
+		if st.Table != "" {
+			if tc, err = table(c.Line, st.Table); err != nil {
+				return nil, err
+			}
+			p.table = st.Table
+		}
+		keyed := st.Column != "" && tc.Index && st.Column == tc.Key
+		switch st.Kind {
+		case pgscript.Begin:
+			if inTxn {
+				return nil, problem(c.Line, "BEGIN inside a transaction (there is already a transaction in progress)")
+			}
+			inTxn = true
+			p.kind, p.txnStart = opNone, false
+		case pgscript.Commit, pgscript.Rollback:
+			if !inTxn {
+				return nil, problem(c.Line, "%s outside a transaction (there is no transaction in progress)", st.Kind)
+			}
+			inTxn = false
+			p.kind, p.txnStart = opCommit, false
+			if st.Kind == pgscript.Rollback {
+				p.kind = opAbort
+			}
+		case pgscript.NoTable:
+			p.kind = opNone
+		case pgscript.Lookup, pgscript.Scan:
+			p.kind = opSeqscan
+			if st.Kind == pgscript.Lookup && keyed {
+				p.kind = opFetch
+				if p.keySlot, p.keyConst, err = value(st.Key); err != nil {
+					return nil, err
+				}
+			}
+		case pgscript.Update, pgscript.Delete:
+			what := strings.ToLower(st.Kind.String())
+			switch {
+			case st.Column == "":
+				p.kind = opUpdateAll
+				if st.Kind == pgscript.Delete {
+					p.kind = opDeleteAll
+				}
+			case !keyed:
+				if !tc.Index {
+					return nil, problem(c.Line, "%s of table %q by %s: the table has no index (declare it with index: true, key: %s), and an %s that scans for one row is not modelled", strings.ToUpper(what), st.Table, st.Column, st.Column, what)
+				}
+				return nil, problem(c.Line, "%s of table %q by %s: only its key column %s is indexed, and an %s that scans for a row is not modelled", strings.ToUpper(what), st.Table, st.Column, tc.Key, what)
+			default:
+				p.kind = opUpdate
+				if st.Kind == pgscript.Delete {
+					p.kind = opDeleteKey
+				}
+				if p.keySlot, p.keyConst, err = value(st.Key); err != nil {
+					return nil, err
+				}
+			}
+			if tc.Key != "" && slices.Contains(st.SetColumns, tc.Key) {
+				return nil, problem(c.Line, "UPDATE of %q sets its key column %s: changing a key is not modelled", st.Table, tc.Key)
+			}
+		case pgscript.Insert:
+			p.kind = opInsert
+			if !st.Series {
+				p.n = st.Rows
+				break
+			}
+			if p.fromSlot, p.fromConst, err = value(st.From); err != nil {
+				return nil, err
+			}
+			if p.toSlot, p.toConst, err = value(st.To); err != nil {
+				return nil, err
+			}
+			lo, hi := p.fromConst, p.toConst
+			if p.fromSlot >= 0 {
+				lo = slotLow(slots, s.vars, p.fromSlot)
+			}
+			if p.toSlot >= 0 {
+				hi = slotHigh(slots, s.vars, p.toSlot)
+			}
+			if hi-lo >= maxFileInsertRows || hi-lo < -1 && p.fromSlot < 0 && p.toSlot < 0 {
+				return nil, problem(c.Line, "generate_series(%s, %s) may insert up to %d rows; one statement of the model inserts at most %d", st.From, st.To, hi-lo+1, maxFileInsertRows)
+			}
+			if p.fromSlot < 0 && p.toSlot < 0 {
+				p.n, p.series = max(p.toConst-p.fromConst+1, 0), false
+			} else {
+				p.series = true
+			}
+		case pgscript.Vacuum:
+			if inTxn {
+				return nil, problem(c.Line, "VACUUM cannot run inside a transaction block")
+			}
+			p.kind = opVacuum
+		case pgscript.Checkpoint:
+			p.kind = opCheckpoint
+		case pgscript.Truncate:
+			p.kind = opTruncate
+		}
+		if c.GSet != "" {
+			if err := gsetVars(c, st, keyed, assign, problem); err != nil {
+				return nil, err
+			}
+		}
+		plan = append(plan, p)
+	}
+	if inTxn {
+		return nil, problem(cmds[len(cmds)-1].Line, "the script ends inside a transaction (BEGIN without END): pgbench aborts such a client")
+	}
+	if err := checkSetNames(ph.Set, []*script{s}); err != nil {
+		return nil, err
+	}
+	s.build = func(b *backend, v []int64, ops []op) []op {
+		for i := range plan {
+			p := &plan[i]
+			o := op{kind: p.kind, stmt: p.stmt}
+			if p.table != "" {
+				o.t = b.pickTable(p.table, p.pick)
+			}
+			switch p.kind {
+			case opFetch, opUpdate, opDeleteKey:
+				o.key = p.keyConst
+				if p.keySlot >= 0 {
+					o.key = v[p.keySlot]
+				}
+			case opInsert:
+				o.n = p.n
+				if p.series {
+					from, to := p.fromConst, p.toConst
+					if p.fromSlot >= 0 {
+						from = v[p.fromSlot]
+					}
+					if p.toSlot >= 0 {
+						to = v[p.toSlot]
+					}
+					o.n = max(to-from+1, 0)
+				}
+				if o.n == 0 {
+					// An INSERT of no rows is a statement with no page work.
+					o = op{kind: opNone, stmt: true}
+				}
+			case opSleep:
+				d := p.durConst
+				if p.durSlot >= 0 {
+					d = v[p.durSlot]
+				}
+				if d <= 0 {
+					continue
+				}
+				o.dur = satMul(d, p.unit)
+			}
+			ops = append(ops, o)
+			// Autocommit: a statement outside BEGIN ... END commits at
+			// once (VACUUM and CHECKPOINT run outside any transaction).
+			if p.txnStart && p.stmt && p.kind != opCheckpoint && p.kind != opVacuum {
+				ops = append(ops, op{kind: opCommit})
+			}
+		}
+		return ops
+	}
+	return s, nil
+}
+
+// containsVar reports whether src reads :name (not a longer name).
+func containsVar(src, name string) bool {
+	for i := 0; ; {
+		j := strings.Index(src[i:], ":"+name)
+		if j < 0 {
+			return false
+		}
+		end := i + j + 1 + len(name)
+		if end == len(src) || !isVarChar(src[end]) {
+			return true
+		}
+		i = end
+	}
+}
+
+func isVarChar(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
+}
+
+// slotLow and slotHigh are the bounds of a slot's values.
+func slotLow(slots map[string]pgexpr.Slot, vars []scriptVar, i int) int64 {
+	return slotBounds(slots, vars, i).Lo
+}
+
+func slotHigh(slots map[string]pgexpr.Slot, vars []scriptVar, i int) int64 {
+	return slotBounds(slots, vars, i).Hi
+}
+
+func slotBounds(slots map[string]pgexpr.Slot, vars []scriptVar, i int) pgexpr.Slot {
+	if vars[i].gen != nil {
+		lo, hi := vars[i].gen.Bounds()
+		return pgexpr.Slot{Index: i, Lo: lo, Hi: hi}
+	}
+	return slots[vars[i].name]
+}
+
+// satMul is a*b, saturating at the int64 range (a sleep that long never
+// ends within a run).
+func satMul(a, b int64) int64 {
+	if a > 0 && b > 0 && a > math.MaxInt64/b {
+		return math.MaxInt64
+	}
+	return a * b
+}
+
+// sleepStep compiles \sleep N [us|ms|s] (pgbench.c: the unit defaults to
+// seconds; N is an integer or a :variable).
+func sleepStep(c pgscript.Command, ref func(int, string) (int, int64, error), problem func(int, string, ...any) error) (fileStep, error) {
+	p := fileStep{kind: opSleep, keySlot: -1, durSlot: -1, fromSlot: -1, toSlot: -1, unit: 1e9}
+	if len(c.Args) < 1 || len(c.Args) > 2 {
+		return p, problem(c.Line, `\sleep: missing argument (\sleep N [us|ms|s])`)
+	}
+	if len(c.Args) == 2 {
+		switch strings.ToLower(c.Args[1]) {
+		case "us":
+			p.unit = 1e3
+		case "ms":
+			p.unit = 1e6
+		case "s":
+		default:
+			return p, problem(c.Line, "\\sleep: unrecognized time unit %q: use us, ms or s", c.Args[1])
+		}
+	}
+	arg := c.Args[0]
+	if strings.HasPrefix(arg, ":") {
+		slot, val, err := ref(c.Line, arg[1:])
+		if err != nil {
+			return p, err
+		}
+		p.durSlot, p.durConst = slot, val
+		return p, nil
+	}
+	x, err := strconv.ParseInt(arg, 10, 64)
+	if err != nil {
+		return p, problem(c.Line, "\\sleep: invalid sleep time %q: an integer or a :variable", arg)
+	}
+	p.durConst = x
+	return p, nil
+}
+
+// gsetVars handles \gset and \aset after a lookup: the only value the
+// model knows of a row is its key, so each target must be the key column,
+// and the variable (prefix + column) takes the key's value.
+func gsetVars(c pgscript.Command, st pgscript.Statement, keyed bool, assign func(int, string, string) error, problem func(int, string, ...any) error) error {
+	if st.Kind != pgscript.Lookup || !keyed {
+		return problem(c.Line, "\\%s: only a lookup by a table's key column can set variables (the model knows a row's key, not its other values)", c.GSet)
+	}
+	if len(st.Targets) == 0 {
+		return problem(c.Line, "\\%s: the query returns no column", c.GSet)
+	}
+	for _, t := range st.Targets {
+		if t != st.Column {
+			return problem(c.Line, "\\%s: the query returns %q; of a row the model knows only its key column %s", c.GSet, t, st.Column)
+		}
+	}
+	src := st.Key.String()
+	for _, t := range st.Targets {
+		if err := assign(c.Line, c.GSetPrefix+t, src); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,148 @@
+package pgscript
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestParseSplitsAsPgbench checks where commands end (pgbench.c ParseScript
+// over psqlscan.l): at a semicolon outside quotes, comments and
+// parentheses; at a backslash command; at the end of the script. Meta
+// commands end at their line's end unless it ends in a backslash.
+func TestParseSplitsAsPgbench(t *testing.T) {
+	src := `-- a comment line
+\set aid random(1, \
+   100000 * :scale)
+BEGIN;
+UPDATE t SET v = 'a;b' /* ; */ WHERE id = :aid;
+SELECT (SELECT 1; ) -- parenthesised ; does not end it
+  FROM t WHERE id = :aid;
+SELECT id FROM t WHERE id = :aid \gset p_
+\sleep 10 ms
+SELECT $$ ; $$;
+END`
+	cmds, err := Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type c struct {
+		line int
+		meta string
+		args []string
+		sql  string
+		gset string
+	}
+	var got []c
+	for _, x := range cmds {
+		got = append(got, c{x.Line, x.Meta, x.Args, x.SQL, x.GSet + x.GSetPrefix})
+	}
+	want := []c{
+		{2, "set", []string{"aid", "random(1,     100000 * :scale)"}, "", ""},
+		{4, "", nil, "BEGIN", ""},
+		{5, "", nil, "UPDATE t SET v = 'a;b' /* ; */ WHERE id = :aid", ""},
+		{6, "", nil, "SELECT (SELECT 1; ) -- parenthesised ; does not end it\n  FROM t WHERE id = :aid", ""},
+		{8, "", nil, "SELECT id FROM t WHERE id = :aid", "gsetp_"},
+		{9, "sleep", []string{"10", "ms"}, "", ""},
+		{10, "", nil, "SELECT $$ ; $$", ""},
+		{11, "", nil, "END", ""},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got\n%#v\nwant\n%#v", got, want)
+	}
+}
+
+// TestParseErrors checks the refusals, with pgbench's wording where it has
+// one (process_backslash_command: "invalid command", "missing argument").
+func TestParseErrors(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{"\\foo 1", `line 1: invalid command \foo`},
+		{"SELECT 1;\n\\set", `line 2: missing argument in command "set"`},
+		{"\\set x", `line 1: missing argument in command "set"`},
+		{"\\set a-b 1", `line 1: invalid variable name: "a-b"`},
+		{"\\if", `line 1: missing argument in command "if"`},
+		{"SELECT 'abc", "line 1: unterminated quoted string"},
+		{"SELECT 1 /* x", "line 1: unterminated /* comment"},
+		{"\\gset", `line 1: \gset must follow an SQL command`},
+		{"SELECT 1;\n\\gset", `line 2: \gset must follow an SQL command (write it after the query, before any semicolon)`},
+		{"SELECT 1 \\; SELECT 2;", `compound statements`},
+	} {
+		_, err := Parse(tc.src)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: got %v, want %q", tc.src, err, tc.want)
+		}
+	}
+}
+
+// TestShape checks the statement shapes, parsed by PostgreSQL's grammar.
+func TestShape(t *testing.T) {
+	for _, tc := range []struct {
+		sql  string
+		want Statement
+	}{
+		{"BEGIN", Statement{Kind: Begin}},
+		{"start transaction", Statement{Kind: Begin}},
+		{"END", Statement{Kind: Commit}},
+		{"commit", Statement{Kind: Commit}},
+		{"ABORT", Statement{Kind: Rollback}},
+		{"SELECT 1", Statement{Kind: NoTable}},
+		{"SELECT :aid", Statement{Kind: NoTable, Vars: []string{"aid"}}},
+		{"SELECT abalance FROM pgbench_accounts WHERE aid = :aid", Statement{Kind: Lookup, Table: "pgbench_accounts", Column: "aid", Key: Value{Var: "aid"}, Targets: []string{"abalance"}, Vars: []string{"aid"}}},
+		{"SELECT * FROM public.t WHERE 42 = id", Statement{Kind: Lookup, Table: "t", Column: "id", Key: Value{Const: 42}, Targets: []string{"?column?"}}},
+		{"SELECT id AS k FROM t WHERE id = :x::int", Statement{Kind: Lookup, Table: "t", Column: "id", Key: Value{Var: "x"}, Targets: []string{"k"}, Vars: []string{"x"}}},
+		{"SELECT count(*) FROM t", Statement{Kind: Scan, Table: "t"}},
+		{"SELECT sum(v) FROM t WHERE v > 3", Statement{Kind: Scan, Table: "t", Filter: true}},
+		{"UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid", Statement{Kind: Update, Table: "pgbench_tellers", Column: "tid", Key: Value{Var: "tid"}, SetColumns: []string{"tbalance"}, Vars: []string{"delta", "tid"}}},
+		{"UPDATE t SET v = 0", Statement{Kind: Update, Table: "t", SetColumns: []string{"v"}}},
+		{"DELETE FROM t WHERE id = :id", Statement{Kind: Delete, Table: "t", Column: "id", Key: Value{Var: "id"}, Vars: []string{"id"}}},
+		{"DELETE FROM t", Statement{Kind: Delete, Table: "t"}},
+		{"INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP)", Statement{Kind: Insert, Table: "pgbench_history", Rows: 1, Vars: []string{"tid", "bid", "aid", "delta"}}},
+		{"INSERT INTO t VALUES (1), (2), (3)", Statement{Kind: Insert, Table: "t", Rows: 3}},
+		{"INSERT INTO t SELECT g, 'x' FROM generate_series(1, :n) g", Statement{Kind: Insert, Table: "t", Series: true, From: Value{Const: 1}, To: Value{Var: "n"}, Vars: []string{"n"}}},
+		{"VACUUM t", Statement{Kind: Vacuum, Table: "t"}},
+		{"VACUUM (VERBOSE) t", Statement{Kind: Vacuum, Table: "t"}},
+		{"CHECKPOINT", Statement{Kind: Checkpoint}},
+		{"TRUNCATE t", Statement{Kind: Truncate, Table: "t"}},
+	} {
+		got, err := Shape(tc.sql)
+		if err != nil {
+			t.Errorf("%s: %v", tc.sql, err)
+			continue
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s:\n got %+v\nwant %+v", tc.sql, got, tc.want)
+		}
+	}
+}
+
+// TestShapeRefusals checks that what the model cannot express is refused
+// with the reason (and the supported list).
+func TestShapeRefusals(t *testing.T) {
+	for _, tc := range []struct{ sql, want string }{
+		{"UPDATE a SET v = 1 FROM b WHERE a.id = b.id", "UPDATE a SET v ...: UPDATE ... FROM: joins are not modelled (supported: BEGIN"},
+		{"SELECT * FROM a, b", "joins, subqueries and functions in FROM are not modelled"},
+		{"SELECT * FROM a JOIN b USING (id)", "joins, subqueries and functions in FROM are not modelled"},
+		{"SELECT * FROM t WHERE id BETWEEN 1 AND 10", "range scans (BETWEEN) are not modelled"},
+		{"SELECT * FROM t WHERE id = (SELECT max(id) FROM t)", "subqueries are not modelled"},
+		{"SELECT * FROM t LIMIT 10", "LIMIT or OFFSET on a scan is not modelled"},
+		{"SELECT * FROM t ORDER BY v", "ORDER BY on a scan is not modelled"},
+		{"SELECT v, count(*) FROM t GROUP BY v", "GROUP BY"},
+		{"UPDATE t SET v = 1 WHERE v > 3", "an UPDATE's WHERE clause must be col = value"},
+		{"DELETE FROM t USING u", "DELETE ... USING: joins are not modelled"},
+		{"INSERT INTO t VALUES (1) ON CONFLICT DO NOTHING", "ON CONFLICT is not modelled"},
+		{"INSERT INTO t SELECT * FROM u", "INSERT ... SELECT is modelled only from generate_series(a, b)"},
+		{"VACUUM", "name one table"},
+		{"VACUUM FULL t", "VACUUM option FULL is not modelled"},
+		{"ANALYZE t", "ANALYZE is not modelled"},
+		{"SAVEPOINT a", "savepoints and two-phase commit are not modelled"},
+		{"CREATE TABLE x (a int)", "this kind of statement is not modelled"},
+		{"SELECT * FROM other.t WHERE id = 1", `schema "other"`},
+		{"SELEC 1", `syntax error at or near "SELEC"`},
+		{"SELECT 1; SELECT 2", "one statement per command expected, found 2"},
+	} {
+		_, err := Shape(tc.sql)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want %q", tc.sql, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,505 @@
+package pgscript
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+)
+
+// Kind is the shape of an SQL statement as the model sees it.
+type Kind uint8
+
+const (
+	Begin      Kind = iota + 1 // BEGIN, START TRANSACTION
+	Commit                     // COMMIT, END
+	Rollback                   // ROLLBACK, ABORT
+	NoTable                    // SELECT without FROM (SELECT 1, SELECT :aid)
+	Lookup                     // SELECT ... FROM t WHERE col = value
+	Scan                       // SELECT ... FROM t [WHERE ...]: every row is read
+	Update                     // UPDATE t SET ... [WHERE col = value]
+	Delete                     // DELETE FROM t [WHERE col = value]
+	Insert                     // INSERT INTO t VALUES (...), ... or SELECT ... FROM generate_series(a, b)
+	Vacuum                     // VACUUM t
+	Checkpoint                 // CHECKPOINT
+	Truncate                   // TRUNCATE t
+)
+
+var kindNames = [...]string{"", "BEGIN", "COMMIT", "ROLLBACK", "SELECT", "SELECT", "SELECT", "UPDATE", "DELETE", "INSERT", "VACUUM", "CHECKPOINT", "TRUNCATE"}
+
+func (k Kind) String() string { return kindNames[k] }
+
+// Value is a constant or a script variable (:name).
+type Value struct {
+	Var   string // the variable's name, or "" for a constant
+	Const int64
+}
+
+func (v Value) String() string {
+	if v.Var != "" {
+		return ":" + v.Var
+	}
+	return strconv.FormatInt(v.Const, 10)
+}
+
+// Statement is the shape of one SQL command.
+type Statement struct {
+	Kind  Kind
+	Table string // the relation, unqualified and lower-case
+	// Column and Key: the WHERE clause is Column = Key (Lookup, and
+	// Update and Delete of one key); Column is "" for no WHERE clause.
+	Column string
+	Key    Value
+	// Filter is a WHERE clause of another form (Scan only: the rows are
+	// all read and filtered).
+	Filter bool
+	// SetColumns are an UPDATE's target columns.
+	SetColumns []string
+	// Rows an INSERT adds: the number of VALUES lists, or the
+	// generate_series(From, To) range.
+	Rows     int64
+	From, To Value
+	Series   bool
+	// Targets are a SELECT's output column names (a column's name or
+	// its alias; "?column?" for other expressions), for \gset.
+	Targets []string
+	// Vars are the script variables the statement refers to, in order.
+	Vars []string
+}
+
+// Supported lists the statement shapes Shape accepts, for messages.
+const Supported = "BEGIN/START TRANSACTION, END/COMMIT, ROLLBACK/ABORT, SELECT without FROM, SELECT ... FROM t WHERE col = :v (a point lookup), SELECT ... FROM t (a sequential scan, with or without a filter), UPDATE t SET ... [WHERE col = :v], DELETE FROM t [WHERE col = :v], INSERT INTO t [(cols)] VALUES (...)[, ...], INSERT INTO t SELECT ... FROM generate_series(a, b), VACUUM [VERBOSE] t, CHECKPOINT, TRUNCATE t"
+
+// Shape parses an SQL command of a pgbench script and returns its shape.
+// :name references become parameters first, as pgbench's parseQuery does
+// for its prepared and extended query modes.
+func Shape(sql string) (Statement, error) {
+	text, vars := bindParams(sql)
+	res, err := pg_query.Parse(text)
+	if err != nil {
+		return Statement{}, err
+	}
+	if len(res.Stmts) != 1 {
+		return Statement{}, fmt.Errorf("one statement per command expected, found %d", len(res.Stmts))
+	}
+	sh := shaper{vars: vars}
+	st, err := sh.stmt(res.Stmts[0].Stmt)
+	if err != nil {
+		return Statement{}, fmt.Errorf("%s: %v (supported: %s)", summary(sql), err, Supported)
+	}
+	st.Vars = vars
+	return st, nil
+}
+
+// summary is the statement's first words, for messages.
+func summary(sql string) string {
+	f := strings.Fields(sql)
+	if len(f) > 4 {
+		f = append(f[:4], "...")
+	}
+	return strings.Join(f, " ")
+}
+
+// bindParams replaces every :name with $n, a parameter per distinct name
+// (pgbench.c parseQuery and parseVariable: "::" is a cast and is kept).
+func bindParams(sql string) (string, []string) {
+	var b strings.Builder
+	var vars []string
+	for i := 0; i < len(sql); {
+		c := sql[i]
+		if c != ':' {
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(sql) && (sql[j] == '_' || sql[j] >= 'a' && sql[j] <= 'z' || sql[j] >= 'A' && sql[j] <= 'Z' || sql[j] >= '0' && sql[j] <= '9' || sql[j] >= 0x80) {
+			j++
+		}
+		if j == i+1 {
+			// Not a variable: copy the colons as they are.
+			for i < len(sql) && sql[i] == ':' {
+				b.WriteByte(':')
+				i++
+			}
+			continue
+		}
+		name := sql[i+1 : j]
+		n := -1
+		for k, v := range vars {
+			if v == name {
+				n = k
+			}
+		}
+		if n < 0 {
+			vars = append(vars, name)
+			n = len(vars) - 1
+		}
+		fmt.Fprintf(&b, "$%d", n+1)
+		i = j
+	}
+	return b.String(), vars
+}
+
+type shaper struct{ vars []string }
+
+func (s shaper) stmt(n *pg_query.Node) (Statement, error) {
+	switch {
+	case n.GetTransactionStmt() != nil:
+		return s.transaction(n.GetTransactionStmt())
+	case n.GetSelectStmt() != nil:
+		return s.selectStmt(n.GetSelectStmt())
+	case n.GetUpdateStmt() != nil:
+		return s.update(n.GetUpdateStmt())
+	case n.GetDeleteStmt() != nil:
+		return s.delete(n.GetDeleteStmt())
+	case n.GetInsertStmt() != nil:
+		return s.insert(n.GetInsertStmt())
+	case n.GetVacuumStmt() != nil:
+		return s.vacuum(n.GetVacuumStmt())
+	case n.GetCheckPointStmt() != nil:
+		return Statement{Kind: Checkpoint}, nil
+	case n.GetTruncateStmt() != nil:
+		t := n.GetTruncateStmt()
+		if len(t.Relations) != 1 {
+			return Statement{}, fmt.Errorf("a TRUNCATE of %d tables is not modelled: truncate one table per statement", len(t.Relations))
+		}
+		name, err := relName(t.Relations[0].GetRangeVar())
+		return Statement{Kind: Truncate, Table: name}, err
+	}
+	return Statement{}, fmt.Errorf("this kind of statement is not modelled")
+}
+
+func (s shaper) transaction(t *pg_query.TransactionStmt) (Statement, error) {
+	switch t.Kind {
+	case pg_query.TransactionStmtKind_TRANS_STMT_BEGIN, pg_query.TransactionStmtKind_TRANS_STMT_START:
+		return Statement{Kind: Begin}, nil
+	case pg_query.TransactionStmtKind_TRANS_STMT_COMMIT:
+		if t.Chain {
+			return Statement{}, fmt.Errorf("COMMIT AND CHAIN is not modelled")
+		}
+		return Statement{Kind: Commit}, nil
+	case pg_query.TransactionStmtKind_TRANS_STMT_ROLLBACK:
+		if t.Chain {
+			return Statement{}, fmt.Errorf("ROLLBACK AND CHAIN is not modelled")
+		}
+		return Statement{Kind: Rollback}, nil
+	}
+	return Statement{}, fmt.Errorf("savepoints and two-phase commit are not modelled")
+}
+
+// relName is a table reference's name; a schema other than public is
+// refused (the model has one schema).
+func relName(rv *pg_query.RangeVar) (string, error) {
+	if rv == nil {
+		return "", fmt.Errorf("only a plain table name is modelled here")
+	}
+	if rv.Schemaname != "" && rv.Schemaname != "public" {
+		return "", fmt.Errorf("schema %q: the model's tables are all in public", rv.Schemaname)
+	}
+	if rv.Alias != nil && len(rv.Alias.Colnames) > 0 {
+		return "", fmt.Errorf("column aliases are not modelled")
+	}
+	return rv.Relname, nil
+}
+
+func (s shaper) selectStmt(q *pg_query.SelectStmt) (Statement, error) {
+	switch {
+	case q.Op != pg_query.SetOperation_SET_OPERATION_UNDEFINED && q.Op != pg_query.SetOperation_SETOP_NONE:
+		return Statement{}, fmt.Errorf("UNION, INTERSECT and EXCEPT are not modelled")
+	case q.WithClause != nil:
+		return Statement{}, fmt.Errorf("WITH queries are not modelled")
+	case len(q.ValuesLists) > 0:
+		return Statement{Kind: NoTable}, nil
+	case q.IntoClause != nil:
+		return Statement{}, fmt.Errorf("SELECT INTO is not modelled")
+	case len(q.LockingClause) > 0:
+		return Statement{}, fmt.Errorf("FOR UPDATE/SHARE is not modelled")
+	}
+	if len(q.FromClause) == 0 {
+		if q.WhereClause != nil {
+			return Statement{}, fmt.Errorf("a WHERE clause without FROM is not modelled")
+		}
+		for _, t := range q.TargetList {
+			if hasSubquery(t) {
+				return Statement{}, fmt.Errorf("subqueries are not modelled")
+			}
+		}
+		return Statement{Kind: NoTable}, nil
+	}
+	if len(q.FromClause) > 1 || q.FromClause[0].GetRangeVar() == nil {
+		return Statement{}, fmt.Errorf("joins, subqueries and functions in FROM are not modelled")
+	}
+	name, err := relName(q.FromClause[0].GetRangeVar())
+	if err != nil {
+		return Statement{}, err
+	}
+	for _, t := range q.TargetList {
+		if hasSubquery(t) {
+			return Statement{}, fmt.Errorf("subqueries are not modelled")
+		}
+	}
+	if hasSubquery(q.WhereClause) {
+		return Statement{}, fmt.Errorf("subqueries are not modelled")
+	}
+	if len(q.GroupClause) > 0 || q.HavingClause != nil || len(q.WindowClause) > 0 || len(q.DistinctClause) > 0 {
+		// Every row is still read once; the grouping is CPU the model
+		// does not price, so say so rather than approximate.
+		return Statement{}, fmt.Errorf("GROUP BY, HAVING, DISTINCT and window functions are not modelled")
+	}
+	col, key, ok, err := s.equality(q.WhereClause)
+	if err != nil {
+		return Statement{}, err
+	}
+	if ok {
+		if q.LimitCount != nil || q.LimitOffset != nil || len(q.SortClause) > 0 {
+			// A point lookup returns its rows whatever the order or
+			// limit: these change nothing the model counts.
+		}
+		return Statement{Kind: Lookup, Table: name, Column: col, Key: key, Targets: targets(q.TargetList)}, nil
+	}
+	if q.LimitCount != nil || q.LimitOffset != nil {
+		return Statement{}, fmt.Errorf("LIMIT or OFFSET on a scan is not modelled (a scan stops early)")
+	}
+	if len(q.SortClause) > 0 {
+		return Statement{}, fmt.Errorf("ORDER BY on a scan is not modelled (a sort, or an index scan in key order)")
+	}
+	return Statement{Kind: Scan, Table: name, Filter: q.WhereClause != nil}, nil
+}
+
+func (s shaper) update(q *pg_query.UpdateStmt) (Statement, error) {
+	switch {
+	case len(q.FromClause) > 0:
+		return Statement{}, fmt.Errorf("UPDATE ... FROM: joins are not modelled")
+	case q.WithClause != nil:
+		return Statement{}, fmt.Errorf("WITH queries are not modelled")
+	}
+	name, err := relName(q.Relation)
+	if err != nil {
+		return Statement{}, err
+	}
+	st := Statement{Kind: Update, Table: name}
+	for _, t := range q.TargetList {
+		rt := t.GetResTarget()
+		if rt == nil {
+			continue
+		}
+		if hasSubquery(rt.Val) {
+			return Statement{}, fmt.Errorf("subqueries are not modelled")
+		}
+		st.SetColumns = append(st.SetColumns, rt.Name)
+	}
+	if q.WhereClause == nil {
+		return st, nil
+	}
+	col, key, ok, err := s.equality(q.WhereClause)
+	if err != nil {
+		return Statement{}, err
+	}
+	if !ok {
+		return Statement{}, fmt.Errorf("an UPDATE's WHERE clause must be col = value (one row by its key) or absent (every row)")
+	}
+	st.Column, st.Key = col, key
+	return st, nil
+}
+
+func (s shaper) delete(q *pg_query.DeleteStmt) (Statement, error) {
+	switch {
+	case len(q.UsingClause) > 0:
+		return Statement{}, fmt.Errorf("DELETE ... USING: joins are not modelled")
+	case q.WithClause != nil:
+		return Statement{}, fmt.Errorf("WITH queries are not modelled")
+	}
+	name, err := relName(q.Relation)
+	if err != nil {
+		return Statement{}, err
+	}
+	st := Statement{Kind: Delete, Table: name}
+	if q.WhereClause == nil {
+		return st, nil
+	}
+	col, key, ok, err := s.equality(q.WhereClause)
+	if err != nil {
+		return Statement{}, err
+	}
+	if !ok {
+		return Statement{}, fmt.Errorf("a DELETE's WHERE clause must be col = value (one row by its key) or absent (every row)")
+	}
+	st.Column, st.Key = col, key
+	return st, nil
+}
+
+func (s shaper) insert(q *pg_query.InsertStmt) (Statement, error) {
+	switch {
+	case q.OnConflictClause != nil:
+		return Statement{}, fmt.Errorf("INSERT ... ON CONFLICT is not modelled")
+	case q.WithClause != nil:
+		return Statement{}, fmt.Errorf("WITH queries are not modelled")
+	}
+	name, err := relName(q.Relation)
+	if err != nil {
+		return Statement{}, err
+	}
+	st := Statement{Kind: Insert, Table: name}
+	sel := q.SelectStmt.GetSelectStmt()
+	if q.SelectStmt == nil || sel == nil {
+		return Statement{}, fmt.Errorf("INSERT ... DEFAULT VALUES is not modelled")
+	}
+	if len(sel.ValuesLists) > 0 {
+		st.Rows = int64(len(sel.ValuesLists))
+		for _, v := range sel.ValuesLists {
+			if hasSubquery(v) {
+				return Statement{}, fmt.Errorf("subqueries are not modelled")
+			}
+		}
+		return st, nil
+	}
+	// INSERT ... SELECT ... FROM generate_series(a, b): b - a + 1 rows
+	// from no table.
+	if len(sel.FromClause) != 1 || sel.WhereClause != nil || sel.Op != pg_query.SetOperation_SETOP_NONE && sel.Op != pg_query.SetOperation_SET_OPERATION_UNDEFINED {
+		return Statement{}, fmt.Errorf("INSERT ... SELECT is modelled only from generate_series(a, b)")
+	}
+	rf := sel.FromClause[0].GetRangeFunction()
+	if rf == nil || len(rf.Functions) != 1 {
+		return Statement{}, fmt.Errorf("INSERT ... SELECT is modelled only from generate_series(a, b)")
+	}
+	list := rf.Functions[0].GetList()
+	if list == nil || len(list.Items) == 0 {
+		return Statement{}, fmt.Errorf("INSERT ... SELECT is modelled only from generate_series(a, b)")
+	}
+	fc := list.Items[0].GetFuncCall()
+	if fc == nil || funcName(fc) != "generate_series" || len(fc.Args) != 2 {
+		return Statement{}, fmt.Errorf("INSERT ... SELECT is modelled only from generate_series(a, b) (two arguments)")
+	}
+	from, ok1 := s.value(fc.Args[0])
+	to, ok2 := s.value(fc.Args[1])
+	if !ok1 || !ok2 {
+		return Statement{}, fmt.Errorf("generate_series's bounds must be integers or :variables")
+	}
+	st.Series, st.From, st.To = true, from, to
+	return st, nil
+}
+
+func (s shaper) vacuum(q *pg_query.VacuumStmt) (Statement, error) {
+	if !q.IsVacuumcmd {
+		return Statement{}, fmt.Errorf("ANALYZE is not modelled")
+	}
+	for _, o := range q.Options {
+		d := o.GetDefElem()
+		if d == nil {
+			continue
+		}
+		switch d.Defname {
+		case "verbose":
+		default:
+			return Statement{}, fmt.Errorf("VACUUM option %s is not modelled (VERBOSE is)", strings.ToUpper(d.Defname))
+		}
+	}
+	if len(q.Rels) != 1 {
+		return Statement{}, fmt.Errorf("name one table: VACUUM t")
+	}
+	vr := q.Rels[0].GetVacuumRelation()
+	if vr == nil || len(vr.VaCols) > 0 {
+		return Statement{}, fmt.Errorf("name one table, without columns: VACUUM t")
+	}
+	name, err := relName(vr.Relation)
+	return Statement{Kind: Vacuum, Table: name}, err
+}
+
+// equality recognises a WHERE clause of the form col = value (either way
+// round). ok is false for any other clause (or none).
+func (s shaper) equality(w *pg_query.Node) (col string, v Value, ok bool, err error) {
+	if w == nil {
+		return "", Value{}, false, nil
+	}
+	e := w.GetAExpr()
+	if e == nil || e.Kind != pg_query.A_Expr_Kind_AEXPR_OP || len(e.Name) != 1 || e.Name[0].GetString_().GetSval() != "=" {
+		if e != nil && e.Kind == pg_query.A_Expr_Kind_AEXPR_BETWEEN {
+			return "", Value{}, false, fmt.Errorf("range scans (BETWEEN) are not modelled")
+		}
+		return "", Value{}, false, nil
+	}
+	l, r := e.Lexpr, e.Rexpr
+	if columnName(l) == "" {
+		l, r = r, l
+	}
+	col = columnName(l)
+	if col == "" {
+		return "", Value{}, false, nil
+	}
+	v, ok = s.value(r)
+	if !ok {
+		return "", Value{}, false, nil
+	}
+	return col, v, true, nil
+}
+
+// columnName is a column reference's (last) name, or "".
+func columnName(n *pg_query.Node) string {
+	c := n.GetColumnRef()
+	if c == nil || len(c.Fields) == 0 {
+		return ""
+	}
+	return c.Fields[len(c.Fields)-1].GetString_().GetSval()
+}
+
+// value is an integer constant or a parameter (a :variable), possibly
+// with a cast (:aid::int).
+func (s shaper) value(n *pg_query.Node) (Value, bool) {
+	if tc := n.GetTypeCast(); tc != nil {
+		n = tc.Arg
+	}
+	if p := n.GetParamRef(); p != nil && int(p.Number) >= 1 && int(p.Number) <= len(s.vars) {
+		return Value{Var: s.vars[p.Number-1]}, true
+	}
+	if c := n.GetAConst(); c != nil {
+		if iv := c.GetIval(); iv != nil {
+			return Value{Const: int64(iv.Ival)}, true
+		}
+		if fv := c.GetFval(); fv != nil {
+			if x, err := strconv.ParseInt(fv.Fval, 10, 64); err == nil {
+				return Value{Const: x}, true
+			}
+		}
+	}
+	return Value{}, false
+}
+
+func funcName(fc *pg_query.FuncCall) string {
+	if len(fc.Funcname) == 0 {
+		return ""
+	}
+	return fc.Funcname[len(fc.Funcname)-1].GetString_().GetSval()
+}
+
+// hasSubquery reports whether a subquery appears anywhere under n.
+func hasSubquery(n *pg_query.Node) bool {
+	if n == nil {
+		return false
+	}
+	found := false
+	walk(n.ProtoReflect(), &found)
+	return found
+}
+
+// targets are a SELECT list's output names as PostgreSQL names them: the
+// alias, else a plain column's name, else "?column?".
+func targets(list []*pg_query.Node) []string {
+	var out []string
+	for _, t := range list {
+		rt := t.GetResTarget()
+		if rt == nil {
+			continue
+		}
+		switch {
+		case rt.Name != "":
+			out = append(out, rt.Name)
+		case columnName(rt.Val) != "":
+			out = append(out, columnName(rt.Val))
+		default:
+			out = append(out, "?column?")
+		}
+	}
+	return out
+}
