@@ -2,7 +2,9 @@ package model
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,14 +19,29 @@ import (
 // Variables follow pgbench.c: \set assigns a client's variable, read by
 // later commands as :name; :scale, :client_id, :default_seed and
 // :random_seed are pgbench's own (main, "startup" variables), -D adds
-// more. Each \set is one slot of the script's vars, drawn in the script's
-// order (script.draw), so a \set may read the ones before it.
+// more. The compiled program runs as pgbench executes a script
+// (advanceConnectionState): commands in order, \set drawing from the
+// client's random state when it runs, \if choosing a branch, so a skipped
+// branch draws nothing.
 
 // maxFileInsertRows bounds the rows one INSERT of a script may add.
 const maxFileInsertRows = 1 << 30
 
-// fileStep is one command of a compiled script file.
+// Control steps of a compiled script file (fileStep.ctl).
+const (
+	ctlOp   = iota // a statement or \sleep
+	ctlSet         // vals[slot] = gen
+	ctlIf          // unless gen holds, continue at target (\if, \elif)
+	ctlJump        // continue at target (the end of a branch)
+)
+
+// fileStep is one step of a compiled script file.
 type fileStep struct {
+	ctl    uint8
+	slot   int
+	gen    *pgexpr.Gen
+	target int
+
 	kind  opKind
 	stmt  bool
 	table string
@@ -43,6 +60,17 @@ type fileStep struct {
 	durConst int64
 	unit     int64
 	txnStart bool // outside BEGIN ... END: the statement commits at once
+}
+
+// ifFrame is an open \if while compiling.
+type ifFrame struct {
+	line     int
+	cond     int               // the pending condition step (-1 after \else)
+	jumps    []int             // branch ends to point at the \endif
+	before   map[string]bool   // variables set before the \if
+	branches []map[string]bool // variables set at the end of each branch
+	inTxn    bool
+	hasElse  bool
 }
 
 // compileFile compiles a pgbench script file of phase ph.
@@ -102,45 +130,73 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 	if s.name == "" {
 		s.name = "inline script"
 	}
+	// One slot per variable; its bounds are those of every value it may
+	// hold at the point being compiled. assigned: the variables surely set
+	// at that point in every transaction.
 	slots := map[string]pgexpr.Slot{}
-	// setLater: names some \set assigns, to word the message for a read
-	// before the assignment.
+	var slotNames []string
+	assigned := map[string]bool{}
+	clientSlot := -1
+	var frames []*ifFrame
 	setLater := map[string]bool{}
-	var laterNames []string
 	for _, c := range cmds {
-		if c.Meta == "set" && !setLater[c.Args[0]] {
+		if c.Meta == "set" {
 			setLater[c.Args[0]] = true
-			laterNames = append(laterNames, c.Args[0])
 		}
+	}
+	unsetMsg := func(line int, v string) error {
+		if len(frames) > 0 || slices.ContainsFunc(slotNames, func(n string) bool { return n == v }) {
+			return problem(line, "variable %q may not be set here (it is set only in some branches of an \\if, or later): pgbench would use the previous transaction's value, which the model does not carry over", v)
+		}
+		return problem(line, "variable %q is read before the script sets it: pgbench would use the previous transaction's value, which the model does not carry over (set it earlier in the script)", v)
 	}
 	// ref resolves a variable read at line: a slot, or a constant.
 	ref := func(line int, v string) (slot int, val int64, err error) {
 		if sl, ok := slots[v]; ok {
+			if !assigned[v] {
+				return 0, 0, unsetMsg(line, v)
+			}
 			return sl.Index, 0, nil
 		}
 		if v == "client_id" {
 			if _, ok := consts[v]; !ok {
 				sl := pgexpr.Slot{Index: len(s.vars), Lo: 0, Hi: int64(max(ph.Clients, 1) - 1)}
-				s.vars = append(s.vars, scriptVar{name: "client_id", clientID: true})
-				slots[v] = sl
+				s.vars = append(s.vars, scriptVar{name: "client_id"})
+				slots[v], assigned[v], clientSlot = sl, true, sl.Index
+				slotNames = append(slotNames, v)
 				return sl.Index, 0, nil
 			}
 		}
+		if setLater[v] {
+			return 0, 0, unsetMsg(line, v)
+		}
 		if x, ok := consts[v]; ok {
-			if setLater[v] {
-				return 0, 0, problem(line, "variable %q is read before the script sets it: pgbench would use the previous transaction's value, which the model does not carry over (set it earlier in the script)", v)
-			}
 			return -1, x, nil
 		}
 		if strs[v] {
-			return 0, 0, problem(line, "variable %q (-D %s=%s) is not an integer, so it cannot be a key or a count here", v, v, ph.Define[v])
-		}
-		if setLater[v] {
-			return 0, 0, problem(line, "variable %q is read before the script sets it: pgbench would use the previous transaction's value, which the model does not carry over (set it earlier in the script)", v)
+			return 0, 0, problem(line, "variable %q (-D %s=%s) is not an integer, so it cannot be a key, a count or in an expression here", v, v, ph.Define[v])
 		}
 		return 0, 0, problem(line, "undefined variable %q", v)
 	}
-	// assign adds a slot for name holding the expression src.
+	// checkReads refuses an expression that reads a variable not surely
+	// set (Bind reports undefined names itself).
+	checkReads := func(line int, src string) error {
+		if containsVar(src, "client_id") {
+			if _, _, err := ref(line, "client_id"); err != nil {
+				return err
+			}
+		}
+		names := mapKeys(setLater)
+		slices.Sort(names)
+		for _, k := range append(names, slotNames...) {
+			if containsVar(src, k) && !assigned[k] {
+				return unsetMsg(line, k)
+			}
+		}
+		return nil
+	}
+	var plan []fileStep
+	// assign compiles \set name src.
 	assign := func(line int, name, src string) error {
 		if o, ok := ph.Set[name]; ok {
 			src = o
@@ -149,25 +205,29 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 		if err != nil {
 			return problem(line, "\\set %s: %v", name, err)
 		}
-		// The client_id slot, if the expression reads it; and a read of a
-		// variable the script sets only later (or is setting now).
-		if containsVar(src, "client_id") {
-			if _, _, err := ref(line, "client_id"); err != nil {
-				return err
-			}
-		}
-		for _, k := range laterNames {
-			if _, ok := slots[k]; !ok && containsVar(src, k) {
-				return problem(line, "variable %q is read before the script sets it: pgbench would use the previous transaction's value, which the model does not carry over (set it earlier in the script)", k)
-			}
+		if err := checkReads(line, src); err != nil {
+			return err
 		}
 		g, err := e.BindSlots(consts, slots, sc.Seed)
 		if err != nil {
 			return problem(line, "\\set %s: %v", name, err)
 		}
 		lo, hi := g.Bounds()
-		slots[name] = pgexpr.Slot{Index: len(s.vars), Lo: lo, Hi: hi}
-		s.vars = append(s.vars, scriptVar{name: name, def: src, gen: g})
+		sl, ok := slots[name]
+		if !ok {
+			sl = pgexpr.Slot{Index: len(s.vars), Lo: lo, Hi: hi}
+			s.vars = append(s.vars, scriptVar{name: name, def: src, gen: g})
+			slotNames = append(slotNames, name)
+		} else if len(frames) > 0 {
+			// Set in a branch: after it the variable holds this value
+			// or an earlier one.
+			sl.Lo, sl.Hi = min(sl.Lo, lo), max(sl.Hi, hi)
+		} else {
+			sl.Lo, sl.Hi = lo, hi
+		}
+		slots[name] = sl
+		assigned[name] = true
+		plan = append(plan, fileStep{ctl: ctlSet, slot: sl.Index, gen: g})
 		return nil
 	}
 	declared := declaredTables(sc)
@@ -184,8 +244,29 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 		return tc, nil
 	}
 
-	var plan []fileStep
 	inTxn := false
+	// nextBranch ends the current branch of the innermost \if at an
+	// \elif or \else: the branch jumps to the \endif, the pending
+	// condition's false exit comes here, and the next branch starts with
+	// the variables set before the \if.
+	nextBranch := func(c pgscript.Command) (*ifFrame, error) {
+		if len(frames) == 0 {
+			return nil, problem(c.Line, "\\%s without matching \\if", c.Meta)
+		}
+		f := frames[len(frames)-1]
+		if f.hasElse {
+			return nil, problem(c.Line, "\\%s after \\else", c.Meta)
+		}
+		if inTxn != f.inTxn {
+			return nil, problem(c.Line, "a branch of the \\if at line %d begins or ends a transaction: BEGIN and END must not be split across branches", f.line)
+		}
+		f.branches = append(f.branches, assigned)
+		assigned = maps.Clone(f.before)
+		f.jumps = append(f.jumps, len(plan))
+		plan = append(plan, fileStep{ctl: ctlJump})
+		plan[f.cond].target = len(plan)
+		return f, nil
+	}
 	for _, c := range cmds {
 		if c.Meta != "" {
 			switch c.Meta {
@@ -199,8 +280,67 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 					return nil, err
 				}
 				plan = append(plan, p)
-			case "if", "elif", "else", "endif":
-				return nil, problem(c.Line, "\\%s: conditionals are not supported yet (pgbench's boolean expressions are not in the model's expression language); give each branch its own script and weight", c.Meta)
+			case "if", "elif":
+				var f *ifFrame
+				if c.Meta == "elif" {
+					if f, err = nextBranch(c); err != nil {
+						return nil, err
+					}
+				}
+				e, err := pgexpr.Parse(c.Args[0])
+				if err != nil {
+					return nil, problem(c.Line, "\\%s: %v", c.Meta, err)
+				}
+				if err := checkReads(c.Line, c.Args[0]); err != nil {
+					return nil, err
+				}
+				g, err := e.BindCond(consts, slots, sc.Seed)
+				if err != nil {
+					return nil, problem(c.Line, "\\%s: %v", c.Meta, err)
+				}
+				if f == nil {
+					f = &ifFrame{line: c.Line, before: maps.Clone(assigned), inTxn: inTxn}
+					frames = append(frames, f)
+				}
+				f.cond = len(plan)
+				plan = append(plan, fileStep{ctl: ctlIf, gen: g})
+			case "else":
+				f, err := nextBranch(c)
+				if err != nil {
+					return nil, err
+				}
+				f.cond, f.hasElse = -1, true
+			case "endif":
+				if len(frames) == 0 {
+					return nil, problem(c.Line, "\\endif without matching \\if")
+				}
+				f := frames[len(frames)-1]
+				frames = frames[:len(frames)-1]
+				if inTxn != f.inTxn {
+					return nil, problem(c.Line, "a branch of the \\if at line %d begins or ends a transaction: BEGIN and END must not be split across branches", f.line)
+				}
+				f.branches = append(f.branches, assigned)
+				if !f.hasElse {
+					f.branches = append(f.branches, f.before) // no branch taken
+				}
+				if f.cond >= 0 {
+					plan[f.cond].target = len(plan)
+				}
+				for _, j := range f.jumps {
+					plan[j].target = len(plan)
+				}
+				// Surely set after the \endif: set at the end of every
+				// branch.
+				assigned = map[string]bool{}
+				for v := range f.branches[0] {
+					every := true
+					for _, br := range f.branches[1:] {
+						every = every && br[v]
+					}
+					if every {
+						assigned[v] = true
+					}
+				}
 			case "setshell", "shell":
 				return nil, problem(c.Line, "\\%s: shell commands are not modelled", c.Meta)
 			default: // startpipeline, endpipeline
@@ -213,8 +353,8 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 			return nil, problem(c.Line, "%v", err)
 		}
 		for _, v := range st.Vars {
-			if _, ok := slots[v]; ok || strs[v] {
-				continue
+			if strs[v] && !setLater[v] {
+				continue // -D text substituted into the SQL
 			}
 			if _, _, err := ref(c.Line, v); err != nil {
 				return nil, err
@@ -300,16 +440,16 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 			}
 			lo, hi := p.fromConst, p.toConst
 			if p.fromSlot >= 0 {
-				lo = slotLow(slots, s.vars, p.fromSlot)
+				lo = slots[slotNames[slices.IndexFunc(slotNames, func(n string) bool { return slots[n].Index == p.fromSlot })]].Lo
 			}
 			if p.toSlot >= 0 {
-				hi = slotHigh(slots, s.vars, p.toSlot)
+				hi = slots[slotNames[slices.IndexFunc(slotNames, func(n string) bool { return slots[n].Index == p.toSlot })]].Hi
 			}
-			if hi-lo >= maxFileInsertRows || hi-lo < -1 && p.fromSlot < 0 && p.toSlot < 0 {
-				return nil, problem(c.Line, "generate_series(%s, %s) may insert up to %d rows; one statement of the model inserts at most %d", st.From, st.To, hi-lo+1, maxFileInsertRows)
+			if d, ok := subOK64(hi, lo); !ok || d >= maxFileInsertRows {
+				return nil, problem(c.Line, "generate_series(%s, %s) may insert up to %s rows; one statement of the model inserts at most %d", st.From, st.To, rowsText(lo, hi), maxFileInsertRows)
 			}
 			if p.fromSlot < 0 && p.toSlot < 0 {
-				p.n, p.series = max(p.toConst-p.fromConst+1, 0), false
+				p.n = max(p.toConst-p.fromConst+1, 0)
 			} else {
 				p.series = true
 			}
@@ -323,12 +463,15 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 		case pgscript.Truncate:
 			p.kind = opTruncate
 		}
+		plan = append(plan, p)
 		if c.GSet != "" {
 			if err := gsetVars(c, st, keyed, assign, problem); err != nil {
 				return nil, err
 			}
 		}
-		plan = append(plan, p)
+	}
+	if len(frames) > 0 {
+		return nil, problem(frames[len(frames)-1].line, "\\if without a matching \\endif")
 	}
 	if inTxn {
 		return nil, problem(cmds[len(cmds)-1].Line, "the script ends inside a transaction (BEGIN without END): pgbench aborts such a client")
@@ -336,9 +479,29 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 	if err := checkSetNames(ph.Set, []*script{s}); err != nil {
 		return nil, err
 	}
-	s.build = func(b *backend, v []int64, ops []op) []op {
-		for i := range plan {
-			p := &plan[i]
+	s.run = func(b *backend, rng *rand.Rand, v []int64, ops []op) []op {
+		if clientSlot >= 0 {
+			v[clientSlot] = int64(b.client.id)
+		}
+		for pc := 0; pc < len(plan); {
+			p := &plan[pc]
+			switch p.ctl {
+			case ctlSet:
+				v[p.slot] = p.gen.NextVars(rng, v)
+				pc++
+				continue
+			case ctlIf:
+				if p.gen.NextBool(rng, v) {
+					pc++
+				} else {
+					pc = p.target
+				}
+				continue
+			case ctlJump:
+				pc = p.target
+				continue
+			}
+			pc++
 			o := op{kind: p.kind, stmt: p.stmt}
 			if p.table != "" {
 				o.t = b.pickTable(p.table, p.pick)
@@ -387,6 +550,29 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 	return s, nil
 }
 
+// mapKeys returns a map's keys (unsorted).
+func mapKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// subOK64 is a - b and whether it did not overflow.
+func subOK64(a, b int64) (int64, bool) {
+	d := a - b
+	return d, (a >= b) == (d >= 0)
+}
+
+// rowsText words hi - lo + 1 rows, which may exceed int64.
+func rowsText(lo, hi int64) string {
+	if d, ok := subOK64(hi, lo); ok && d < math.MaxInt64 {
+		return strconv.FormatInt(d+1, 10)
+	}
+	return "more than 2^63"
+}
+
 // containsVar reports whether src reads :name (not a longer name).
 func containsVar(src, name string) bool {
 	for i := 0; ; {
@@ -404,23 +590,6 @@ func containsVar(src, name string) bool {
 
 func isVarChar(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
-}
-
-// slotLow and slotHigh are the bounds of a slot's values.
-func slotLow(slots map[string]pgexpr.Slot, vars []scriptVar, i int) int64 {
-	return slotBounds(slots, vars, i).Lo
-}
-
-func slotHigh(slots map[string]pgexpr.Slot, vars []scriptVar, i int) int64 {
-	return slotBounds(slots, vars, i).Hi
-}
-
-func slotBounds(slots map[string]pgexpr.Slot, vars []scriptVar, i int) pgexpr.Slot {
-	if vars[i].gen != nil {
-		lo, hi := vars[i].gen.Bounds()
-		return pgexpr.Slot{Index: i, Lo: lo, Hi: hi}
-	}
-	return slots[vars[i].name]
 }
 
 // satMul is a*b, saturating at the int64 range (a sleep that long never

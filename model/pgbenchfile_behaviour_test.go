@@ -3,6 +3,7 @@ package model_test
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -172,7 +173,12 @@ func TestScriptFileProblems(t *testing.T) {
 		{"\\set x :y + 1", `sql/s.sql:1: \set x: pgbench expression ":y + 1": column 1: undefined variable "y" (defined: default_seed, random_seed, scale)`},
 		{"\\set x :x + 1", `sql/s.sql:1: variable "x" is read before the script sets it`},
 		{"SELECT * FROM pgbench_accounts WHERE aid = :n;", `sql/s.sql:1: undefined variable "n"`},
-		{"\\if :scale\n\\endif", `sql/s.sql:1: \if: conditionals are not supported yet`},
+		{"\\if :scale\nSELECT 1;", `sql/s.sql:1: \if without a matching \endif`},
+		{"SELECT 1;\n\\else", `sql/s.sql:2: \else without matching \if`},
+		{"\\if true\n\\else\n\\elif false\n\\endif", `sql/s.sql:3: \elif after \else`},
+		{"\\if random(0, 1) = 1\n\\set x 5\n\\endif\nSELECT * FROM pgbench_accounts WHERE aid = :x;", `sql/s.sql:4: variable "x" may not be set here`},
+		{"\\if random(0, 1) = 1\nBEGIN;\n\\endif", `sql/s.sql:3: a branch of the \if at line 1 begins or ends a transaction`},
+		{"\\if (1 < 2) + 1\n\\endif", `sql/s.sql:1: \if: pgbench expression "(1 < 2) + 1": column 4: cannot coerce boolean to a number`},
 		{"\\sleep 1 min", `sql/s.sql:1: \sleep: unrecognized time unit "min"`},
 		{"\\shell ls", `\shell: shell commands are not modelled`},
 		{"BEGIN;\nSELECT 1;", `sql/s.sql:2: the script ends inside a transaction`},
@@ -218,4 +224,42 @@ UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :found_aid;
 	if lat := r.Totals.LatencyMS.Mean; lat < 2 {
 		t.Errorf("mean latency %.3f ms, below the 2 ms sleep", lat)
 	}
+}
+
+// \if, \elif and \else choose a branch per transaction as pgbench does:
+// here 30 % of the transactions look an account up, 20 % scan
+// pgbench_branches and the rest scan pgbench_tellers; a variable set in
+// every branch is read after the \endif, and a skipped branch draws
+// nothing.
+func TestScriptFileConditionals(t *testing.T) {
+	script := `\set r random(1, 100)
+\if :r <= 30
+  \set k random(1, 1000)
+  SELECT abalance FROM pgbench_accounts WHERE aid = :k;
+\elif :r <= 50
+  \set k 1
+  SELECT count(*) FROM pgbench_branches;
+\else
+  \set k 2
+  \if :k = 2 and not false
+    SELECT count(*) FROM pgbench_tellers;
+  \endif
+\endif
+SELECT abalance FROM pgbench_accounts WHERE aid = :k;
+`
+	const n = 4000
+	sc := bhScenario(t, fileScenario, "workload.prewarm=0", "workload.phases.run.rate=0", "workload.phases.run.clients=1", "workload.phases.run.threads=1", "workload.phases.run.duration=0", "workload.phases.run.transactions=4000")
+	sc.Workload.Phases[0].Script = model.Script{Text: script}
+	r := bhRun(t, sc)
+	br := findRel(t, r.Totals, "pgbench_branches")
+	te := findRel(t, r.Totals, "pgbench_tellers")
+	// A scan of a one-page table is one heap access.
+	check := func(what string, got int64, share float64) {
+		sd := math.Sqrt(share * (1 - share) / n)
+		if f := float64(got) / n; math.Abs(f-share) > 4*sd {
+			t.Errorf("%s in %.4f of the transactions, want %.2f +- %.4f", what, f, share, 4*sd)
+		}
+	}
+	check("pgbench_branches scanned", br.HeapBlksHit+br.HeapBlksRead, 0.2)
+	check("pgbench_tellers scanned", te.HeapBlksHit+te.HeapBlksRead, 0.5)
 }

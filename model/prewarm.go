@@ -62,8 +62,7 @@ func (e *engine) prewarm(n int64) {
 	for i := int64(0); i < n; i++ {
 		now := i * gap
 		sc := ph.mix.scripts[ph.mix.choose(choose)]
-		sc.draw(0, rng, b.client.vals)
-		b.ops = sc.build(b, b.client.vals, b.ops[:0])
+		b.ops = sc.txn(b, rng, b.client.vals, b.ops[:0])
 		for _, o := range b.ops {
 			if o.t == nil {
 				continue

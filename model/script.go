@@ -55,26 +55,28 @@ type script struct {
 	vars      []scriptVar
 	// build appends the transaction's ops for the drawn variable values.
 	build func(b *backend, v []int64, ops []op) []op
+	// run, for script files, draws and builds in one pass (txn).
+	run func(b *backend, rng *rand.Rand, v []int64, ops []op) []op
 }
 
-// draw sets the script's variables for one transaction, in the script's
-// order: each may read the ones before it (a script file's \set).
-func (s *script) draw(clientID int, rng *rand.Rand, vals []int64) {
-	for i := range s.vars {
-		if s.vars[i].clientID {
-			vals[i] = int64(clientID)
-			continue
-		}
-		vals[i] = s.vars[i].gen.NextVars(rng, vals)
+// txn appends the ops of one execution of the script for b's client:
+// the variables drawn from rng in the script's order (vals holds them),
+// then the statements built from them. A script file runs its own program
+// (run: \set, \if and statements interleaved, as pgbench executes them).
+func (s *script) txn(b *backend, rng *rand.Rand, vals []int64, ops []op) []op {
+	if s.run != nil {
+		return s.run(b, rng, vals, ops)
 	}
+	for i := range s.vars {
+		vals[i] = s.vars[i].gen.Next(rng)
+	}
+	return s.build(b, vals, ops)
 }
 
 type scriptVar struct {
 	name string
-	// clientID: the variable is pgbench's :client_id, not drawn.
-	clientID bool
-	def      string // the expression (a built-in script's \set, or a step's key)
-	gen      *pgexpr.Gen
+	def  string // the expression (a built-in script's \set, or a step's key)
+	gen  *pgexpr.Gen
 	// rowsOf names the table whose row count is :rows in def, if any.
 	rowsOf string
 }

@@ -16,7 +16,15 @@ const (
 	nBinary                 // + - * / %
 	nCall                   // function call
 	nSlot                   // a script variable read when the expression runs (after BindSlots; i is the slot)
+	nBool                   // TRUE or FALSE (i is 1 or 0)
+	nCmp                    // comparison; op is '<', '>', '=', 'l' (<=), 'g' (>=), 'n' (<>)
+	nAnd                    // AND (lazy, as pgbench's evalLazyFunc)
+	nOr                     // OR (lazy)
+	nNot                    // NOT
 )
+
+// cmpText maps a comparison's op byte to its text.
+var cmpText = map[byte]string{'<': "<", '>': ">", '=': "=", 'l': "<=", 'g': ">=", 'n': "<>"}
 
 // valType is pgbench's value type for the subset handled here (no boolean,
 // no NULL: none of the supported functions produces them).
@@ -25,6 +33,7 @@ type valType uint8
 const (
 	tyInt valType = iota
 	tyDouble
+	tyBool // comparisons, AND, OR, NOT, TRUE, FALSE
 )
 
 // node is one expression tree node. Parse fills the syntax fields; Bind
@@ -99,7 +108,11 @@ func isRandomFunc(fn funcID) bool {
 // Precedence levels for printing, as in exprparse.y: additive < multiplicative
 // < unary < primary.
 const (
-	precAdd = iota + 1
+	precOr = iota + 1
+	precAnd
+	precNot
+	precCmp
+	precAdd
 	precMul
 	precUnary
 	precPrimary
@@ -107,6 +120,14 @@ const (
 
 func (n *node) prec() int {
 	switch n.kind {
+	case nOr:
+		return precOr
+	case nAnd:
+		return precAnd
+	case nNot:
+		return precNot
+	case nCmp:
+		return precCmp
 	case nBinary:
 		if n.op == '+' || n.op == '-' {
 			return precAdd
@@ -158,6 +179,27 @@ func (n *node) write(b *strings.Builder) {
 		// Left-associative: an equal-precedence right operand needs
 		// parentheses ("a - (b - c)").
 		writeChild(b, n.args[1], n.args[1].prec() <= p)
+	case nBool:
+		if n.i != 0 {
+			b.WriteString("true")
+		} else {
+			b.WriteString("false")
+		}
+	case nCmp, nAnd, nOr:
+		p := n.prec()
+		op := map[nodeKind]string{nAnd: "and", nOr: "or"}[n.kind]
+		if n.kind == nCmp {
+			op = cmpText[n.op]
+			// Comparisons do not chain: parenthesise a comparison operand.
+			writeChild(b, n.args[0], n.args[0].prec() <= p)
+		} else {
+			writeChild(b, n.args[0], n.args[0].prec() < p)
+		}
+		b.WriteString(" " + op + " ")
+		writeChild(b, n.args[1], n.args[1].prec() <= p)
+	case nNot:
+		b.WriteString("not ")
+		writeChild(b, n.args[0], n.args[0].prec() < precNot)
 	case nCall:
 		b.WriteString(funcs[n.fn].name)
 		b.WriteByte('(')

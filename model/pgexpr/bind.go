@@ -46,11 +46,29 @@ func (e *Expr) BindSlots(vars map[string]int64, slots map[string]Slot, permuteSe
 	if err != nil {
 		return nil, err
 	}
+	if root.typ == tyBool {
+		return nil, &Error{Expr: e.src, Msg: fmt.Sprintf(
+			"the expression %s is a condition, but a key must be an integer", root)}
+	}
 	if root.typ != tyInt {
 		return nil, &Error{Expr: e.src, Msg: fmt.Sprintf(
 			"the expression %s yields a double, but a key must be an integer: wrap it in int(...)", root)}
 	}
 	return newGen(root), nil
+}
+
+// BindCond binds the condition of a script's \if or \elif: any
+// expression, true when its value is (pgbench's valueTruth: a non-zero
+// number, or a true boolean). Gen.NextBool evaluates it.
+func (e *Expr) BindCond(vars map[string]int64, slots map[string]Slot, permuteSeed int64) (*Gen, error) {
+	b := &binder{src: e.src, vars: vars, slots: slots, permuteSeed: permuteSeed}
+	root, err := b.bind(e.root, 0)
+	if err != nil {
+		return nil, err
+	}
+	g := &Gen{tree: root}
+	g.root = g.compileAs(root, tyBool)
+	return g, nil
 }
 
 type binder struct {
@@ -81,6 +99,8 @@ func (b *binder) bind(n *node, depth int) (*node, error) {
 		return intNode(n, n.i), nil
 	case nDouble:
 		return doubleNode(n, n.f), nil
+	case nBool:
+		return boolNode(n, n.i != 0), nil
 	case nVar:
 		if sl, ok := b.slots[n.name]; ok {
 			// Not a constant: it is never folded (draws), and its
@@ -104,6 +124,17 @@ func (b *binder) bind(n *node, depth int) (*node, error) {
 	}
 	var err error
 	switch n.kind {
+	case nNeg, nBinary, nCall, nCmp:
+		// pgbench's coerceToInt and coerceToDouble refuse booleans.
+		for _, a := range out.args {
+			if a.typ == tyBool {
+				return nil, b.errf(a, "cannot coerce boolean to a number (a comparison, AND, OR, NOT, TRUE or FALSE is a condition, not a value)")
+			}
+		}
+	}
+	switch n.kind {
+	case nCmp, nAnd, nOr, nNot:
+		out.typ = tyBool
 	case nNeg:
 		err = b.neg(out)
 	case nBinary:
@@ -118,6 +149,14 @@ func (b *binder) bind(n *node, depth int) (*node, error) {
 		return foldConst(out), nil
 	}
 	return out, nil
+}
+
+func boolNode(n *node, v bool) *node {
+	out := &node{kind: nBool, col: n.col, typ: tyBool}
+	if v {
+		out.i = 1
+	}
+	return out
 }
 
 func doubleNode(n *node, f float64) *node {
@@ -207,6 +246,9 @@ func someDraws(ns ...*node) string {
 // code Gen.Next runs, and returns the literal.
 func foldConst(n *node) *node {
 	g := newGen(n)
+	if n.typ == tyBool {
+		return boolNode(n, g.evalB(g.root, nil, nil))
+	}
 	if n.typ == tyInt {
 		return intNode(n, g.evalI(g.root, nil, nil))
 	}

@@ -25,8 +25,13 @@
 // cannot fail (division by zero, overflow, parameters out of pgbench's
 // ranges), so Next has no error path and does not allocate.
 //
-// Not supported: pgbench's boolean, NULL, comparison, bitwise and CASE
-// syntax, and the functions pi, sqrt, ln, exp, pow/power, hash* and debug
+// Conditions (a script's \if) add TRUE, FALSE, the comparisons < > = <= >=
+// <> != and the lazy AND, OR and NOT, with pgbench's precedence and typing
+// (two ints compare as ints, anything else as doubles; a boolean is never a
+// number); Expr.BindCond binds them and Gen.NextBool evaluates them.
+//
+// Not supported: pgbench's NULL, IS, bitwise and CASE syntax, and the
+// functions pi, sqrt, ln, exp, pow/power, hash* and debug
 // (they are rejected with a clear message). The project's fact sheet
 // docs/model.md states the formulas and checks the 2014 gaussian
 // header figures that HeaderLines reproduces.

@@ -144,3 +144,49 @@ func (g *Gen) evalD(i int32, r *rand.Rand, vs []int64) float64 {
 	}
 	panic("pgexpr: internal error: evalD on an int node") // unreachable: types are static
 }
+
+// NextBool evaluates a condition bound by BindCond.
+func (g *Gen) NextBool(r *rand.Rand, vs []int64) bool { return g.evalB(g.root, r, vs) }
+
+// evalB evaluates a condition. AND and OR are lazy, as pgbench's
+// evalLazyFunc: the right operand (and its draws) only when needed.
+func (g *Gen) evalB(i int32, r *rand.Rand, vs []int64) bool {
+	n := &g.nodes[i]
+	switch n.op {
+	case opConstB:
+		return n.i != 0
+	case opCmpI:
+		return compare(byte(n.i), g.evalI(n.a, r, vs), g.evalI(n.b, r, vs))
+	case opCmpD:
+		return compare(byte(n.i), g.evalD(n.a, r, vs), g.evalD(n.b, r, vs))
+	case opAnd:
+		return g.evalB(n.a, r, vs) && g.evalB(n.b, r, vs)
+	case opOr:
+		return g.evalB(n.a, r, vs) || g.evalB(n.b, r, vs)
+	case opNot:
+		return !g.evalB(n.a, r, vs)
+	case opTruthI:
+		return g.evalI(n.a, r, vs) != 0
+	case opTruthD:
+		return g.evalD(n.a, r, vs) != 0
+	}
+	panic("pgexpr: internal error: evalB on a number node") // unreachable: types are static
+}
+
+// compare applies a comparison operator (C's, as pgbench's: NaN compares
+// false except with <>).
+func compare[T int64 | float64](op byte, a, b T) bool {
+	switch op {
+	case '<':
+		return a < b
+	case '>':
+		return a > b
+	case '=':
+		return a == b
+	case 'l':
+		return a <= b
+	case 'g':
+		return a >= b
+	}
+	return a != b
+}

@@ -22,6 +22,7 @@ func FuzzParseBindNext(f *testing.F) {
 		"100 % random(-3, -1)",
 		"int(double(random(1, 1000)) * 0.5 + 0.25)",
 		"-(random(1, 2) - 3) * (4 - random(5, 6))",
+		"random(1, 10) <= 3 and not (:scale = 1.5 or false)",
 	} {
 		f.Add(s)
 	}
@@ -33,6 +34,12 @@ func FuzzParseBindNext(f *testing.F) {
 		}
 		if _, err := Parse(e.String()); err != nil {
 			t.Fatalf("canonical form %q of %q does not parse: %v", e.String(), src, err)
+		}
+		if c, err := e.BindCond(vars, nil, 7); err == nil {
+			r := pcg(2)
+			for range 20 {
+				c.NextBool(r, nil) // must not panic
+			}
 		}
 		g, err := e.Bind(vars, 7)
 		if err != nil {

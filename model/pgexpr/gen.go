@@ -41,6 +41,15 @@ const (
 	opZipfian
 	opPermute
 	opSlot // vs[i]: a script variable (NextVars)
+	// Conditions (evalB); a comparison's operator is in i.
+	opConstB
+	opCmpI
+	opCmpD
+	opAnd
+	opOr
+	opNot
+	opTruthI // an int as a condition: non-zero
+	opTruthD // a double as a condition: non-zero
 )
 
 // cnode is one instruction. a, b, c index the operands in Gen.nodes; args
@@ -89,6 +98,10 @@ func (g *Gen) compileAs(n *node, t valType) int32 {
 	switch {
 	case n.typ == t:
 		return i
+	case t == tyBool && n.typ == tyInt:
+		return g.emit(cnode{op: opTruthI, a: i})
+	case t == tyBool:
+		return g.emit(cnode{op: opTruthD, a: i})
 	case t == tyDouble:
 		return g.emit(cnode{op: opItoD, a: i})
 	default:
@@ -104,6 +117,22 @@ func (g *Gen) compile(n *node) int32 {
 		return g.emit(cnode{op: opConstD, f: n.f})
 	case nSlot:
 		return g.emit(cnode{op: opSlot, i: n.i})
+	case nBool:
+		return g.emit(cnode{op: opConstB, i: n.i})
+	case nCmp:
+		// pgbench compares two ints as ints, anything else as doubles.
+		if n.args[0].typ == tyInt && n.args[1].typ == tyInt {
+			return g.emit(cnode{op: opCmpI, i: int64(n.op), a: g.compile(n.args[0]), b: g.compile(n.args[1])})
+		}
+		return g.emit(cnode{op: opCmpD, i: int64(n.op), a: g.compileAs(n.args[0], tyDouble), b: g.compileAs(n.args[1], tyDouble)})
+	case nAnd, nOr:
+		op := opAnd
+		if n.kind == nOr {
+			op = opOr
+		}
+		return g.emit(cnode{op: op, a: g.compileAs(n.args[0], tyBool), b: g.compileAs(n.args[1], tyBool)})
+	case nNot:
+		return g.emit(cnode{op: opNot, a: g.compileAs(n.args[0], tyBool)})
 	case nNeg:
 		if n.typ == tyInt {
 			return g.emit(cnode{op: opNegI, a: g.compile(n.args[0])})

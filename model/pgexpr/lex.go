@@ -25,6 +25,7 @@ const (
 	tLParen
 	tRParen
 	tComma
+	tCmp // < > = <= >= <> != (text holds the operator; != is stored as <>)
 )
 
 type token struct {
@@ -107,6 +108,26 @@ func lex(src string) ([]token, error) {
 			}
 			toks = append(toks, token{kind: tIdent, col: i + 1, text: src[i:j]})
 			i = j
+		case c == '<' || c == '>' || c == '=' || c == '!':
+			op := string(c)
+			if i+1 < len(src) {
+				switch two := src[i : i+2]; two {
+				case "<=", ">=", "<>", "!=":
+					op = two
+				case "<<", ">>":
+					return nil, errAt(i, "bitwise operator %q is not supported here", two)
+				}
+			}
+			if op == "!" {
+				return nil, errAt(i, "unexpected character %q", "!")
+			}
+			if op == "!=" {
+				op = "<>"
+			}
+			toks = append(toks, token{kind: tCmp, col: i + 1, text: op})
+			i += len(op) // "!=" is two bytes too
+		case c == '&' || c == '|' || c == '#' || c == '~':
+			return nil, errAt(i, "bitwise operator %q is not supported here", string(c))
 		default:
 			kind, ok := punctuation[c]
 			if !ok {

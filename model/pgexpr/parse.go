@@ -33,7 +33,7 @@ func Parse(src string) (*Expr, error) {
 	if p.peek().kind == tEOF {
 		return nil, p.errAt(p.peek(), "empty expression")
 	}
-	root, err := p.additive(0)
+	root, err := p.or(0)
 	if err != nil {
 		return nil, err
 	}
@@ -70,6 +70,89 @@ func (p *parser) tooDeep(depth int) error {
 		return p.errAt(p.peek(), "expression nested more than %d levels deep", maxDepth)
 	}
 	return nil
+}
+
+// isKeyword reports whether t is the (case-insensitive) keyword kw.
+func isKeyword(t token, kw string) bool { return t.kind == tIdent && strings.EqualFold(t.text, kw) }
+
+// or: and (OR and)*, left-associative (exprparse.y: %left OR_OP, the
+// lowest precedence).
+func (p *parser) or(depth int) (*node, error) {
+	if err := p.tooDeep(depth); err != nil {
+		return nil, err
+	}
+	left, err := p.and(depth)
+	if err != nil {
+		return nil, err
+	}
+	for isKeyword(p.peek(), "or") {
+		op := p.next()
+		right, err := p.and(depth)
+		if err != nil {
+			return nil, err
+		}
+		left = &node{kind: nOr, col: op.col, args: []*node{left, right}}
+	}
+	return left, nil
+}
+
+// and: not (AND not)*, left-associative.
+func (p *parser) and(depth int) (*node, error) {
+	left, err := p.not(depth)
+	if err != nil {
+		return nil, err
+	}
+	for isKeyword(p.peek(), "and") {
+		op := p.next()
+		right, err := p.not(depth)
+		if err != nil {
+			return nil, err
+		}
+		left = &node{kind: nAnd, col: op.col, args: []*node{left, right}}
+	}
+	return left, nil
+}
+
+// not: NOT not | comparison (%right NOT_OP, above AND, below the
+// comparisons: NOT a = b is NOT (a = b)).
+func (p *parser) not(depth int) (*node, error) {
+	if err := p.tooDeep(depth); err != nil {
+		return nil, err
+	}
+	if t := p.peek(); isKeyword(t, "not") {
+		p.next()
+		x, err := p.not(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		return &node{kind: nNot, col: t.col, args: []*node{x}}, nil
+	}
+	return p.comparison(depth)
+}
+
+// comparison: additive [op additive], not associative (a < b < c is an
+// error, as in exprparse.y's %nonassoc).
+func (p *parser) comparison(depth int) (*node, error) {
+	left, err := p.additive(depth)
+	if err != nil {
+		return nil, err
+	}
+	if t := p.peek(); isKeyword(t, "is") || isKeyword(t, "isnull") || isKeyword(t, "notnull") {
+		return nil, p.errAt(t, "IS, ISNULL and NOTNULL are not supported here (NULL is not)")
+	}
+	if p.peek().kind != tCmp {
+		return left, nil
+	}
+	op := p.next()
+	right, err := p.additive(depth)
+	if err != nil {
+		return nil, err
+	}
+	if t := p.peek(); t.kind == tCmp {
+		return nil, p.errAt(t, "comparisons do not chain: parenthesise one of them")
+	}
+	code := map[string]byte{"<": '<', ">": '>', "=": '=', "<=": 'l', ">=": 'g', "<>": 'n'}[op.text]
+	return &node{kind: nCmp, col: op.col, op: code, args: []*node{left, right}}, nil
 }
 
 // additive: multiplicative (('+' | '-') multiplicative)*, left-associative.
@@ -147,9 +230,23 @@ func (p *parser) primary(depth int) (*node, error) {
 	case tVar:
 		return &node{kind: nVar, col: t.col, name: t.text}, nil
 	case tIdent:
+		switch {
+		case isKeyword(t, "true"), isKeyword(t, "false"):
+			v := int64(0)
+			if isKeyword(t, "true") {
+				v = 1
+			}
+			return &node{kind: nBool, col: t.col, i: v}, nil
+		case isKeyword(t, "null"):
+			return nil, p.errAt(t, "NULL is not supported here")
+		case isKeyword(t, "case"):
+			return nil, p.errAt(t, "CASE is not supported here")
+		case isKeyword(t, "and"), isKeyword(t, "or"), isKeyword(t, "not"):
+			return nil, p.errAt(t, "expected a number, :variable, function call or \"(\", found %s", t.describe())
+		}
 		return p.call(t, depth)
 	case tLParen:
-		x, err := p.additive(depth + 1)
+		x, err := p.or(depth + 1)
 		if err != nil {
 			return nil, err
 		}
@@ -186,7 +283,7 @@ func (p *parser) call(name token, depth int) (*node, error) {
 		p.next()
 	} else {
 		for {
-			a, err := p.additive(depth + 1)
+			a, err := p.or(depth + 1)
 			if err != nil {
 				return nil, err
 			}
