@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/pgbufsim/pgbufsim/internal/strictyaml"
 	"github.com/pgbufsim/pgbufsim/model/storage"
@@ -30,6 +31,7 @@ func Check(sc Scenario) []Problem {
 	if _, err := Version(sc.Server.Version); err != nil {
 		add("server.version", "%v", err)
 	}
+	checkLogOptions(sc, add)
 	if sc.Server.SharedBuffers/8192 < 16 {
 		add("server.shared_buffers", "%d buffers is below PostgreSQL's minimum of 16 (128kB)", sc.Server.SharedBuffers/8192)
 	}
@@ -127,4 +129,56 @@ func Check(sc Scenario) []Problem {
 		}
 	}
 	return ps
+}
+
+// checkLogOptions checks the pgbench log options as pgbench's main does
+// (with its messages), and the log prefix as a plain file name.
+func checkLogOptions(sc Scenario, add func(path, format string, args ...any)) {
+	o := sc.Output
+	if !validLogPrefix(o.LogPrefix) {
+		add("output.log_prefix", "%q is not a plain file name: use letters, digits, _ . and - (not starting with . or -)", o.LogPrefix)
+	}
+	if o.SamplingRate > 0 && !o.PGBenchLog {
+		add("output.sampling_rate", "log sampling (--sampling-rate) is allowed only when logging transactions (set output.pgbench_log: true)")
+	}
+	if o.AggregateInterval == 0 {
+		return
+	}
+	if !o.PGBenchLog {
+		add("output.aggregate_interval", "log aggregation is allowed only when actually logging transactions (set output.pgbench_log: true)")
+	}
+	if o.SamplingRate > 0 {
+		add("output.sampling_rate", "log sampling (--sampling-rate) and aggregation (--aggregate-interval) cannot be used at the same time")
+	}
+	if o.AggregateInterval%sec != 0 {
+		add("output.aggregate_interval", "%s: pgbench aggregates over a whole number of seconds", time.Duration(o.AggregateInterval))
+		return
+	}
+	agg := o.AggregateInterval / sec
+	for i, ph := range sc.Workload.Phases {
+		if ph.Duration == 0 || ph.Warmup && !o.LogWarmup {
+			continue
+		}
+		d := ph.Duration / sec
+		switch {
+		case agg > d:
+			add(fmt.Sprintf("workload.phases[%d].duration", i), "number of seconds for aggregation (%d) must not be higher than test duration (%d)", agg, d)
+		case ph.Duration%sec != 0 || d%agg != 0:
+			add(fmt.Sprintf("workload.phases[%d].duration", i), "duration (%s) must be a multiple of aggregation interval (%d s)", time.Duration(ph.Duration), agg)
+		}
+	}
+}
+
+// validLogPrefix reports whether a log prefix is a plain file name.
+func validLogPrefix(p string) bool {
+	if p == "" || len(p) > 100 || p[0] == '.' || p[0] == '-' {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if !(c == '_' || c == '.' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }

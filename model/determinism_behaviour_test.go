@@ -61,14 +61,14 @@ func resultBytes(t *testing.T, r *model.Result) []byte {
 			t.Fatal(err)
 		}
 	}
-	buf.Write(r.PGBenchLog)
+	buf.Write(r.PGBenchLogLines())
 	return buf.Bytes()
 }
 
 func TestSameSeedGivesIdenticalResult(t *testing.T) {
 	sc := bhScenario(t, busyYAML)
 	a, b := bhRun(t, sc), bhRun(t, sc)
-	if a.Totals.Transactions == 0 || len(a.Checkpoints) == 0 || len(a.PGBenchLog) == 0 || a.Totals.Buffers.Clean == 0 {
+	if a.Totals.Transactions == 0 || len(a.Checkpoints) == 0 || len(a.PGBenchLogLines()) == 0 || a.Totals.Buffers.Clean == 0 {
 		t.Fatalf("the scenario should exercise clients, checkpoints, the bgwriter and the log: %d txns, %d checkpoints, %d clean", a.Totals.Transactions, len(a.Checkpoints), a.Totals.Buffers.Clean)
 	}
 	if !bytes.Equal(resultBytes(t, a), resultBytes(t, b)) {
@@ -161,7 +161,7 @@ workload:
 	var baseHit float64
 	for _, pol := range []string{"clock-sweep", "lru", "2q", "sieve"} {
 		r := bhRunYAML(t, yaml, "policies.replacement.name="+pol)
-		s := crnSlots(t, r.PGBenchLog)
+		s := crnSlots(t, r.PGBenchLogLines())
 		if int64(len(s)) != r.Totals.Transactions {
 			t.Fatalf("%s: %d log lines for %d transactions", pol, len(s), r.Totals.Transactions)
 		}

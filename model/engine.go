@@ -99,7 +99,7 @@ type engine struct {
 	totals  accum
 	series  *Series
 	sampler *sampler
-	pglog   *strings.Builder
+	logs    []*threadLog // pgbench logs, in phase and thread order
 
 	pageRef func(int64, string, int32, bool)
 
@@ -245,9 +245,6 @@ func build(sc Scenario) (*engine, error) {
 	}
 	e.series = newSeries()
 	e.sampler = &sampler{e: e, every: sc.Output.Interval}
-	if sc.Output.PGBenchLog {
-		e.pglog = &strings.Builder{}
-	}
 	return e, nil
 }
 

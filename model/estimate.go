@@ -200,8 +200,17 @@ func EstimateRun(sc Scenario) (Estimate, error) {
 			d = float64(ph.Transactions) * c / ph.Rate
 		}
 		seconds += d
-		if sc.Output.PGBenchLog && ph.Rate > 0 {
-			add("output.pgbench_log", "the pgbench log, kept until the end", d*ph.Rate*48)
+		if o := sc.Output; o.PGBenchLog && (!ph.Warmup || o.LogWarmup) {
+			switch {
+			case o.AggregateInterval > 0:
+				add("output.aggregate_interval", "the aggregated pgbench logs, kept until the end", d*1e9/float64(o.AggregateInterval)*float64(min(ph.Threads, ph.Clients))*160)
+			case ph.Rate > 0:
+				rate := o.SamplingRate
+				if rate == 0 {
+					rate = 1
+				}
+				add("output.pgbench_log", "the pgbench logs, kept until the end", d*ph.Rate*rate*48)
+			}
 		}
 	}
 	if sc.Output.Interval > 0 {

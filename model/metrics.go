@@ -549,8 +549,8 @@ func (e *engine) result() *Result {
 		SimulatedSeconds: e.at(e.k.Now()),
 		Pages:            int64(e.cat.GIDSpace()),
 	}
-	if e.pglog != nil {
-		r.PGBenchLog = []byte(e.pglog.String())
+	for _, l := range e.logs {
+		r.PGBenchLogs = append(r.PGBenchLogs, LogFile{Name: l.name, Data: []byte(l.buf.String())})
 	}
 	return r
 }

@@ -66,7 +66,7 @@ func TestWeightedMixPicksScriptsByWeight(t *testing.T) {
 	}
 	// client_id transaction_no time script_no time_epoch time_us schedule_lag
 	counts := [3]int{}
-	for _, line := range strings.Split(strings.TrimSpace(string(res.PGBenchLog)), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(string(res.PGBenchLogLines())), "\n") {
 		f := strings.Fields(line)
 		if len(f) != 7 {
 			t.Fatalf("log line %q: want 7 fields", line)

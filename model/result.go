@@ -27,8 +27,9 @@ type Result struct {
 	Series *Series `json:"-"`
 	// LatencyCDF is the latency distribution over the non-warmup phases.
 	LatencyCDF CDF `json:"-"`
-	// PGBenchLog holds pgbench -l lines when output.pgbench_log is on.
-	PGBenchLog []byte `json:"-"`
+	// PGBenchLogs are pgbench's log files (-l, --aggregate-interval)
+	// when output.pgbench_log is on: one per thread of each logged phase.
+	PGBenchLogs []LogFile `json:"-"`
 	// UsageFinal is the usage-count histogram at the end of the run.
 	UsageFinal []int64 `json:"-"`
 	// Marks are events to show on time charts (checkpoint start and end).
@@ -340,4 +341,14 @@ func ratio(a, b float64) float64 {
 		return 0
 	}
 	return round6(a / b)
+}
+
+// PGBenchLogLines returns the lines of every pgbench log file of the run,
+// file after file (in phase and thread order).
+func (r *Result) PGBenchLogLines() []byte {
+	var out []byte
+	for _, l := range r.PGBenchLogs {
+		out = append(out, l.Data...)
+	}
+	return out
 }

@@ -585,8 +585,20 @@ func (s *Step) Validate() error {
 type Output struct {
 	// Interval is the time-series sampling interval (simulated time).
 	Interval int64 `yaml:"interval" unit:"duration" range:"1ms,1h"`
-	// PGBenchLog writes DIR/pgbench_log in pgbench's -l format.
+	// PGBenchLog writes pgbench's transaction logs (pgbench -l): one file
+	// per thread of each phase, DIR/PREFIX.PID[.THREAD] (docs/pgbench.md).
 	PGBenchLog bool `yaml:"pgbench_log"`
+	// LogPrefix is pgbench --log-prefix.
+	LogPrefix string `yaml:"log_prefix"`
+	// SamplingRate is pgbench --sampling-rate: the fraction of
+	// transactions logged (0 = all).
+	SamplingRate float64 `yaml:"sampling_rate" range:"0,1"`
+	// AggregateInterval is pgbench --aggregate-interval: a line per
+	// interval instead of per transaction (whole seconds; 0 = off).
+	AggregateInterval int64 `yaml:"aggregate_interval" unit:"duration" range:"0,"`
+	// LogWarmup logs warm-up phases too (they are separate pgbench runs,
+	// left out by default).
+	LogWarmup bool `yaml:"log_warmup"`
 }
 
 const (
@@ -652,7 +664,7 @@ func DefaultScenario() Scenario {
 		Costs:    DefaultCosts(),
 		Tables:   Tables{PGBench: PGBenchTables{Fillfactor: 100}},
 		Workload: Workload{ClientHost: "server"},
-		Output:   Output{Interval: 1e9},
+		Output:   Output{Interval: 1e9, LogPrefix: "pgbench_log"},
 	}
 }
 

@@ -58,6 +58,8 @@ type thread struct {
 	// threadRun's loop): busy while one does, the others queue.
 	busy    bool
 	waiting []*backend
+	// log is the thread's pgbench log file (pgbenchlog.go), or nil.
+	log *threadLog
 }
 
 // acquire runs b's client-side CPU for its next statement on the thread,
@@ -148,6 +150,10 @@ func (e *engine) startPhase(i int) {
 		}
 		ph.threads = append(ph.threads, th)
 	}
+	for t, l := range e.newThreadLogs(i, ph) {
+		ph.threads[t].log = l
+		e.logs = append(e.logs, l)
+	}
 	ph.active = ph.cfg.Clients
 	for c := 0; c < ph.cfg.Clients; c++ {
 		cl := &client{
@@ -183,6 +189,9 @@ func (ph *phase) complete(b *backend, now int64) {
 		if ph.scriptFailed != nil {
 			ph.scriptFailed[no]++
 		}
+		if l := b.client.thread.log; l != nil {
+			l.record(now, b.client.id, b.txNo+1, logFailed, 0, 0, no)
+		}
 		return
 	}
 	latency := now - b.scheduled
@@ -199,35 +208,18 @@ func (ph *phase) complete(b *backend, now int64) {
 	if lim := ph.cfg.LatencyLimit; lim > 0 && latency > lim {
 		ph.late++
 	}
-	if l := ph.e.pglog; l != nil {
-		// client_id transaction_no time script_no time_epoch time_us [schedule_lag]
-		l.WriteString(strconv.Itoa(b.client.id))
-		l.WriteByte(' ')
-		l.WriteString(strconv.FormatInt(b.txNo, 10))
-		l.WriteByte(' ')
-		l.WriteString(strconv.FormatInt(latency/1000, 10))
-		l.WriteByte(' ')
-		l.WriteString(strconv.Itoa(no))
-		l.WriteByte(' ')
-		l.WriteString(strconv.FormatInt((now-ph.e.t0)/sim.Second, 10))
-		l.WriteByte(' ')
-		l.WriteString(strconv.FormatInt((now-ph.e.t0)%sim.Second/1000, 10))
-		if ph.cfg.Rate > 0 {
-			l.WriteByte(' ')
-			l.WriteString(strconv.FormatInt(lag/1000, 10))
-		}
-		l.WriteByte('\n')
+	if l := b.client.thread.log; l != nil {
+		// pgbench measures in whole microseconds (pg_time_now).
+		nowUs, schedUs := epochUs(now), epochUs(b.scheduled)
+		l.record(now, b.client.id, b.txNo+1, logOK, nowUs-schedUs, epochUs(b.started)-schedUs, no)
 	}
 }
 
 // skip records a transaction skipped under --latency-limit.
 func (ph *phase) skip(b *backend, sched int64) {
 	ph.skipped++
-	if l := ph.e.pglog; l != nil {
-		now := ph.e.k.Now()
-		l.WriteString(strconv.Itoa(b.client.id) + " " + strconv.FormatInt(b.txNo, 10) + " skipped " + strconv.Itoa(b.client.scriptNo) + " " +
-			strconv.FormatInt((now-ph.e.t0)/sim.Second, 10) + " " + strconv.FormatInt((now-ph.e.t0)%sim.Second/1000, 10) + " " +
-			strconv.FormatInt((now-sched)/1000, 10) + "\n")
+	if l := b.client.thread.log; l != nil {
+		l.record(ph.e.k.Now(), b.client.id, b.txNo+1, logSkipped, 0, 0, b.client.scriptNo)
 	}
 }
 
@@ -240,6 +232,11 @@ func (ph *phase) clientDone() {
 
 func (e *engine) endPhase(ph *phase) {
 	now := e.k.Now()
+	for _, th := range ph.threads {
+		if th.log != nil {
+			th.log.finish(now)
+		}
+	}
 	cur := e.snapshot()
 	dur := now - ph.start
 	rel := make([]relCounters, len(e.stats.rel))

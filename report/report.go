@@ -49,8 +49,8 @@ func Render(sc model.Scenario, res *model.Result) (Files, error) {
 		"timeseries.csv": TimeseriesCSV(res.Series),
 		"report.html":    html,
 	}
-	if res.PGBenchLog != nil {
-		f["pgbench_log"] = res.PGBenchLog
+	for _, l := range res.PGBenchLogs {
+		f[l.Name] = l.Data
 	}
 	return f, nil
 }
@@ -120,7 +120,7 @@ func WriteDir(dir string, files Files) error {
 		return err
 	}
 	for n := range files {
-		if !slices.Contains(outdir.Files[outdir.Run], n) && n != outdir.MarkerFile {
+		if !outdir.IsRunFile(n) && n != outdir.MarkerFile {
 			// outdir.Check would refuse to replace a directory holding
 			// it: every file a run writes must be registered there.
 			return fmt.Errorf("report.WriteDir: %q is not a run output file (outdir.Files)", n)

@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"time"
 
@@ -121,7 +122,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitConfig
 	}
-	overrides := append([]string(nil), f.sets...)
+	overrides := append(append([]string(nil), f.logSets...), f.sets...)
 	if given["seed"] {
 		if *seed < 0 {
 			return fail(exitConfig, "-seed %d: a seed is >= 0 (as the seed key)", *seed)
@@ -281,6 +282,15 @@ type runFlags struct {
 	// scripts are -f and -b in the order given; defines are -D.
 	scripts []configs.ScriptArg
 	defines multiFlag
+	// logOpts are pgbench's log options; logSets the overrides they gave.
+	logOpts []logOpt
+	logSets []string
+}
+
+// logOpt is a pgbench log option that sets an output key.
+type logOpt struct {
+	flag, key, usage string
+	isBool           bool
 }
 
 // newRunFlags defines a single run's flags; its usage goes to w.
@@ -319,6 +329,31 @@ func newRunFlags(w io.Writer) (*flag.FlagSet, *runFlags) {
 	fs.Func("f", "run the pgbench script FILE[@WEIGHT] instead of the scenario's scripts (repeatable, as pgbench -f; docs/pgbench.md)", script("f"))
 	fs.Func("b", "run the built-in script NAME[@WEIGHT]: tpcb-like, simple-update or select-only (repeatable, as pgbench -b)", script("b"))
 	fs.Var(&f.defines, "D", "define a script variable NAME=VALUE (repeatable, as pgbench -D; -D scale=N is pgbench -s for script files)")
+	// pgbench's log options, as shorthands for output keys.
+	f.logOpts = []logOpt{
+		{"l", "output.pgbench_log", "write pgbench's transaction logs into the output directory (pgbench -l; output.pgbench_log)", true},
+		{"log-prefix", "output.log_prefix", "prefix of the pgbench log files (pgbench --log-prefix; output.log_prefix)", false},
+		{"sampling-rate", "output.sampling_rate", "fraction of transactions to log (pgbench --sampling-rate; output.sampling_rate)", false},
+		{"aggregate-interval", "output.aggregate_interval", "log aggregates over this many seconds (pgbench --aggregate-interval; output.aggregate_interval)", false},
+	}
+	for _, o := range f.logOpts {
+		if o.isBool {
+			fs.BoolFunc(o.flag, o.usage, func(v string) error {
+				f.logSets = append(f.logSets, o.key+"="+v)
+				return nil
+			})
+			continue
+		}
+		fs.Func(o.flag, o.usage, func(v string) error {
+			if o.flag == "aggregate-interval" {
+				if _, err := strconv.Atoi(v); err == nil {
+					v += "s" // pgbench's unit
+				}
+			}
+			f.logSets = append(f.logSets, o.key+"="+v)
+			return nil
+		})
+	}
 	return fs, f
 }
 

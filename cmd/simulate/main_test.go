@@ -167,3 +167,44 @@ func TestGaussianHeaderLine(t *testing.T) {
 		}
 	}
 }
+
+// pgbench's options on the command line: -f and -b replace the phases'
+// scripts (a mix with @weights), -D defines variables, -l and
+// -aggregate-interval write pgbench's logs into the output directory, and
+// a script problem names the file and line with nothing written.
+func TestPgbenchOptions(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.sql")
+	if err := os.WriteFile(script, []byte("\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "o")
+	code, stdout, errs := runCLI(t, "-config", "../../configs/quickstart.yaml", "-out", out, "-set", short,
+		"-set", "workload.phases.warmup.duration=1s", "-f", script+"@3", "-b", "select-only", "-D", "scale=10",
+		"-l", "-aggregate-interval", "1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"transaction type: multiple scripts", "SQL script 1: " + script, " - weight: 3 (targets 75.0% of total)", "SQL script 2: <builtin: select only>"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, stdout)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "pgbench_log.10001")); err != nil {
+		t.Errorf("no pgbench log of the run phase: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "pgbench_log.10000")); err == nil {
+		t.Error("the warm-up phase was logged")
+	}
+	if err := os.WriteFile(script, []byte("SELECT * FROM pgbench_accounts a JOIN pgbench_tellers t ON a.aid = t.tid;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad")
+	code, _, errs = runCLI(t, "-config", "../../configs/quickstart.yaml", "-out", bad, "-f", script)
+	if code != 1 || !strings.Contains(errs, script+":1: SELECT * FROM pgbench_accounts ...: joins, subqueries and functions in FROM are not modelled") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	if _, err := os.Stat(bad); err == nil {
+		t.Error("a refused script left output behind")
+	}
+}

@@ -77,6 +77,17 @@ func Marker(kind Kind) []byte {
 		"This directory was written by pgbufsim; the next pgbufsim " + string(kind) + " into it replaces it.\n")
 }
 
+// pgbenchLogName matches the pgbench log files of a run: PREFIX.PID and
+// PREFIX.PID.THREAD with the model's pseudo process ids (10000 + the phase's
+// index, model.LogPIDBase).
+var pgbenchLogName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*\.1[0-9]{4}(\.[0-9]+)?$`)
+
+// IsRunFile reports whether name is a file a run writes: one of
+// Files[Run], or a pgbench log file.
+func IsRunFile(name string) bool {
+	return slices.Contains(Files[Run], name) || pgbenchLogName.MatchString(name)
+}
+
 // WriteMarker writes dir's marker file.
 func WriteMarker(dir string, kind Kind) error {
 	return os.WriteFile(filepath.Join(dir, MarkerFile), Marker(kind), 0o644)
@@ -141,7 +152,7 @@ func Check(dir string, kind Kind) error {
 	}
 	var foreign []string
 	for _, e := range entries {
-		if e.Name() != MarkerFile && !slices.Contains(Files[kind], e.Name()) && !isLeftover(e.Name()) {
+		if e.Name() != MarkerFile && !slices.Contains(Files[kind], e.Name()) && !(kind == Run && IsRunFile(e.Name())) && !isLeftover(e.Name()) {
 			foreign = append(foreign, e.Name())
 		}
 	}

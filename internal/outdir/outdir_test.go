@@ -62,6 +62,16 @@ func TestCheck(t *testing.T) {
 		t.Errorf("a marked earlier run: %v", err)
 	}
 	refused(t, Check(prev, Sweep), "holds a pgbufsim run output, not a sweep output")
+	// pgbench log files (PREFIX.PID[.THREAD] with the model's pseudo
+	// pids) are a run's too; other dotted numbers are not.
+	write(t, filepath.Join(prev, "pgbench_log.10001"), "0 1 2 0 3 4\n")
+	write(t, filepath.Join(prev, "my.log.10001.3"), "0 1 2 0 3 4\n")
+	if err := Check(prev, Run); err != nil {
+		t.Errorf("a run with pgbench logs: %v", err)
+	}
+	write(t, filepath.Join(prev, "data.2024"), "mine")
+	refused(t, Check(prev, Run), `also "data.2024", which pgbufsim did not write`)
+	os.Remove(filepath.Join(prev, "data.2024"))
 	write(t, filepath.Join(prev, "notes.txt"), "mine")
 	refused(t, Check(prev, Run), `also "notes.txt", which pgbufsim did not write`)
 

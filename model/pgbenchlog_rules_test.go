@@ -1,0 +1,147 @@
+package model_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/pgbufsim/pgbufsim/model"
+)
+
+const logYAML = `name: logs
+seed: 2
+server: {version: "15", shared_buffers: 16MB, cpus: 2, system_catalogs: false}
+tables: {pgbench: {scale: 1}}
+output: {pgbench_log: true}
+workload:
+  phases:
+    - {name: warm, warmup: true, duration: 1s, clients: 2, script: select-only}
+    - {name: run, duration: 4s, clients: 5, threads: 3, rate: 500, script: select-only}
+`
+
+func logsByName(r *model.Result) map[string]string {
+	out := map[string]string{}
+	for _, l := range r.PGBenchLogs {
+		out[l.Name] = string(l.Data)
+	}
+	return out
+}
+
+// pgbench writes a file per thread (pgbench.c main: PREFIX.PID for thread
+// 0, PREFIX.PID.TID for the others) with the lines of its clients (a
+// contiguous block each); a warm-up phase is a pgbench run of its own,
+// logged only when asked; each phase has its pseudo pid, 10000 + its index.
+func TestPgbenchLogFilesPerThread(t *testing.T) {
+	r := bhRunYAML(t, logYAML)
+	logs := logsByName(r)
+	if len(logs) != 3 || logs["pgbench_log.10001"] == "" || logs["pgbench_log.10001.1"] == "" || logs["pgbench_log.10001.2"] == "" {
+		t.Fatalf("files %v, want pgbench_log.10001, .10001.1, .10001.2", keys(logs))
+	}
+	// 5 clients over 3 threads: {0, 1}, {2, 3}, {4}.
+	want := map[string][]string{"pgbench_log.10001": {"0", "1"}, "pgbench_log.10001.1": {"2", "3"}, "pgbench_log.10001.2": {"4"}}
+	lines := 0
+	for name, data := range logs {
+		seen := map[string]bool{}
+		for _, l := range strings.Split(strings.TrimSpace(data), "\n") {
+			f := strings.Fields(l)
+			if len(f) != 7 {
+				t.Fatalf("%s: %q has %d columns, want 7 (with the schedule lag)", name, l, len(f))
+			}
+			seen[f[0]] = true
+			lines++
+		}
+		for _, c := range want[name] {
+			if !seen[c] {
+				t.Errorf("%s has no line of client %s", name, c)
+			}
+		}
+		if len(seen) != len(want[name]) {
+			t.Errorf("%s has clients %v, want %v", name, seen, want[name])
+		}
+	}
+	if int64(lines) != bhPhase(t, r, "run").Transactions {
+		t.Errorf("%d log lines for %d transactions", lines, bhPhase(t, r, "run").Transactions)
+	}
+	r = bhRunYAML(t, logYAML, "output.log_warmup=true", "output.log_prefix=x")
+	if logs := logsByName(r); logs["x.10000"] == "" || logs["x.10001"] == "" {
+		t.Errorf("with log_warmup and log_prefix x: files %v", keys(logs))
+	}
+}
+
+// --sampling-rate logs each transaction with that probability, from a
+// stream of its own: the run is otherwise the same.
+func TestPgbenchLogSampling(t *testing.T) {
+	all := bhRunYAML(t, logYAML)
+	some := bhRunYAML(t, logYAML, "output.sampling_rate=0.25")
+	n := float64(bhPhase(t, all, "run").Transactions)
+	got := float64(strings.Count(string(some.PGBenchLogLines()), "\n"))
+	if sd := math.Sqrt(n * 0.25 * 0.75); math.Abs(got-0.25*n) > 4*sd {
+		t.Errorf("%v lines logged of %v transactions, want 0.25 of them (+- %.0f)", got, n, 4*sd)
+	}
+	if resultJSON(t, all) == nil || string(resultJSON(t, all)) != string(resultJSON(t, some)) {
+		t.Error("sampling the log changed the run")
+	}
+}
+
+// --aggregate-interval: a line per interval per thread from the phase's
+// start (rounded down to the second), empty intervals included, the last
+// partial one left out (pgbench's final doLog); the columns by version
+// (pgbench.c doLog): up to 14 the lag columns only under -R and skipped
+// only with -L; from 15 every column, zeros where the option is off; 19
+// adds other SQL failures.
+func TestPgbenchLogAggregates(t *testing.T) {
+	for _, tc := range []struct {
+		version, extra string
+		columns        int
+	}{
+		{"14", "", 10}, // rate without -L: lag columns, no skipped
+		{"14", "workload.phases.run.latency_limit=5ms", 11}, // and skipped
+		{"14", "workload.phases.run.rate=0", 6},
+		{"15", "", 15},
+		{"15", "workload.phases.run.rate=0", 15},
+		{"19", "", 16},
+	} {
+		over := []string{"server.version=" + tc.version, "output.aggregate_interval=1s"}
+		if tc.extra != "" {
+			over = append(over, tc.extra)
+		}
+		r := bhRunYAML(t, logYAML, over...)
+		// Under -R a client whose next start falls after the end
+		// finishes at once (CSTATE_PREPARE_THROTTLE), so the phase may
+		// end before its fourth second does, and that interval is not
+		// printed; unthrottled, the last transactions end after it.
+		throttled := !strings.Contains(tc.extra, "rate=0")
+		var txns int64
+		whole := true
+		for name, data := range logsByName(r) {
+			ls := strings.Split(strings.TrimSpace(data), "\n")
+			if len(ls) != 4 && !(throttled && len(ls) == 3) {
+				t.Errorf("%s %s: %d intervals in a 4 s phase, want 4", tc.version, name, len(ls))
+			}
+			whole = whole && len(ls) == 4
+			for _, l := range ls {
+				f := strings.Fields(l)
+				if len(f) != tc.columns {
+					t.Errorf("%s (%s) %s: %q has %d columns, want %d", tc.version, tc.extra, name, l, len(f), tc.columns)
+					break
+				}
+				var c int64
+				for _, ch := range f[1] {
+					c = c*10 + int64(ch-'0')
+				}
+				txns += c
+			}
+		}
+		if run := bhPhase(t, r, "run").Transactions; whole && (txns > run || txns < run-50) {
+			t.Errorf("%s: the intervals count %d transactions, the phase %d (only those ending after the last whole interval, at most a few ms of the phase, may be missing)", tc.version, txns, run)
+		}
+	}
+}
+
+func keys(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
