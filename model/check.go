@@ -135,6 +135,12 @@ func Check(sc Scenario) []Problem {
 // (with its messages), and the log prefix as a plain file name.
 func checkLogOptions(sc Scenario, add func(path, format string, args ...any)) {
 	o := sc.Output
+	if o.Progress%sec != 0 {
+		add("output.progress", "%s: pgbench -P reports every whole number of seconds", time.Duration(o.Progress))
+	}
+	if o.ProgressTimestamp && o.Progress == 0 {
+		add("output.progress_timestamp", "--progress-timestamp is allowed only under --progress (set output.progress)")
+	}
 	if !validLogPrefix(o.LogPrefix) {
 		add("output.log_prefix", "%q is not a plain file name: use letters, digits, _ . and - (not starting with . or -)", o.LogPrefix)
 	}

@@ -38,6 +38,10 @@ type Options struct {
 	// page-reference trace that `simulate -write-trace` writes for trace
 	// replay. Accesses during a prewarm are not reported.
 	PageRef func(at int64, relation string, block int32, write bool)
+	// ProgressLine, if set, receives pgbench's progress lines (-P,
+	// output.progress; progress.go) and the prewarm's, in simulation
+	// order. They only watch the run.
+	ProgressLine func(line string)
 }
 
 // Run simulates the scenario and returns its result. The same scenario
@@ -100,6 +104,7 @@ type engine struct {
 	series  *Series
 	sampler *sampler
 	logs    []*threadLog // pgbench logs, in phase and thread order
+	opt     Options      // the run's watchers
 
 	pageRef func(int64, string, int32, bool)
 
@@ -314,6 +319,7 @@ func (e *engine) fail(err error) {
 func (e *engine) failed() bool { return e.err != nil }
 
 func (e *engine) run(opt Options) (*Result, error) {
+	e.opt = opt
 	e.prewarm(e.sc.Workload.Prewarm)
 	e.t0 = e.k.Now()
 	e.sampler.start()

@@ -198,6 +198,7 @@ type accum struct {
 	mix       *phase
 	mixTxns   []int64
 	mixFailed []int64
+	mixSkip   []int64
 	mixLat    []*sim.Histogram
 	mixOff    bool
 }
@@ -209,12 +210,12 @@ func (t *accum) addScripts(ph *phase) {
 	}
 	if ph.scriptTxns == nil || (t.mix != nil && !sameMix(t.mix.cfg, ph.cfg)) {
 		t.mixOff = true
-		t.mix, t.mixTxns, t.mixFailed, t.mixLat = nil, nil, nil, nil
+		t.mix, t.mixTxns, t.mixFailed, t.mixSkip, t.mixLat = nil, nil, nil, nil, nil
 		return
 	}
 	if t.mix == nil {
 		t.mix = ph
-		t.mixTxns, t.mixFailed = make([]int64, len(ph.scriptTxns)), make([]int64, len(ph.scriptTxns))
+		t.mixTxns, t.mixFailed, t.mixSkip = make([]int64, len(ph.scriptTxns)), make([]int64, len(ph.scriptTxns)), make([]int64, len(ph.scriptTxns))
 		for range ph.scriptTxns {
 			t.mixLat = append(t.mixLat, sim.NewHistogram())
 		}
@@ -222,6 +223,7 @@ func (t *accum) addScripts(ph *phase) {
 	for i := range ph.scriptTxns {
 		t.mixTxns[i] += ph.scriptTxns[i]
 		t.mixFailed[i] += ph.scriptFailed[i]
+		t.mixSkip[i] += ph.scriptSkipped[i]
 		t.mixLat[i].Merge(ph.scriptLat[i])
 	}
 }
@@ -242,7 +244,7 @@ func sameMix(a, b Phase) bool {
 
 // scriptResults is pgbench's per-script breakdown of a mix (printResults:
 // "SQL script N: NAME", weight, transactions, tps, failures, latency).
-func scriptResults(mix phaseMix, txns, failed []int64, lat []*sim.Histogram, dur int64) []ScriptResult {
+func scriptResults(mix phaseMix, txns, failed, skipped []int64, lat []*sim.Histogram, dur int64) []ScriptResult {
 	if txns == nil {
 		return nil
 	}
@@ -252,7 +254,7 @@ func scriptResults(mix phaseMix, txns, failed []int64, lat []*sim.Histogram, dur
 	}
 	out := make([]ScriptResult, len(txns))
 	for i := range txns {
-		r := ScriptResult{Name: mix.scripts[i].name, Weight: mix.weights[i], Transactions: txns[i], Failed: failed[i], LatencyMS: distOf(lat[i])}
+		r := ScriptResult{Name: mix.scripts[i].name, Weight: mix.weights[i], Transactions: txns[i], Failed: failed[i], Skipped: skipped[i], LatencyMS: distOf(lat[i])}
 		r.TargetShare = round6(float64(mix.weights[i]) / float64(mix.total))
 		if all > 0 {
 			r.Share = round6(float64(txns[i]) / float64(all))
@@ -533,7 +535,7 @@ func (e *engine) result() *Result {
 	}
 	r.Totals = e.metrics(t.c, t.rel, t.dur, t.txns, t.skipped, t.late, t.lat, t.lag, t.read)
 	if t.mix != nil {
-		r.Totals.Scripts = scriptResults(t.mix.mix, t.mixTxns, t.mixFailed, t.mixLat, t.dur)
+		r.Totals.Scripts = scriptResults(t.mix.mix, t.mixTxns, t.mixFailed, t.mixSkip, t.mixLat, t.dur)
 	}
 	vals, fr := t.lat.CDF(200)
 	r.LatencyCDF.Fractions = fr
@@ -580,10 +582,16 @@ func (e *engine) header() []string {
 		"number of clients: " + strconv.Itoa(ph.cfg.Clients),
 		"number of threads: " + strconv.Itoa(ph.cfg.Threads),
 	}
+	v, err := Version(e.sc.Server.Version)
+	if err == nil && v >= 1500 {
+		// pgbench 15 added retries of serialization and deadlock
+		// failures (--max-tries, 1 by default: the model never retries).
+		h = append(h, "maximum number of tries: 1")
+	}
 	// The access-probability lines are those of the 2014 gaussian pgbench
 	// patch (against 9.4devel, the seed-002 thread's); the feature as
 	// committed in 9.5 prints none.
-	if v, err := Version(e.sc.Server.Version); err != nil || v >= 905 {
+	if err != nil || v >= 905 {
 		return h
 	}
 	seen := map[string]bool{}

@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -144,4 +145,51 @@ func keys(m map[string]string) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// pgbench -P: a line every N seconds of each phase while it runs
+// (printProgressReport), over the transactions since the last line; the
+// run is the same with or without them.
+func TestPgbenchProgressLines(t *testing.T) {
+	sc := bhScenario(t, logYAML, "output.progress=1s", "output.pgbench_log=false")
+	var lines []string
+	r, err := model.RunWith(sc, model.Options{ProgressLine: func(l string) { lines = append(lines, l) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := bhRun(t, bhScenario(t, logYAML, "output.pgbench_log=false"))
+	if string(resultJSON(t, r)) != string(resultJSON(t, plain)) {
+		t.Error("progress lines changed the run")
+	}
+	// The warm-up's 1 s phase may end before its first report; the 4 s
+	// run reports at 1, 2, 3 and, if a transaction is still running at
+	// its end, 4 s.
+	var run []string
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "progress: ") {
+			t.Errorf("%q is not a progress line", l)
+		}
+		if strings.Contains(l, "lag") {
+			run = append(run, l)
+		}
+	}
+	if len(run) < 3 || len(run) > 4 {
+		t.Fatalf("%d progress lines of the run phase, want 3 or 4: %q", len(run), lines)
+	}
+	var tps float64
+	for i, l := range run {
+		var s, x, lat, sd, lag float64
+		var failed int
+		if _, err := fmt.Sscanf(l, "progress: %f s, %f tps, lat %f ms stddev %f, %d failed, lag %f ms", &s, &x, &lat, &sd, &failed, &lag); err != nil {
+			t.Fatalf("%q: %v", l, err)
+		}
+		if s != float64(i+1) {
+			t.Errorf("%q: report %d at %.1f s", l, i+1, s)
+		}
+		tps += x
+	}
+	// 500 tps scheduled: each second's report counts its transactions.
+	if want := float64(bhPhase(t, r, "run").Transactions); len(run) == 4 && math.Abs(tps-want) > 5 || len(run) == 3 && tps > want {
+		t.Errorf("the reports count %.0f transactions, the phase %.0f", tps, want)
+	}
 }

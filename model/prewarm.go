@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"github.com/pgbufsim/pgbufsim/model/bufpool"
 	"github.com/pgbufsim/pgbufsim/sim"
 )
@@ -59,7 +60,12 @@ func (e *engine) prewarm(n int64) {
 		}
 	}
 	var path []int32
+	// With -P the prewarm reports its own progress, every tenth of it.
+	report := e.opt.ProgressLine != nil && e.sc.Output.Progress > 0
 	for i := int64(0); i < n; i++ {
+		if report && i > 0 && i%max(n/10, 1) == 0 {
+			e.opt.ProgressLine(fmt.Sprintf("prewarm: %d of %d transactions (%d%%)", i, n, i*100/n))
+		}
 		now := i * gap
 		sc := ph.mix.scripts[ph.mix.choose(choose)]
 		b.ops = sc.txn(b, rng, b.client.vals, b.ops[:0])

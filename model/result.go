@@ -69,7 +69,9 @@ type ScriptResult struct {
 	Share        float64 `json:"share"`
 	TPS          float64 `json:"tps"`
 	Failed       int64   `json:"failed"`
-	LatencyMS    Dist    `json:"latency_ms"`
+	// Skipped counts its transactions skipped under latency_limit.
+	Skipped   int64 `json:"skipped"`
+	LatencyMS Dist  `json:"latency_ms"`
 }
 
 // Runtime describes the cost of the run itself. WallSeconds and

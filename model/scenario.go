@@ -599,6 +599,11 @@ type Output struct {
 	// LogWarmup logs warm-up phases too (they are separate pgbench runs,
 	// left out by default).
 	LogWarmup bool `yaml:"log_warmup"`
+	// Progress is pgbench -P: a progress line on stderr every this many
+	// seconds of each phase (simulated time; 0 = off); ProgressTimestamp
+	// is --progress-timestamp (Unix times instead of seconds elapsed).
+	Progress          int64 `yaml:"progress" unit:"duration" range:"0,"`
+	ProgressTimestamp bool  `yaml:"progress_timestamp"`
 }
 
 const (

@@ -15,8 +15,8 @@ type phase struct {
 	cfg Phase
 	mix phaseMix
 	// per script of the mix: transactions, failed ones, latencies
-	scriptTxns, scriptFailed []int64
-	scriptLat                []*sim.Histogram
+	scriptTxns, scriptFailed, scriptSkipped []int64
+	scriptLat                               []*sim.Histogram
 
 	start, end int64
 	active     int
@@ -28,6 +28,7 @@ type phase struct {
 	snap                counters
 	relBase             []relCounters // per-relation counters at the phase's start
 	result              PhaseResult
+	prog                *progressStats // since the last progress report (-P), or nil
 }
 
 // client is one pgbench connection: its key stream, its thread and its
@@ -108,7 +109,7 @@ func newPhase(e *engine, idx int, cfg Phase) (*phase, error) {
 	}
 	ph := &phase{e: e, idx: idx, cfg: cfg, mix: mix, lat: sim.NewHistogram(), lag: sim.NewHistogram()}
 	if n := len(mix.scripts); n > 1 {
-		ph.scriptTxns, ph.scriptFailed = make([]int64, n), make([]int64, n)
+		ph.scriptTxns, ph.scriptFailed, ph.scriptSkipped = make([]int64, n), make([]int64, n), make([]int64, n)
 		for range n {
 			ph.scriptLat = append(ph.scriptLat, sim.NewHistogram())
 		}
@@ -150,6 +151,7 @@ func (e *engine) startPhase(i int) {
 		}
 		ph.threads = append(ph.threads, th)
 	}
+	e.startProgress(ph)
 	for t, l := range e.newThreadLogs(i, ph) {
 		ph.threads[t].log = l
 		e.logs = append(e.logs, l)
@@ -192,6 +194,9 @@ func (ph *phase) complete(b *backend, now int64) {
 		if l := b.client.thread.log; l != nil {
 			l.record(now, b.client.id, b.txNo+1, logFailed, 0, 0, no)
 		}
+		if ph.prog != nil {
+			ph.prog.failed++
+		}
 		return
 	}
 	latency := now - b.scheduled
@@ -208,16 +213,31 @@ func (ph *phase) complete(b *backend, now int64) {
 	if lim := ph.cfg.LatencyLimit; lim > 0 && latency > lim {
 		ph.late++
 	}
-	if l := b.client.thread.log; l != nil {
+	if l, p := b.client.thread.log, ph.prog; l != nil || p != nil {
 		// pgbench measures in whole microseconds (pg_time_now).
 		nowUs, schedUs := epochUs(now), epochUs(b.scheduled)
-		l.record(now, b.client.id, b.txNo+1, logOK, nowUs-schedUs, epochUs(b.started)-schedUs, no)
+		latUs, lagUs := nowUs-schedUs, epochUs(b.started)-schedUs
+		if l != nil {
+			l.record(now, b.client.id, b.txNo+1, logOK, latUs, lagUs, no)
+		}
+		if p != nil {
+			p.cnt++
+			p.sum += float64(latUs)
+			p.sum2 += float64(latUs) * float64(latUs)
+			p.lagSum += float64(lagUs)
+		}
 	}
 }
 
 // skip records a transaction skipped under --latency-limit.
 func (ph *phase) skip(b *backend, sched int64) {
 	ph.skipped++
+	if ph.prog != nil {
+		ph.prog.skipped++
+	}
+	if ph.scriptSkipped != nil {
+		ph.scriptSkipped[b.client.scriptNo]++
+	}
 	if l := b.client.thread.log; l != nil {
 		l.record(ph.e.k.Now(), b.client.id, b.txNo+1, logSkipped, 0, 0, b.client.scriptNo)
 	}
@@ -255,7 +275,7 @@ func (e *engine) endPhase(ph *phase) {
 		Clients:  ph.cfg.Clients,
 		Metrics:  e.metrics(cur.minus(ph.snap), rel, dur, ph.txns, ph.skipped, ph.late, ph.lat, ph.lag, e.dataDev.ReadLatencyPhase),
 	}
-	ph.result.Scripts = scriptResults(ph.mix, ph.scriptTxns, ph.scriptFailed, ph.scriptLat, dur)
+	ph.result.Scripts = scriptResults(ph.mix, ph.scriptTxns, ph.scriptFailed, ph.scriptSkipped, ph.scriptLat, dur)
 	if !ph.cfg.Warmup {
 		e.totals.add(cur.minus(ph.snap), rel, dur, ph)
 		e.totals.addScripts(ph)

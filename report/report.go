@@ -170,51 +170,16 @@ func WriteDir(dir string, files Files) error {
 	return nil
 }
 
-// PrintSummary writes the pgbench-style summary (pgbench.c printResults,
-// PG15 wording) plus percentiles, buffer figures and the seed.
+// PrintSummary writes the run's summary: pgbench's report as pgbench of
+// server.version prints it (pgbench.c printVersion and printResults, 14 and
+// 15-17 checked line by line; before 14 as 14, without the version line),
+// then pgbufsim's own lines: latency percentiles, buffers, the page cache,
+// the phases, the policy and the seed.
 func PrintSummary(w io.Writer, sc model.Scenario, res *model.Result, outDir string) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
-	for _, h := range res.Header {
-		p("%s", h)
-	}
+	v, _ := model.Version(sc.Server.Version)
+	printPgbenchResults(p, v, sc, res)
 	t := res.Totals
-	var measured []model.PhaseResult
-	for _, ph := range res.Phases {
-		if !ph.Warmup {
-			measured = append(measured, ph)
-		}
-	}
-	if len(measured) == 1 {
-		pc := sc.Workload.Phases[phaseIndex(sc, measured[0].Name)]
-		if pc.Duration > 0 {
-			p("duration: %d s", pc.Duration/1e9)
-		} else {
-			p("number of transactions per client: %d", pc.Transactions)
-		}
-	}
-	p("number of transactions actually processed: %d", t.Transactions)
-	p("number of failed transactions: %d (%.3f%%)", t.Failed, pct(t.Failed, t.Transactions+t.Failed))
-	if t.Skipped > 0 {
-		p("number of transactions skipped: %d (%.3f%%)", t.Skipped, pct(t.Skipped, t.Transactions+t.Skipped))
-	}
-	if lim := maxLatencyLimit(sc); lim > 0 {
-		p("number of transactions above the %.1f ms latency limit: %d/%d (%.3f%%)", float64(lim)/1e6, t.Late, t.Transactions, pct(t.Late, t.Transactions))
-	}
-	p("latency average = %.3f ms", t.LatencyMS.Mean)
-	p("latency stddev = %.3f ms", t.LatencyMS.Stddev)
-	if anyRate(sc) {
-		p("rate limit schedule lag: avg %.3f (max %.3f) ms", t.LagMS.Mean, t.LagMS.Max)
-	}
-	p("initial connection time = 0.000 ms")
-	p("tps = %f (without initial connection time)", t.TPS)
-	for i, sr := range t.Scripts {
-		p("SQL script %d: %s", i+1, sr.Name)
-		p(" - weight: %d (targets %.1f%% of total)", sr.Weight, 100*sr.TargetShare)
-		p(" - %d transactions (%.1f%% of total, tps = %f)", sr.Transactions, 100*sr.Share, sr.TPS)
-		p(" - number of failed transactions: %d (%.3f%%)", sr.Failed, pct(sr.Failed, sr.Transactions+sr.Failed))
-		p(" - latency average = %.3f ms", sr.LatencyMS.Mean)
-		p(" - latency stddev = %.3f ms", sr.LatencyMS.Stddev)
-	}
 	p("latency percentiles: p50 %.3f, p90 %.3f, p95 %.3f, p99 %.3f, p99.9 %.3f, max %.3f ms",
 		t.LatencyMS.P50, t.LatencyMS.P90, t.LatencyMS.P95, t.LatencyMS.P99, t.LatencyMS.P999, t.LatencyMS.Max)
 	b := t.Buffers
@@ -236,6 +201,107 @@ func PrintSummary(w io.Writer, sc model.Scenario, res *model.Result, outDir stri
 	p("seed: %d", res.Seed)
 	if outDir != "" {
 		p("outputs: %s, %s, %s", filepath.Join(outDir, "summary.json"), filepath.Join(outDir, "timeseries.csv"), filepath.Join(outDir, "report.html"))
+	}
+}
+
+// printPgbenchResults prints pgbench's report of the measured phases
+// (pgbench.c printResults). A run of one measured phase is one pgbench run
+// and reads exactly as pgbench's; over several, the counts are their
+// totals.
+func printPgbenchResults(p func(string, ...any), v int, sc model.Scenario, res *model.Result) {
+	if v >= 1400 {
+		p("pgbench (%s (simulated by pgbufsim))", sc.Server.Version)
+	}
+	for _, h := range res.Header {
+		p("%s", h)
+	}
+	t := res.Totals
+	var measured []model.PhaseResult
+	for _, ph := range res.Phases {
+		if !ph.Warmup {
+			measured = append(measured, ph)
+		}
+	}
+	var cfg model.Phase
+	if len(measured) == 1 {
+		cfg = sc.Workload.Phases[phaseIndex(sc, measured[0].Name)]
+	}
+	throttled, limit := anyRate(sc), maxLatencyLimit(sc)
+	// pgbench counts failed and skipped transactions apart from cnt; up
+	// to 14 its cnt included the skipped ones.
+	total := t.Transactions + t.Skipped + t.Failed
+	pcSpace := "%%" // "(12.345%)"; 14 printed "(12.345 %)" in two lines
+	if v < 1500 {
+		pcSpace = " %%"
+	}
+	switch {
+	case len(measured) == 1 && cfg.Transactions > 0:
+		p("number of transactions per client: %d", cfg.Transactions)
+		p("number of transactions actually processed: %d/%d", t.Transactions, cfg.Transactions*int64(cfg.Clients))
+	case len(measured) == 1:
+		p("duration: %d s", cfg.Duration/1e9)
+		p("number of transactions actually processed: %d", t.Transactions)
+	default:
+		p("number of transactions actually processed: %d", t.Transactions)
+	}
+	if v >= 1500 {
+		p("number of failed transactions: %d (%.3f%%)", t.Failed, pct(t.Failed, total))
+	}
+	if t.Transactions+t.Skipped <= 0 {
+		return // pgbench: the remaining statistics are meaningless
+	}
+	if throttled && limit > 0 {
+		base := total
+		if v < 1500 {
+			base = t.Transactions + t.Skipped
+		}
+		p("number of transactions skipped: %d (%.3f"+pcSpace+")", t.Skipped, pct(t.Skipped, base))
+	}
+	if limit > 0 {
+		p("number of transactions above the %.1f ms latency limit: %d/%d (%.3f"+pcSpace+")", float64(limit)/1e6, t.Late, t.Transactions, pct(t.Late, t.Transactions))
+	}
+	if throttled || limit > 0 || len(measured) != 1 {
+		p("latency average = %.3f ms", t.LatencyMS.Mean)
+		p("latency stddev = %.3f ms", t.LatencyMS.Stddev)
+	} else {
+		// Without -R, -L or -P pgbench measures no latencies: it divides
+		// the run time by the transactions per client.
+		avg := 0.0
+		if total > 0 {
+			avg = measured[0].ElapsedS * 1e3 * float64(cfg.Clients) / float64(total)
+		}
+		incl := ""
+		if v >= 1500 && t.Failed > 0 {
+			incl = " (including failures)"
+		}
+		p("latency average = %.3f ms%s", avg, incl)
+	}
+	if throttled {
+		p("rate limit schedule lag: avg %.3f (max %.3f) ms", t.LagMS.Mean, t.LagMS.Max)
+	}
+	p("initial connection time = 0.000 ms")
+	p("tps = %f (without initial connection time)", t.TPS)
+	for i, sr := range t.Scripts {
+		stotal := sr.Transactions + sr.Skipped + sr.Failed
+		p("SQL script %d: %s", i+1, sr.Name)
+		p(" - weight: %d (targets %.1f%% of total)", sr.Weight, 100*sr.TargetShare)
+		if v >= 1500 {
+			p(" - %d transactions (%.1f%% of total, tps = %f)", sr.Transactions, 100*sr.Share, sr.TPS)
+		} else {
+			// Up to 14 a script's count included its skipped transactions.
+			n, all := sr.Transactions+sr.Skipped, t.Transactions+t.Skipped
+			p(" - %d transactions (%.1f%% of total, tps = %f)", n, pct(n, all), sr.TPS)
+		}
+		if v >= 1500 {
+			p(" - number of failed transactions: %d (%.3f%%)", sr.Failed, pct(sr.Failed, stotal))
+		}
+		if throttled && limit > 0 && stotal > 0 {
+			p(" - number of transactions skipped: %d (%.3f%%)", sr.Skipped, pct(sr.Skipped, stotal))
+		}
+		if sr.Transactions > 0 {
+			p(" - latency average = %.3f ms", sr.LatencyMS.Mean)
+			p(" - latency stddev = %.3f ms", sr.LatencyMS.Stddev)
+		}
 	}
 }
 

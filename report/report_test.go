@@ -15,8 +15,18 @@ import (
 
 func quick(t *testing.T, overrides ...string) (model.Scenario, report.Files) {
 	t.Helper()
-	base := []string{"workload.phases.warmup.duration=2s", "workload.phases.run.duration=5s"}
-	sc, err := configs.Load("../configs/quickstart.yaml", append(base, overrides...)...)
+	sc, res := quickRun(t, append([]string{"workload.phases.warmup.duration=2s", "workload.phases.run.duration=5s"}, overrides...)...)
+	files, err := report.Render(sc, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc, files
+}
+
+// quickRun runs the quickstart scenario with overrides.
+func quickRun(t *testing.T, overrides ...string) (model.Scenario, *model.Result) {
+	t.Helper()
+	sc, err := configs.Load("../configs/quickstart.yaml", overrides...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,11 +34,7 @@ func quick(t *testing.T, overrides ...string) (model.Scenario, report.Files) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := report.Render(sc, res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sc, files
+	return sc, res
 }
 
 // Same configuration and seed: byte-identical outputs (docs/metrics.md).
@@ -140,5 +146,44 @@ func TestMixIsBrokenDownPerScript(t *testing.T) {
 	_, plain := quick(t)
 	if strings.Contains(string(plain["report.html"]), "Scripts of the mix") {
 		t.Error("report.html shows a mix table for one script")
+	}
+}
+
+// The summary's pgbench part follows pgbench.c printResults of the
+// version: 14 has no version-15 lines (tries, failures) and writes its
+// percentages "(x %)"; 15 on prints them; before 14 there is no version
+// line; without -R, -L or -P only a latency average from the run time.
+func TestSummaryFollowsTheVersion(t *testing.T) {
+	summary := func(overrides ...string) string {
+		sc, res := quickRun(t, append([]string{"workload.phases.warmup.duration=1s", "workload.phases.run.duration=2s"}, overrides...)...)
+		var b bytes.Buffer
+		report.PrintSummary(&b, sc, res, "")
+		return b.String()
+	}
+	limited := []string{"workload.phases.run.rate=500", "workload.phases.run.latency_limit=10ms"}
+	for _, tc := range []struct {
+		version    string
+		has, lacks []string
+	}{
+		{"14", []string{"pgbench (14 (simulated by pgbufsim))", "number of transactions skipped: 0 (0.000 %)", "latency limit: "}, []string{"maximum number of tries", "number of failed transactions"}},
+		{"15", []string{"pgbench (15 (simulated by pgbufsim))", "maximum number of tries: 1", "number of failed transactions: 0 (0.000%)", "number of transactions skipped: 0 (0.000%)", "latency stddev = "}, nil},
+		{"13", []string{"transaction type: <builtin: TPC-B (sort of)>"}, []string{"pgbench (", "maximum number of tries"}},
+	} {
+		out := summary(append([]string{"server.version=" + tc.version}, limited...)...)
+		for _, w := range tc.has {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: the summary lacks %q:\n%s", tc.version, w, out)
+			}
+		}
+		for _, w := range tc.lacks {
+			if strings.Contains(out, w) {
+				t.Errorf("%s: the summary has %q:\n%s", tc.version, w, out)
+			}
+		}
+	}
+	// Unthrottled: pgbench prints no stddev, only the average from the
+	// run time (duration x clients / transactions).
+	if out := summary(); strings.Contains(out, "latency stddev") || !strings.Contains(out, "latency average = ") {
+		t.Errorf("an unthrottled run's summary:\n%s", out)
 	}
 }

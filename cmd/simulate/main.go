@@ -201,7 +201,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 		}()
 	}
-	if isTerminal(stderr) {
+	if sc.Output.Progress > 0 {
+		// pgbench's progress lines, on any stderr; they replace the
+		// terminal's own progress display.
+		opt.ProgressLine = func(l string) { fmt.Fprintln(stderr, l) }
+	} else if isTerminal(stderr) {
 		opt.Progress = progressPrinter(stderr)
 		opt.ProgressEvery = 5 * sim.Second
 	}
@@ -335,6 +339,8 @@ func newRunFlags(w io.Writer) (*flag.FlagSet, *runFlags) {
 		{"log-prefix", "output.log_prefix", "prefix of the pgbench log files (pgbench --log-prefix; output.log_prefix)", false},
 		{"sampling-rate", "output.sampling_rate", "fraction of transactions to log (pgbench --sampling-rate; output.sampling_rate)", false},
 		{"aggregate-interval", "output.aggregate_interval", "log aggregates over this many seconds (pgbench --aggregate-interval; output.aggregate_interval)", false},
+		{"P", "output.progress", "print pgbench's progress line every N seconds of simulated time on stderr (pgbench -P; output.progress)", false},
+		{"progress-timestamp", "output.progress_timestamp", "progress lines with Unix times (pgbench --progress-timestamp)", true},
 	}
 	for _, o := range f.logOpts {
 		if o.isBool {
@@ -345,7 +351,7 @@ func newRunFlags(w io.Writer) (*flag.FlagSet, *runFlags) {
 			continue
 		}
 		fs.Func(o.flag, o.usage, func(v string) error {
-			if o.flag == "aggregate-interval" {
+			if o.flag == "aggregate-interval" || o.flag == "P" {
 				if _, err := strconv.Atoi(v); err == nil {
 					v += "s" // pgbench's unit
 				}

@@ -20,10 +20,17 @@ var connFlags = []string{"-h", "-p", "-U", "--host", "--port", "--username"}
 // connection options or a database name. pgbench runs as the current user
 // (it is only a client), so -f files just need to be readable by it.
 func (c *Cluster) Pgbench(ctx context.Context, args ...string) (string, error) {
+	out, _, err := c.PgbenchStderr(ctx, args...)
+	return out, err
+}
+
+// PgbenchStderr is Pgbench returning pgbench's stderr too (its progress
+// lines under -P).
+func (c *Cluster) PgbenchStderr(ctx context.Context, args ...string) (stdout, stderr string, err error) {
 	for _, a := range args {
 		for _, f := range connFlags {
 			if a == f || (strings.HasPrefix(a, f) && len(f) == 2) || strings.HasPrefix(a, f+"=") {
-				return "", fmt.Errorf("pgbench: option %q is set by pgcompare", a)
+				return "", "", fmt.Errorf("pgbench: option %q is set by pgcompare", a)
 			}
 		}
 	}
@@ -31,7 +38,7 @@ func (c *Cluster) Pgbench(ctx context.Context, args ...string) (string, error) {
 	closed := c.closed
 	c.mu.Unlock()
 	if closed {
-		return "", ErrClosed
+		return "", "", ErrClosed
 	}
 	full := append([]string{"-h", c.root, "-p", strconv.Itoa(c.port), "-U", superuser}, args...)
 	full = append(full, BenchDB)
@@ -39,11 +46,11 @@ func (c *Cluster) Pgbench(ctx context.Context, args ...string) (string, error) {
 	if err != nil {
 		wd = c.root
 	}
-	out, err := run(ctx, c.owner, runOpts{path: filepath.Join(c.bindir, "pgbench"), args: full, dir: wd})
+	out, err := run(ctx, c.owner, runOpts{path: filepath.Join(c.bindir, "pgbench"), args: full, dir: wd, stderr: &stderr})
 	if err != nil {
-		return out, fmt.Errorf("pgbench: %w", err)
+		return out, stderr, fmt.Errorf("pgbench: %w", err)
 	}
-	return out, nil
+	return out, stderr, nil
 }
 
 // txRE matches pgbench's summary line; with -t the value is "done/planned".

@@ -86,6 +86,9 @@ type runOpts struct {
 	args  []string // its arguments
 	dir   string   // working directory (must be accessible to the owner)
 	asSrv bool     // run as the server owner instead of the current user
+	// stderr, if set, receives the program's stderr (pgbench's progress
+	// lines).
+	stderr *string
 }
 
 // run executes a program and returns its stdout. On failure the error
@@ -106,6 +109,9 @@ func run(ctx context.Context, o owner, r runOpts) (string, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
+	if r.stderr != nil {
+		*r.stderr = stderr.String()
+	}
 	if err != nil {
 		msg := strings.TrimSpace(stderr.String())
 		if msg == "" {
