@@ -65,6 +65,10 @@ const (
 )
 
 type backend struct {
+	// The command running (op.cmdNo) and when it began, for pgbench -r.
+	curCmd   int16
+	cmdStart int64
+
 	e      *engine
 	id     int32
 	client *client
@@ -300,6 +304,9 @@ func (b *backend) advance() {
 		if b.sub == 0 && b.cpu >= cpuQuantum {
 			b.block(wCPU)
 			continue
+		}
+		if o.cmdNo != 0 && o.cmdNo != b.curCmd && b.client != nil && b.client.phase.cmdStats != nil {
+			b.nextCommand(o.cmdNo)
 		}
 		if b.sub == 0 && o.stmt && e.costs.Client > 0 && !b.clientDone && b.client != nil && !b.worker {
 			// pgbench reads the last result and sends this statement
@@ -674,6 +681,9 @@ func (b *backend) buildTxn() {
 }
 
 func (b *backend) endTxn() {
+	if b.client.phase.cmdStats != nil {
+		b.nextCommand(0)
+	}
 	b.client.phase.complete(b, b.e.k.Now())
 	b.txNo++
 	b.inTxn = false
@@ -701,3 +711,20 @@ func (t *thread) poisson() int64 {
 
 // maxPoissonUs caps one arrival gap at about 29 simulated years.
 const maxPoissonUs = 1e15
+
+// nextCommand ends the command running (its time since it began goes to
+// pgbench -r's per-statement latency) and starts cmd (0: none).
+func (b *backend) nextCommand(cmd int16) {
+	now := b.e.k.Now()
+	c := b.client
+	if b.curCmd != 0 {
+		st := &c.phase.cmdStats[c.scriptNo][b.curCmd-1]
+		if b.failed {
+			st.failures++
+		} else {
+			st.count++
+			st.sum += now - b.cmdStart
+		}
+	}
+	b.curCmd, b.cmdStart = cmd, now
+}

@@ -199,8 +199,36 @@ type accum struct {
 	mixTxns   []int64
 	mixFailed []int64
 	mixSkip   []int64
-	mixLat    []*sim.Histogram
-	mixOff    bool
+	// pgbench -r's per-command figures, merged likewise
+	cmdPhase *phase
+	cmd      [][]cmdStat
+	cmdOff   bool
+	mixLat   []*sim.Histogram
+	mixOff   bool
+}
+
+// addStatements merges ph's per-command latencies (pgbench -r) into the
+// totals while every measured phase runs the same scripts.
+func (t *accum) addStatements(ph *phase) {
+	if ph.cmdStats == nil || t.cmdOff {
+		return
+	}
+	if t.cmdPhase != nil && !sameMix(t.cmdPhase.cfg, ph.cfg) {
+		t.cmdOff, t.cmd = true, nil
+		return
+	}
+	if t.cmdPhase == nil {
+		t.cmdPhase = ph
+		for _, cs := range ph.cmdStats {
+			t.cmd = append(t.cmd, make([]cmdStat, len(cs)))
+		}
+	}
+	for i, cs := range ph.cmdStats {
+		for j, c := range cs {
+			m := &t.cmd[i][j]
+			m.count, m.failures, m.sum = m.count+c.count, m.failures+c.failures, m.sum+c.sum
+		}
+	}
 }
 
 // addScripts merges ph's per-script figures into the totals.
@@ -537,6 +565,9 @@ func (e *engine) result() *Result {
 	if t.mix != nil {
 		r.Totals.Scripts = scriptResults(t.mix.mix, t.mixTxns, t.mixFailed, t.mixSkip, t.mixLat, t.dur)
 	}
+	if t.cmdPhase != nil {
+		r.Totals.Statements = statementResults(t.cmdPhase.mix, t.cmd)
+	}
 	vals, fr := t.lat.CDF(200)
 	r.LatencyCDF.Fractions = fr
 	for _, v := range vals {
@@ -609,4 +640,22 @@ func (e *engine) header() []string {
 		}
 	}
 	return h
+}
+
+// statementResults are pgbench -r's lines for each script of a mix.
+func statementResults(mix phaseMix, stats [][]cmdStat) [][]StatementResult {
+	if stats == nil {
+		return nil
+	}
+	out := make([][]StatementResult, len(stats))
+	for i, cs := range stats {
+		for j, c := range cs {
+			r := StatementResult{Command: mix.scripts[i].commands[j], Count: c.count, Failures: c.failures}
+			if c.count > 0 {
+				r.LatencyMS = round6(float64(c.sum) / float64(c.count) / 1e6)
+			}
+			out[i] = append(out[i], r)
+		}
+	}
+	return out
 }

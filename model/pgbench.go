@@ -1,10 +1,12 @@
 package model
 
 import (
+	"embed"
 	"fmt"
 	"sort"
 
 	"github.com/pgbufsim/pgbufsim/model/pgexpr"
+	"github.com/pgbufsim/pgbufsim/model/pgscript"
 )
 
 // pgbench's schema (pgbench.c initCreateTables) with the tuple widths that
@@ -33,8 +35,41 @@ const (
 	walFPI         = 8240 // 8192-byte image plus headers (measured, docs/model.md)
 )
 
-// builtinScript returns a fresh copy of a built-in script.
+// builtinText holds pgbench's built-in scripts as pgbench --show-script
+// prints them (a test checks them against the installed pgbench): the
+// statement lines of pgbench -r.
+//
+//go:embed builtin/*.sql
+var builtinText embed.FS
+
+// builtinCommands returns the first lines of a built-in script's commands.
+func builtinCommands(name string) []string {
+	data, err := builtinText.ReadFile("builtin/" + name + ".sql")
+	if err != nil {
+		panic("model: built-in script text missing: " + name) // embedded at build time
+	}
+	cmds, err := pgscript.Parse(string(data))
+	if err != nil {
+		panic("model: built-in script text does not parse: " + err.Error())
+	}
+	out := make([]string, len(cmds))
+	for i, c := range cmds {
+		out[i] = c.FirstLine
+	}
+	return out
+}
+
+// builtinScript returns a fresh copy of a built-in script. Its ops carry
+// the numbers of the commands of builtinText they run.
 func builtinScript(name string) (*script, error) {
+	s, err := builtinOps(name)
+	if err == nil {
+		s.commands = builtinCommands(name)
+	}
+	return s, err
+}
+
+func builtinOps(name string) (*script, error) {
 	std := []scriptVar{
 		{name: "aid", def: "random(1, 100000 * :scale)"},
 		{name: "bid", def: "random(1, 1 * :scale)"},
@@ -46,29 +81,29 @@ func builtinScript(name string) (*script, error) {
 		return &script{name: "<builtin: TPC-B (sort of)>", vars: std, build: func(b *backend, v []int64, ops []op) []op {
 			db := b.e.db
 			return append(ops,
-				op{kind: opNone, stmt: true}, // BEGIN
-				op{kind: opUpdate, stmt: true, t: db.accounts, key: v[0]},
-				op{kind: opFetch, stmt: true, t: db.accounts, key: v[0]},
-				op{kind: opUpdate, stmt: true, t: db.tellers, key: v[2]},
-				op{kind: opUpdate, stmt: true, t: db.branches, key: v[1]},
-				op{kind: opInsert, stmt: true, t: db.history, n: 1},
-				op{kind: opCommit, stmt: true}, // END
+				op{kind: opNone, stmt: true, cmdNo: 5}, // BEGIN (after four \set)
+				op{kind: opUpdate, stmt: true, t: db.accounts, key: v[0], cmdNo: 6},
+				op{kind: opFetch, stmt: true, t: db.accounts, key: v[0], cmdNo: 7},
+				op{kind: opUpdate, stmt: true, t: db.tellers, key: v[2], cmdNo: 8},
+				op{kind: opUpdate, stmt: true, t: db.branches, key: v[1], cmdNo: 9},
+				op{kind: opInsert, stmt: true, t: db.history, n: 1, cmdNo: 10},
+				op{kind: opCommit, stmt: true, cmdNo: 11}, // END
 			)
 		}}, nil
 	case "simple-update":
 		return &script{name: "<builtin: simple update>", vars: std, build: func(b *backend, v []int64, ops []op) []op {
 			db := b.e.db
 			return append(ops,
-				op{kind: opNone, stmt: true},
-				op{kind: opUpdate, stmt: true, t: db.accounts, key: v[0]},
-				op{kind: opFetch, stmt: true, t: db.accounts, key: v[0]},
-				op{kind: opInsert, stmt: true, t: db.history, n: 1},
-				op{kind: opCommit, stmt: true},
+				op{kind: opNone, stmt: true, cmdNo: 5},
+				op{kind: opUpdate, stmt: true, t: db.accounts, key: v[0], cmdNo: 6},
+				op{kind: opFetch, stmt: true, t: db.accounts, key: v[0], cmdNo: 7},
+				op{kind: opInsert, stmt: true, t: db.history, n: 1, cmdNo: 8},
+				op{kind: opCommit, stmt: true, cmdNo: 9},
 			)
 		}}, nil
 	case "select-only":
 		return &script{name: "<builtin: select only>", vars: std[:1], build: func(b *backend, v []int64, ops []op) []op {
-			return append(ops, op{kind: opFetch, stmt: true, t: b.e.db.accounts, key: v[0]}, op{kind: opCommit})
+			return append(ops, op{kind: opFetch, stmt: true, t: b.e.db.accounts, key: v[0], cmdNo: 2}, op{kind: opCommit})
 		}}, nil
 	}
 	return nil, fmt.Errorf("unknown built-in script %q (valid: select-only, simple-update, tpcb-like)", name)

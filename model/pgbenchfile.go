@@ -59,7 +59,8 @@ type fileStep struct {
 	durSlot  int
 	durConst int64
 	unit     int64
-	txnStart bool // outside BEGIN ... END: the statement commits at once
+	txnStart bool  // outside BEGIN ... END: the statement commits at once
+	cmdNo    int16 // the command, from 1 (pgbench -r)
 }
 
 // ifFrame is an open \if while compiling.
@@ -244,6 +245,9 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 		return tc, nil
 	}
 
+	for _, c := range cmds {
+		s.commands = append(s.commands, c.FirstLine)
+	}
 	inTxn := false
 	// nextBranch ends the current branch of the innermost \if at an
 	// \elif or \else: the branch jumps to the \endif, the pending
@@ -267,7 +271,8 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 		plan[f.cond].target = len(plan)
 		return f, nil
 	}
-	for _, c := range cmds {
+	for ci, c := range cmds {
+		cmdNo := int16(min(ci+1, math.MaxInt16))
 		if c.Meta != "" {
 			switch c.Meta {
 			case "set":
@@ -279,6 +284,7 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 				if err != nil {
 					return nil, err
 				}
+				p.cmdNo = cmdNo
 				plan = append(plan, p)
 			case "if", "elif":
 				var f *ifFrame
@@ -360,7 +366,7 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 				return nil, err
 			}
 		}
-		p := fileStep{stmt: true, keySlot: -1, fromSlot: -1, toSlot: -1, pick: "client", txnStart: !inTxn}
+		p := fileStep{stmt: true, keySlot: -1, fromSlot: -1, toSlot: -1, pick: "client", txnStart: !inTxn, cmdNo: cmdNo}
 		value := func(v pgscript.Value) (int, int64, error) {
 			if v.Var == "" {
 				return -1, v.Const, nil
@@ -502,7 +508,7 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 				continue
 			}
 			pc++
-			o := op{kind: p.kind, stmt: p.stmt}
+			o := op{kind: p.kind, stmt: p.stmt, cmdNo: p.cmdNo}
 			if p.table != "" {
 				o.t = b.pickTable(p.table, p.pick)
 			}
@@ -526,7 +532,7 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 				}
 				if o.n == 0 {
 					// An INSERT of no rows is a statement with no page work.
-					o = op{kind: opNone, stmt: true}
+					o = op{kind: opNone, stmt: true, cmdNo: p.cmdNo}
 				}
 			case opSleep:
 				d := p.durConst

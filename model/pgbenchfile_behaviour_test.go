@@ -50,13 +50,13 @@ func resultJSON(t *testing.T, r *model.Result) []byte {
 }
 
 // Each of pgbench's built-in scripts, given as the file pgbench
-// --show-script prints (testdata/pgbench), runs exactly as the built-in:
+// --show-script prints (model/builtin), runs exactly as the built-in:
 // the same draws, the same statements, the same bytes, pgbench log
 // included (its script_no column is 0 in both).
 func TestBuiltinScriptsAsFilesGiveTheSameRun(t *testing.T) {
 	for _, name := range []string{"tpcb-like", "simple-update", "select-only"} {
 		t.Run(name, func(t *testing.T) {
-			sql := filepath.Join("testdata", "pgbench", name+".sql")
+			sql := filepath.Join("builtin", name+".sql")
 			builtin := bhRunYAML(t, fileScenario, "workload.phases.run.script="+name)
 			sc, err := configs.ParseWith(filepath.Join("testdata", "files.yaml"), []byte(fileScenario),
 				configs.RunOptions{Scripts: []configs.ScriptArg{{File: sql, Weight: 1}}, Defines: []string{"scale=2"}})
@@ -90,12 +90,12 @@ func TestBuiltinScriptFilesAreThoseOfPgbench(t *testing.T) {
 		if err != nil {
 			t.Fatalf("pgbench --show-script=%s: %v", name, err)
 		}
-		want, err := os.ReadFile(filepath.Join("testdata", "pgbench", name+".sql"))
+		want, err := os.ReadFile(filepath.Join("builtin", name+".sql"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(out, want) {
-			t.Errorf("testdata/pgbench/%s.sql differs from pgbench --show-script=%s:\n%s", name, name, out)
+			t.Errorf("builtin/%s.sql differs from pgbench --show-script=%s:\n%s", name, name, out)
 		}
 	}
 }

@@ -193,3 +193,33 @@ func TestPgbenchProgressLines(t *testing.T) {
 		t.Errorf("the reports count %.0f transactions, the phase %.0f", tps, want)
 	}
 }
+
+// pgbench -r: each command's latency runs from its start to the next
+// command's (the last to the transaction's end), so a transaction's
+// commands add up to its latency, and each ran once per transaction.
+func TestPgbenchPerCommandLatencies(t *testing.T) {
+	r := bhRunYAML(t, logYAML, "output.report_per_command=true", "output.pgbench_log=false", "workload.phases.run.script=tpcb-like", "workload.phases.run.rate=0")
+	run := bhPhase(t, r, "run")
+	if len(run.Statements) != 1 || len(run.Statements[0]) != 11 {
+		t.Fatalf("statements %+v, want tpcb-like's 11 commands", run.Statements)
+	}
+	var sum float64
+	for i, st := range run.Statements[0] {
+		if i < 4 && (st.LatencyMS != 0 || !strings.HasPrefix(st.Command, `\set `)) {
+			t.Errorf("command %d %q: %.3f ms, want a \\set of no simulated time", i+1, st.Command, st.LatencyMS)
+		}
+		if i >= 4 && st.Count != run.Transactions {
+			t.Errorf("command %d %q ran %d times in %d transactions", i+1, st.Command, st.Count, run.Transactions)
+		}
+		sum += st.LatencyMS
+	}
+	if got := run.Statements[0][4].Command; got != "BEGIN;" {
+		t.Errorf("command 5 is %q, want pgbench's \"BEGIN;\"", got)
+	}
+	if math.Abs(sum-run.LatencyMS.Mean) > 0.01*run.LatencyMS.Mean {
+		t.Errorf("the commands add up to %.4f ms, the transactions average %.4f ms", sum, run.LatencyMS.Mean)
+	}
+	if len(r.Totals.Statements) != 1 {
+		t.Error("the totals lack the statements of the measured phase")
+	}
+}

@@ -116,13 +116,16 @@ type Metrics struct {
 	LagMS        Dist    `json:"lag_ms"`
 	// Scripts breaks a weighted mix down by script (pgbench's "SQL script
 	// N" sections); absent with one script.
-	Scripts    []ScriptResult `json:"scripts,omitempty"`
-	Buffers    Buffers        `json:"buffers"`
-	OSCache    OSCache        `json:"os_cache"`
-	Disk       Disk           `json:"disk"`
-	WAL        WALM           `json:"wal"`
-	Visibility Visibility     `json:"visibility"`
-	CPU        CPU            `json:"cpu"`
+	Scripts []ScriptResult `json:"scripts,omitempty"`
+	// Statements are pgbench -r's per-command latencies, a list per
+	// script (output.report_per_command).
+	Statements [][]StatementResult `json:"statements,omitempty"`
+	Buffers    Buffers             `json:"buffers"`
+	OSCache    OSCache             `json:"os_cache"`
+	Disk       Disk                `json:"disk"`
+	WAL        WALM                `json:"wal"`
+	Visibility Visibility          `json:"visibility"`
+	CPU        CPU                 `json:"cpu"`
 
 	// PostgreSQL's statistics views as the run's server.version has them
 	// (docs/metrics.md maps every column).
@@ -353,4 +356,13 @@ func (r *Result) PGBenchLogLines() []byte {
 		out = append(out, l.Data...)
 	}
 	return out
+}
+
+// StatementResult is one script command's line of pgbench -r: its text
+// (the command's first line), average latency and failures.
+type StatementResult struct {
+	Command   string  `json:"command"`
+	Count     int64   `json:"count"`
+	LatencyMS float64 `json:"latency_ms"`
+	Failures  int64   `json:"failures"`
 }

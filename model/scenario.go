@@ -604,6 +604,9 @@ type Output struct {
 	// is --progress-timestamp (Unix times instead of seconds elapsed).
 	Progress          int64 `yaml:"progress" unit:"duration" range:"0,"`
 	ProgressTimestamp bool  `yaml:"progress_timestamp"`
+	// ReportPerCommand is pgbench -r: each script command's average
+	// latency and failures, in the summary and summary.json.
+	ReportPerCommand bool `yaml:"report_per_command"`
 }
 
 const (

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/pgbufsim/pgbufsim/model/pgexpr"
 )
@@ -44,6 +45,9 @@ type op struct {
 	every int64 // insert: commit every this many rows (0 = at the end)
 	copy  bool  // insert: COPY (a BulkInsertState) rather than INSERT ... SELECT
 	dur   int64 // sleep
+	// cmdNo is the script command the op belongs to, from 1 (pgbench -r's
+	// per-statement latencies); 0: part of the command before it.
+	cmdNo int16
 }
 
 // script builds the ops of one execution of a script, with keys drawn by
@@ -57,6 +61,9 @@ type script struct {
 	build func(b *backend, v []int64, ops []op) []op
 	// run, for script files, draws and builds in one pass (txn).
 	run func(b *backend, rng *rand.Rand, v []int64, ops []op) []op
+	// commands are the script's commands as pgbench -r lists them (their
+	// first lines), indexed by op.cmdNo - 1.
+	commands []string
 }
 
 // txn appends the ops of one execution of the script for b's client:
@@ -124,6 +131,7 @@ func compileSteps(steps []Step, sc Scenario, db *database) (*script, error) {
 		}
 	}
 	for i, st := range steps {
+		s.commands = append(s.commands, stepText(st))
 		p := stepPlan{keyVar: -1}
 		switch {
 		case st.Begin:
@@ -221,8 +229,8 @@ func compileSteps(steps []Step, sc Scenario, db *database) (*script, error) {
 	}
 	s.build = func(b *backend, v []int64, ops []op) []op {
 		explicit := false
-		for _, p := range plan {
-			o := op{kind: p.kind, stmt: p.kind != opSleep, n: p.n, every: p.every, dur: p.dur, copy: p.copy}
+		for i, p := range plan {
+			o := op{kind: p.kind, stmt: p.kind != opSleep, n: p.n, every: p.every, dur: p.dur, copy: p.copy, cmdNo: int16(i + 1)}
 			if p.table != "" {
 				o.t = b.pickTable(p.table, p.pick)
 			}
@@ -244,6 +252,44 @@ func compileSteps(steps []Step, sc Scenario, db *database) (*script, error) {
 		return ops
 	}
 	return s, nil
+}
+
+// stepText names a step for pgbench -r's statement list.
+func stepText(st Step) string {
+	table := func(t *TableStep) string { return t.Table }
+	key := func(k *KeyStep) string {
+		if k.Key == "" {
+			return k.Table
+		}
+		return k.Table + " key " + k.Key
+	}
+	switch {
+	case st.Begin:
+		return "begin"
+	case st.Commit:
+		return "commit"
+	case st.Abort:
+		return "abort"
+	case st.Seqscan != nil:
+		return "seqscan " + table(st.Seqscan)
+	case st.Select != nil:
+		return "select " + key(st.Select)
+	case st.Update != nil:
+		return "update " + key(st.Update)
+	case st.Delete != nil:
+		return "delete " + key(st.Delete)
+	case st.Insert != nil:
+		return fmt.Sprintf("insert %s rows %d", st.Insert.Table, st.Insert.Rows)
+	case st.Copy != nil:
+		return fmt.Sprintf("copy %s rows %d", st.Copy.Table, st.Copy.Rows)
+	case st.Truncate != nil:
+		return "truncate " + table(st.Truncate)
+	case st.Vacuum != nil:
+		return "vacuum " + table(st.Vacuum)
+	case st.Checkpoint:
+		return "checkpoint"
+	}
+	return fmt.Sprintf("sleep %s", time.Duration(st.Sleep))
 }
 
 // declaredTables maps every table name a script may use (group members

@@ -29,6 +29,15 @@ type phase struct {
 	relBase             []relCounters // per-relation counters at the phase's start
 	result              PhaseResult
 	prog                *progressStats // since the last progress report (-P), or nil
+	// cmdStats are the per-command latencies of each script of the mix
+	// (pgbench -r, output.report_per_command), or nil.
+	cmdStats [][]cmdStat
+}
+
+// cmdStat is one script command's latency total (pgbench's Command stats
+// and failures).
+type cmdStat struct {
+	count, failures, sum int64
 }
 
 // client is one pgbench connection: its key stream, its thread and its
@@ -108,6 +117,11 @@ func newPhase(e *engine, idx int, cfg Phase) (*phase, error) {
 		return nil, fmt.Errorf("workload.phases[%d]: set exactly one of duration and transactions", idx)
 	}
 	ph := &phase{e: e, idx: idx, cfg: cfg, mix: mix, lat: sim.NewHistogram(), lag: sim.NewHistogram()}
+	if e.sc.Output.ReportPerCommand {
+		for _, s := range mix.scripts {
+			ph.cmdStats = append(ph.cmdStats, make([]cmdStat, len(s.commands)))
+		}
+	}
 	if n := len(mix.scripts); n > 1 {
 		ph.scriptTxns, ph.scriptFailed, ph.scriptSkipped = make([]int64, n), make([]int64, n), make([]int64, n)
 		for range n {
@@ -276,9 +290,11 @@ func (e *engine) endPhase(ph *phase) {
 		Metrics:  e.metrics(cur.minus(ph.snap), rel, dur, ph.txns, ph.skipped, ph.late, ph.lat, ph.lag, e.dataDev.ReadLatencyPhase),
 	}
 	ph.result.Scripts = scriptResults(ph.mix, ph.scriptTxns, ph.scriptFailed, ph.scriptSkipped, ph.scriptLat, dur)
+	ph.result.Statements = statementResults(ph.mix, ph.cmdStats)
 	if !ph.cfg.Warmup {
 		e.totals.add(cur.minus(ph.snap), rel, dur, ph)
 		e.totals.addScripts(ph)
+		e.totals.addStatements(ph)
 		e.totals.read.Merge(e.dataDev.ReadLatencyPhase)
 	}
 	if ph.idx == len(e.phases)-1 {

@@ -281,6 +281,30 @@ func printPgbenchResults(p func(string, ...any), v int, sc model.Scenario, res *
 	}
 	p("initial connection time = 0.000 ms")
 	p("tps = %f (without initial connection time)", t.TPS)
+	statements := func(i int) {
+		if i >= len(t.Statements) {
+			return
+		}
+		prefix := ""
+		if len(t.Scripts) > 0 {
+			prefix = " - "
+		}
+		if v >= 1500 {
+			p("%sstatement latencies in milliseconds and failures:", prefix)
+		} else {
+			p("%sstatement latencies in milliseconds:", prefix)
+		}
+		for _, st := range t.Statements[i] {
+			if v >= 1500 {
+				p("   %11.3f  %10d  %s", st.LatencyMS, st.Failures, st.Command)
+			} else {
+				p("   %11.3f  %s", st.LatencyMS, st.Command)
+			}
+		}
+	}
+	if len(t.Scripts) == 0 {
+		statements(0)
+	}
 	for i, sr := range t.Scripts {
 		stotal := sr.Transactions + sr.Skipped + sr.Failed
 		p("SQL script %d: %s", i+1, sr.Name)
@@ -302,6 +326,7 @@ func printPgbenchResults(p func(string, ...any), v int, sc model.Scenario, res *
 			p(" - latency average = %.3f ms", sr.LatencyMS.Mean)
 			p(" - latency stddev = %.3f ms", sr.LatencyMS.Stddev)
 		}
+		statements(i)
 	}
 }
 

@@ -341,6 +341,7 @@ func newRunFlags(w io.Writer) (*flag.FlagSet, *runFlags) {
 		{"aggregate-interval", "output.aggregate_interval", "log aggregates over this many seconds (pgbench --aggregate-interval; output.aggregate_interval)", false},
 		{"P", "output.progress", "print pgbench's progress line every N seconds of simulated time on stderr (pgbench -P; output.progress)", false},
 		{"progress-timestamp", "output.progress_timestamp", "progress lines with Unix times (pgbench --progress-timestamp)", true},
+		{"r", "output.report_per_command", "report each script command's average latency and failures (pgbench -r; output.report_per_command)", true},
 	}
 	for _, o := range f.logOpts {
 		if o.isBool {

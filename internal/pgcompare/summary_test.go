@@ -54,6 +54,8 @@ func TestSummaryAsPgbenchPrintsIt(t *testing.T) {
 		{"duration-rate-limit", []string{"-b", "simple-update", "-T", "2", "-R", "100", "-L", "5", "-c", "2"}, "duration: 2s, rate: 100, latency_limit: 5ms, clients: 2, script: simple-update"},
 		{"mix", []string{"-b", "select-only@3", "-b", "tpcb-like@1", "-T", "2", "-c", "2"}, "duration: 2s, clients: 2, scripts: [{builtin: select-only, weight: 3}, {builtin: tpcb-like, weight: 1}]"},
 		{"progress", []string{"-b", "select-only", "-T", "3", "-R", "200", "-L", "5", "-P", "1", "-c", "2"}, "duration: 3s, rate: 200, latency_limit: 5ms, clients: 2, script: select-only"},
+		{"per-command", []string{"-b", "tpcb-like", "-t", "20", "-c", "2", "-r"}, "transactions: 20, clients: 2, script: tpcb-like"},
+		{"per-command-mix", []string{"-b", "simple-update@1", "-b", "select-only@1", "-T", "2", "-c", "2", "-r"}, "duration: 2s, clients: 2, scripts: [{builtin: simple-update}, {builtin: select-only}]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, errOut, err := c.PgbenchStderr(ctx, append([]string{"-n"}, tc.args...)...)
@@ -67,8 +69,11 @@ workload:
   phases:
     - {name: run, %s}
 `, c.Major(), tc.phase)
-			if slices.Contains(tc.args, "-P") {
+			switch {
+			case slices.Contains(tc.args, "-P"):
 				yaml += "output: {progress: 1s}\n"
+			case slices.Contains(tc.args, "-r"):
+				yaml += "output: {report_per_command: true}\n"
 			}
 			sc, err := configs.Parse("summary.yaml", []byte(yaml))
 			if err != nil {

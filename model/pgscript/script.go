@@ -33,6 +33,22 @@ type Command struct {
 	// (GSetPrefix then holds \gset's optional prefix).
 	GSet       string // "", "gset" or "aset"
 	GSetPrefix string
+	// FirstLine is what pgbench -r prints for the command (pgbench.c
+	// first_line): an SQL command's first line as written, its
+	// semicolon included, at most 127 bytes; a meta command's line from
+	// its backslash.
+	FirstLine string
+}
+
+// firstLine is pgbench's postprocess_sql_command extract.
+func firstLine(s string) string {
+	if i := strings.IndexAny(s, "\n\r"); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 127 {
+		s = s[:127]
+	}
+	return s
 }
 
 // Error is a problem at a line of the script.
@@ -59,11 +75,15 @@ func Parse(src string) ([]Command, error) {
 	var sql strings.Builder
 	sqlLine := 0
 	line := 1
-	flush := func() {
+	flush := func(semicolon bool) {
 		text := strings.TrimSpace(sql.String())
 		sql.Reset()
 		if text != "" && !onlyComments(text) {
-			cmds = append(cmds, Command{Line: sqlLine, SQL: text})
+			raw := text
+			if semicolon {
+				raw += ";"
+			}
+			cmds = append(cmds, Command{Line: sqlLine, SQL: text, FirstLine: firstLine(raw)})
 		}
 		sqlLine = 0
 	}
@@ -163,7 +183,7 @@ func Parse(src string) ([]Command, error) {
 			sql.WriteByte(c)
 			i++
 		case c == ';' && parens == 0:
-			flush()
+			flush(true)
 			i++
 		case c == '\\' && i+1 < len(src) && src[i+1] == ';':
 			return nil, &Error{Line: line, Msg: `compound statements (\;) are not modelled: end each statement with ";"`}
@@ -216,11 +236,11 @@ func Parse(src string) ([]Command, error) {
 				if len(cmd.Args) > 0 {
 					prefix = cmd.Args[0]
 				}
-				cmds = append(cmds, Command{Line: pendLine, SQL: pendText, GSet: cmd.Meta, GSetPrefix: prefix})
+				cmds = append(cmds, Command{Line: pendLine, SQL: pendText, GSet: cmd.Meta, GSetPrefix: prefix, FirstLine: firstLine(pendText)})
 				continue
 			}
 			if pending {
-				cmds = append(cmds, Command{Line: pendLine, SQL: pendText})
+				cmds = append(cmds, Command{Line: pendLine, SQL: pendText, FirstLine: firstLine(pendText)})
 			}
 			cmds = append(cmds, cmd)
 		default:
@@ -231,7 +251,7 @@ func Parse(src string) ([]Command, error) {
 			i++
 		}
 	}
-	flush()
+	flush(false)
 	return cmds, nil
 }
 
@@ -288,7 +308,7 @@ func metaCommand(line int, text string) (Command, error) {
 	if !metaCommands[name] {
 		return Command{}, &Error{Line: line, Msg: fmt.Sprintf(`invalid command \%s`, name)}
 	}
-	cmd := Command{Line: line, Meta: name}
+	cmd := Command{Line: line, Meta: name, FirstLine: "\\" + strings.TrimRight(strings.TrimLeft(text, " \t"), " \t\r")}
 	rest = strings.TrimSpace(strings.TrimRight(rest, "\r"))
 	switch name {
 	case "set":
