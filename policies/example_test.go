@@ -38,5 +38,5 @@ func Example() {
 	// Output:
 	// clock-sweep(max_usage_count=3,correlated_reference_period=3s)
 	// victim 1 after 6 steps; usage now 1, 0
-	// unknown replacement policy "clok-sweep" (valid: 2q, arc, clock-sweep, lru, opt, sieve); did you mean "clock-sweep"?
+	// unknown replacement policy "clok-sweep" (valid: 2q, arc, clock, clock-sweep, fifo, lfu, lru, opt, s3-fifo, sieve); did you mean "clock-sweep"?
 }

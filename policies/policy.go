@@ -1,6 +1,6 @@
 // Package policies holds pgbufsim's pluggable policies: buffer replacement
 // policies (PostgreSQL's clock sweep and its variants, plus the reference
-// policies LRU, 2Q, ARC, SIEVE and Belady's OPT) behind one small interface,
+// policies LRU, FIFO, CLOCK, LFU, 2Q, ARC, SIEVE, S3-FIFO and Belady's OPT) behind one small interface,
 // and a registry that the configuration loader and the CLI consult.
 //
 // A replacement policy sees only slot numbers, page keys and virtual time; it
@@ -11,10 +11,12 @@
 // PinBuffer) and freelist.c (StrategyGetBuffer, the clock sweep).
 //
 // The policies, one file each: clock-sweep (clocksweep.go; freelist.c
-// StrategyGetBuffer, bufmgr.c PinBuffer), lru (lru.go), 2q (twoq.go;
-// Johnson and Shasha, VLDB 1994), arc (arc.go; Megiddo and Modha, FAST
-// 2003), sieve (sieve.go; Zhang et al., NSDI 2024) and opt (opt.go;
-// Belady 1966, trace replay only). Only clock-sweep distinguishes ring
+// StrategyGetBuffer, bufmgr.c PinBuffer), lru (lru.go), fifo (fifo.go),
+// clock (clock.go; one-bit CLOCK), lfu (lfu.go; Shah et al. 2010), 2q
+// (twoq.go; Johnson and Shasha, VLDB 1994), arc (arc.go; Megiddo and Modha,
+// FAST 2003), sieve (sieve.go; Zhang et al., NSDI 2024), s3-fifo
+// (s3fifo.go; Yang et al., SOSP 2023) and opt (opt.go; Belady 1966, trace
+// replay only). Only clock-sweep distinguishes ring
 // pins; the reference policies ignore the ring flag.
 //
 // Adding a policy touches its own file and one line of registry.go.

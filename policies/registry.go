@@ -42,6 +42,10 @@ var registry = []Spec{
 	arcSpec,
 	sieveSpec,
 	optSpec,
+	fifoSpec,
+	clockSpec,
+	lfuSpec,
+	s3fifoSpec,
 }
 
 // All returns every registered policy, sorted by name.

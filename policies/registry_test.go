@@ -11,7 +11,7 @@ import (
 )
 
 func TestRegistryHasEveryPolicy(t *testing.T) {
-	want := []string{"2q", "arc", "clock-sweep", "lru", "opt", "sieve"}
+	want := []string{"2q", "arc", "clock", "clock-sweep", "fifo", "lfu", "lru", "opt", "s3-fifo", "sieve"}
 	if got := policyNames(); !slices.Equal(got, want) {
 		t.Fatalf("All() = %v, want %v (sorted)", got, want)
 	}
@@ -55,7 +55,7 @@ func TestLookup(t *testing.T) {
 		t.Fatal("Lookup of an unknown name succeeded")
 	}
 	msg := err.Error()
-	for _, want := range []string{`"clock-sweeps"`, "valid: 2q, arc, clock-sweep, lru, opt, sieve", `did you mean "clock-sweep"?`} {
+	for _, want := range []string{`"clock-sweeps"`, "valid: 2q, arc, clock, clock-sweep, fifo, lfu, lru, opt, s3-fifo, sieve", `did you mean "clock-sweep"?`} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error %q lacks %q", msg, want)
 		}

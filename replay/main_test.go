@@ -158,7 +158,7 @@ func TestMainBadInput(t *testing.T) {
 	}{
 		{[]string{"-cache", "10"}, "-trace FILE is required"},
 		{[]string{"-trace", small}, "-cache SIZE"},
-		{[]string{"-trace", small, "-cache", "10", "-policy", "clock"}, `unknown replacement policy "clock"`},
+		{[]string{"-trace", small, "-cache", "10", "-policy", "clocks"}, `unknown replacement policy "clocks"`},
 		{[]string{"-trace", small, "-cache", "10x"}, `cache size "10x"`},
 		{[]string{"-trace", small, "-cache", "10", "-param", "nope=1"}, "none of the listed policies has a parameter"},
 		{[]string{"-trace", small, "-cache", "10", "-param", "max_usage_count=99"}, "out of range"},

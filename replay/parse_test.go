@@ -92,7 +92,7 @@ func TestParsePolicy(t *testing.T) {
 	}
 	bad := map[string]string{
 		"":                                   "expected NAME",
-		"clock":                              `unknown replacement policy "clock"`,
+		"clocks":                             `unknown replacement policy "clocks"`,
 		"clock-sweep(max_usage_count=20)":    "max_usage_count: 20 is out of range [1, 15]",
 		"clock-sweep(max_usage=3)":           `unknown key (did you mean "max_usage_count"?)`,
 		"clock-sweep(max_usage_count)":       "is not key=value",
