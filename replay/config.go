@@ -116,7 +116,7 @@ func LoadConfig(path string) (ConfigFile, error) {
 		return cfg, doc.Errorf("trace.file", "missing: name the trace file")
 	}
 	for i, s := range t.Cache {
-		if _, err := ParseSize(s); err != nil {
+		if _, err := ParseSizes(s); err != nil {
 			return cfg, doc.Errorf(fmt.Sprintf("trace.cache[%d]", i), "%v", err)
 		}
 	}

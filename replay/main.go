@@ -56,6 +56,7 @@ type settings struct {
 	lruReplay bool
 	xaxis     string
 	workers   int
+	mrcCSV    string // -mrc-csv: the wide miss-ratio-curve CSV
 }
 
 type multiFlag []string
@@ -75,6 +76,12 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if s.out != "" {
 		if err := outdir.Check(s.out, outdir.Replay); err != nil {
 			fmt.Fprintf(stderr, "simulate: -out %v\n", err)
+			return exitInput
+		}
+	}
+	if s.mrcCSV != "" {
+		if err := checkWideCSV(s.mrcCSV); err != nil {
+			fmt.Fprintf(stderr, "simulate: -mrc-csv %v\n", err)
 			return exitInput
 		}
 	}
@@ -104,6 +111,13 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "wrote %s\n", p)
 		}
 	}
+	if s.mrcCSV != "" {
+		if err := writeFileAtomic(s.mrcCSV, rep.wideCSV()); err != nil {
+			fmt.Fprintf(stderr, "simulate: -mrc-csv: %v\n", err)
+			return exitFailure
+		}
+		fmt.Fprintf(stderr, "wrote %s\n", s.mrcCSV)
+	}
 	return exitOK
 }
 
@@ -121,7 +135,8 @@ func parseArgs(args []string, stderr io.Writer) (settings, int) {
 		file      = fs.String("trace", "", "trace file (\"-\" for standard input)")
 		format    = fs.String("format", "auto", "trace format: auto, "+strings.Join(trace.Formats, ", "))
 		policy    = fs.String("policy", "clock-sweep", "comma-separated replacement policies, e.g. clock-sweep,lru,opt or clock-sweep(max_usage_count=3)")
-		cache     = fs.String("cache", "", "comma-separated cache sizes: pages (1000), bytes (64MB) or % of the distinct pages (5%)")
+		cache     = fs.String("cache", "", "comma-separated cache sizes: pages (1000), bytes (64MB), % of the distinct pages (5%), a fraction of them (0.05, as libCacheSim) or auto (0.01% to 30%)")
+		mrcCSV    = fs.String("mrc-csv", "", "also write the miss-ratio curves to FILE as a wide CSV: a row per cache size, a column per policy")
 		out       = fs.String("out", "", "write DIR/mrc.csv and DIR/mrc.html")
 		shards    = fs.Float64("shards", 0, "estimate LRU's curve by SHARDS sampling at this rate (e.g. 0.01) instead of exact stack distances")
 		lruReplay = fs.Bool("lru-replay", false, "replay LRU at each size instead of computing its curve in one pass")
@@ -201,7 +216,7 @@ func parseArgs(args []string, stderr io.Writer) (settings, int) {
 	if set["string-ids"] {
 		s.opt.StringIDs = *strIDs
 	}
-	s.lruReplay, s.workers = *lruReplay, *workers
+	s.lruReplay, s.workers, s.mrcCSV = *lruReplay, *workers, *mrcCSV
 	for _, p := range params {
 		k, v, ok := strings.Cut(p, "=")
 		if !ok {

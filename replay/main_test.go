@@ -269,3 +269,34 @@ func TestWantsReplay(t *testing.T) {
 		}
 	}
 }
+
+// -mrc-csv writes the curves as a table (a row per size, a column per
+// policy) and replaces only a file it wrote.
+func TestMainWideCSV(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "curves.csv")
+	code, _, errs := runMain(t, "-trace", small, "-policy", "lru,fifo", "-cache", "16,0.1", "-mrc-csv", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 3 || lines[0] != "cache,slots,lru,fifo" || !strings.HasPrefix(lines[1], "16,16,0.") {
+		t.Fatalf("wide CSV:\n%s", data)
+	}
+	// Rerun: the file is ours and is replaced.
+	if code, _, errs := runMain(t, "-trace", small, "-cache", "16", "-mrc-csv", path); code != 0 {
+		t.Fatalf("rerun: exit %d: %s", code, errs)
+	}
+	mine := filepath.Join(t.TempDir(), "notes.csv")
+	os.WriteFile(mine, []byte("my,data\n"), 0o644)
+	code, _, errs = runMain(t, "-trace", small, "-cache", "16", "-mrc-csv", mine)
+	if code != 1 || !strings.Contains(errs, "is not a miss-ratio CSV pgbufsim wrote") {
+		t.Errorf("a foreign file: exit %d, %q", code, errs)
+	}
+	if b, _ := os.ReadFile(mine); string(b) != "my,data\n" {
+		t.Error("a foreign file was changed")
+	}
+}

@@ -4,8 +4,10 @@ import (
 	"github.com/pgbufsim/pgbufsim/internal/outdir"
 
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -134,6 +136,72 @@ func (r *report) csv() []byte {
 		b.WriteByte('\n')
 	}
 	return b.Bytes()
+}
+
+// wideHeader begins the wide CSV's header, by which a file is known to be
+// one pgbufsim wrote (and may be replaced).
+const wideHeader = "cache,slots"
+
+// wideCSV renders the curves as a table: a row per cache size (ascending),
+// a column per policy with its miss ratio, as miss-ratio-curve plotting
+// scripts take them.
+func (r *report) wideCSV() []byte {
+	var b bytes.Buffer
+	b.WriteString(wideHeader)
+	for _, c := range r.curves {
+		b.WriteString("," + csvField(c.Policy))
+	}
+	b.WriteByte('\n')
+	for _, slots := range r.slots {
+		label := itoa(int64(slots))
+		for _, p := range r.points {
+			if p.res.Slots == slots {
+				label = p.size
+				break
+			}
+		}
+		b.WriteString(csvField(label) + "," + itoa(int64(slots)))
+		for _, c := range r.curves {
+			cell := ""
+			for _, p := range c.Points {
+				if p.Slots == slots {
+					cell = strconv.FormatFloat(p.MissRatio, 'f', 6, 64)
+				}
+			}
+			b.WriteString("," + cell)
+		}
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// checkWideCSV refuses to replace a file that is not an earlier wide CSV
+// (or a directory).
+func checkWideCSV(path string) error {
+	st, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Stat(filepath.Dir(path)); err != nil {
+			return fmt.Errorf("%s: the directory %s does not exist", path, filepath.Dir(path))
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	defer f.Close()
+	head := make([]byte, len(wideHeader)+1)
+	n, _ := io.ReadFull(f, head)
+	if string(head[:n]) != wideHeader+"," && string(head[:n]) != wideHeader+"\n" {
+		return fmt.Errorf("%s exists and is not a miss-ratio CSV pgbufsim wrote; it would be replaced (choose another file)", path)
+	}
+	return nil
 }
 
 // csvField quotes a field if needed (policy labels contain commas).

@@ -159,3 +159,27 @@ func TestReportPage(t *testing.T) {
 		t.Errorf("csvField %s", got)
 	}
 }
+
+// libCacheSim's size forms: a fraction of the distinct pages (0.05 is
+// 5 %), and auto, log-spaced fractions from 0.01 % to 30 %.
+func TestParseSizeLibCacheSimForms(t *testing.T) {
+	z, err := ParseSize("0.05")
+	if err != nil || !z.IsPercent || z.Percent != 5 || z.Resolve(1000) != 50 {
+		t.Errorf("0.05: %+v %v, want 5 %% (50 of 1000 pages)", z, err)
+	}
+	if z, err := ParseSize("1.0"); err != nil || z.Resolve(300) != 300 {
+		t.Errorf("1.0: %+v %v, want every page", z, err)
+	}
+	for in, want := range map[string]string{"1.5": "at most 1", "0.0": "above 0", ".": "above 0"} {
+		if _, err := ParseSize(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", in, err, want)
+		}
+	}
+	zs, err := ParseSizes("auto,64")
+	if err != nil || len(zs) != len(AutoSizes)+1 || zs[len(zs)-1].Slots != 64 {
+		t.Fatalf("auto,64: %v %v", zs, err)
+	}
+	if got := zs[len(AutoSizes)-1].Resolve(1_000_000); got != 300_000 {
+		t.Errorf("auto's largest size is %d of 1 M pages, want 30 %%", got)
+	}
+}

@@ -52,11 +52,11 @@ func prepare(s settings) (*plan, error) {
 		seen[pol.Name] = true
 	}
 	for _, c := range s.cache {
-		z, err := ParseSize(c)
+		zs, err := ParseSizes(c)
 		if err != nil {
 			return nil, err
 		}
-		p.sizes = append(p.sizes, z)
+		p.sizes = append(p.sizes, zs...)
 	}
 	if s.shards != 0 {
 		if err := checkRate(s.shards); err != nil {

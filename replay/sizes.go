@@ -31,8 +31,9 @@ var memoryUnits = []struct {
 }{{"TB", 1 << 40}, {"GB", 1 << 30}, {"MB", 1 << 20}, {"kB", 1 << 10}, {"B", 1}}
 
 // ParseSize reads one cache size: `1000` (slots), `64MB` (bytes, in units
-// B, kB, MB, GB, TB as PostgreSQL writes them, a whole number of 8 kB pages)
-// or `5%` (of the distinct pages).
+// B, kB, MB, GB, TB as PostgreSQL writes them, a whole number of 8 kB pages),
+// `5%` (of the distinct pages) or, as libCacheSim writes it, `0.05` (a
+// fraction of the distinct pages).
 func ParseSize(s string) (Size, error) {
 	t := strings.TrimSpace(s)
 	out := Size{Text: t}
@@ -67,6 +68,15 @@ func ParseSize(s string) (Size, error) {
 		out.Slots = int(pages)
 		return out, nil
 	}
+	if strings.Contains(t, ".") {
+		// libCacheSim's form: a fraction of the trace's distinct objects.
+		f, err := strconv.ParseFloat(t, 64)
+		if err != nil || !(f > 0 && f <= 1) {
+			return out, fmt.Errorf("cache size %q: a fraction of the distinct pages must be above 0 and at most 1 (e.g. 0.01)", s)
+		}
+		out.Percent, out.IsPercent = f*100, true
+		return out, nil
+	}
 	n, err := strconv.ParseInt(t, 10, 64)
 	if err != nil {
 		if strings.ContainsAny(t, "0123456789") && strings.IndexFunc(t, isLetter) > 0 {
@@ -83,10 +93,22 @@ func ParseSize(s string) (Size, error) {
 
 func isLetter(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }
 
-// ParseSizes reads a comma-separated list of sizes.
+// AutoSizes are what "auto" stands for: log-spaced fractions of the
+// trace's distinct pages, from 0.01 % to 30 % (each at least one page).
+var AutoSizes = []string{"0.0001", "0.0003", "0.001", "0.003", "0.01", "0.03", "0.1", "0.3"}
+
+// ParseSizes reads a comma-separated list of sizes; "auto" stands for
+// AutoSizes.
 func ParseSizes(list string) ([]Size, error) {
 	var out []Size
 	for _, s := range strings.Split(list, ",") {
+		if strings.TrimSpace(s) == "auto" {
+			for _, a := range AutoSizes {
+				z, _ := ParseSize(a)
+				out = append(out, z)
+			}
+			continue
+		}
 		z, err := ParseSize(s)
 		if err != nil {
 			return nil, err
