@@ -46,6 +46,11 @@ type keyedState struct {
 	vmBlk     int32 // heap block whose VM bit heap_update/heap_delete clears, -1 none
 	epq       int   // EvalPlanQual's re-reads of the row's page still to do
 	chain     []heap.Group
+	// A range scan's current key and leaf, and its dead entries
+	// (rangescan.go).
+	rangeKey   int64
+	rangeLeaf  int32
+	rangeKills []rangeKill
 }
 
 // execKeyed runs a keyed statement from its current sub-step; false means

@@ -58,6 +58,8 @@ func (b *backend) exec(o *op) bool {
 		return b.execCommit(o.kind == opCommit && !b.abortThis)
 	case opCatalog:
 		return b.execCatalog(o)
+	case opRange:
+		return b.execRange(o)
 	}
 	panic(fmt.Sprintf("unknown op %d", o.kind))
 }

@@ -46,15 +46,18 @@ type fileStep struct {
 	stmt  bool
 	table string
 	pick  string
-	// A keyed statement's key: vals[keySlot], or keyConst if keySlot < 0.
+	// A keyed statement's key: vals[keySlot], or keyConst if keySlot < 0,
+	// or keyGen's value (arithmetic in the SQL, on the variables).
 	keySlot  int
 	keyConst int64
+	keyGen   *pgexpr.Gen
 	// INSERT: n rows, or vals[toSlot] - vals[fromSlot] + 1 (slots < 0
 	// are the constants from, to).
 	n                  int64
 	series             bool
 	fromSlot, toSlot   int
 	fromConst, toConst int64
+	fromGen, toGen     *pgexpr.Gen
 	// \sleep: the value (vals[durSlot] or durConst) times unit.
 	durSlot  int
 	durConst int64
@@ -367,12 +370,31 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 			}
 		}
 		p := fileStep{stmt: true, keySlot: -1, fromSlot: -1, toSlot: -1, pick: "client", txnStart: !inTxn, cmdNo: cmdNo}
+		// exprs collects the generators of arithmetic values, in the
+		// order value met them.
+		var exprs []*pgexpr.Gen
 		value := func(v pgscript.Value) (int, int64, error) {
-			if v.Var == "" {
+			switch {
+			case v.Expr != "":
+				e, err := pgexpr.Parse(v.Expr)
+				if err != nil {
+					return 0, 0, problem(c.Line, "%s: %v", v.Expr, err)
+				}
+				if err := checkReads(c.Line, v.Expr); err != nil {
+					return 0, 0, err
+				}
+				g, err := e.BindSlots(consts, slots, sc.Seed)
+				if err != nil {
+					return 0, 0, problem(c.Line, "%v", err)
+				}
+				exprs = append(exprs, g)
+				return -2, 0, nil // -2: the value is exprs' last
+			case v.Var == "":
 				return -1, v.Const, nil
 			}
 			return ref(c.Line, v.Var)
 		}
+		last := func() *pgexpr.Gen { return exprs[len(exprs)-1] }
 		var tc TableConfig
 		if st.Table != "" {
 			if tc, err = table(c.Line, st.Table); err != nil {
@@ -399,12 +421,33 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 			}
 		case pgscript.NoTable:
 			p.kind = opNone
+		case pgscript.Range:
+			// Without an index on the column the planner scans the table.
+			p.kind = opSeqscan
+			if tc.Index && st.Column == tc.Key {
+				p.kind = opRange
+				if p.fromSlot, p.fromConst, err = value(st.From); err != nil {
+					return nil, err
+				}
+				if p.fromSlot == -2 {
+					p.fromSlot, p.fromGen = -1, last()
+				}
+				if p.toSlot, p.toConst, err = value(st.To); err != nil {
+					return nil, err
+				}
+				if p.toSlot == -2 {
+					p.toSlot, p.toGen = -1, last()
+				}
+			}
 		case pgscript.Lookup, pgscript.Scan:
 			p.kind = opSeqscan
 			if st.Kind == pgscript.Lookup && keyed {
 				p.kind = opFetch
 				if p.keySlot, p.keyConst, err = value(st.Key); err != nil {
 					return nil, err
+				}
+				if p.keySlot == -2 {
+					p.keySlot, p.keyGen = -1, last()
 				}
 			}
 		case pgscript.Update, pgscript.Delete:
@@ -428,6 +471,9 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 				if p.keySlot, p.keyConst, err = value(st.Key); err != nil {
 					return nil, err
 				}
+				if p.keySlot == -2 {
+					p.keySlot, p.keyGen = -1, last()
+				}
 			}
 			if tc.Key != "" && slices.Contains(st.SetColumns, tc.Key) {
 				return nil, problem(c.Line, "UPDATE of %q sets its key column %s: changing a key is not modelled", st.Table, tc.Key)
@@ -437,6 +483,9 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 			if !st.Series {
 				p.n = st.Rows
 				break
+			}
+			if st.From.Expr != "" || st.To.Expr != "" {
+				return nil, problem(c.Line, "generate_series's bounds must be integers or :variables")
 			}
 			if p.fromSlot, p.fromConst, err = value(st.From); err != nil {
 				return nil, err
@@ -517,6 +566,23 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 				o.key = p.keyConst
 				if p.keySlot >= 0 {
 					o.key = v[p.keySlot]
+				}
+				if p.keyGen != nil {
+					o.key = p.keyGen.NextVars(rng, v)
+				}
+			case opRange:
+				o.key, o.n = p.fromConst, p.toConst
+				if p.fromSlot >= 0 {
+					o.key = v[p.fromSlot]
+				}
+				if p.toSlot >= 0 {
+					o.n = v[p.toSlot]
+				}
+				if p.fromGen != nil {
+					o.key = p.fromGen.NextVars(rng, v)
+				}
+				if p.toGen != nil {
+					o.n = p.toGen.NextVars(rng, v)
 				}
 			case opInsert:
 				o.n = p.n

@@ -88,6 +88,30 @@ func (e *engine) prewarm(n int64) {
 				for blk := int32(0); blk < o.t.heap.NBlocks(); blk++ {
 					touch(e.cat.GID(o.t.rel, blk), now)
 				}
+			case opRange:
+				// The index scan's pages (rangescan.go), or every page
+				// when the planner scans the table.
+				if !e.rangeUsesIndex(o.t, o.n-o.key+1) {
+					for blk := int32(0); blk < o.t.heap.NBlocks(); blk++ {
+						touch(e.cat.GID(o.t.rel, blk), now)
+					}
+					break
+				}
+				path = o.t.pkey.bt.Path(o.key, path[:0])
+				for _, blk := range path {
+					touch(e.cat.GID(o.t.pkey.rel, blk), now)
+				}
+				lastLeaf, lastBlk := path[len(path)-1], int32(-1)
+				for key := max(o.key, 1); key <= min(o.n, o.t.heap.Rows); key++ {
+					if leaf := o.t.pkey.bt.Leaf(key); leaf != lastLeaf {
+						touch(e.cat.GID(o.t.pkey.rel, leaf), now)
+						lastLeaf = leaf
+					}
+					if blk := o.t.heap.BlockOf(key); blk != lastBlk {
+						touch(e.cat.GID(o.t.rel, blk), now)
+						lastBlk = blk
+					}
+				}
 			}
 		}
 	}

@@ -29,9 +29,10 @@ const (
 	opUpdateAll                // UPDATE t SET ...: a scan updating every visible row
 	opTruncate                 // TRUNCATE t
 	opCatalog                  // system catalog lookups (syscatalog.go), not a statement
+	opRange                    // SELECT of keys key..n (rangescan.go)
 )
 
-var opNames = [...]string{"begin", "select", "update", "insert", "seqscan", "delete", "delete", "vacuum", "checkpoint", "sleep", "commit", "abort", "update", "truncate", "catalog"}
+var opNames = [...]string{"begin", "select", "update", "insert", "seqscan", "delete", "delete", "vacuum", "checkpoint", "sleep", "commit", "abort", "update", "truncate", "catalog", "select"}
 
 func (k opKind) String() string { return opNames[k] }
 

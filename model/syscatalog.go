@@ -110,7 +110,7 @@ func (e *engine) catalogPages(o *op, out []int32) []int32 {
 // scanning SELECT, an UPDATE, an INSERT or COPY, a DELETE.
 func stmtKindBit(k opKind) (uint8, bool) {
 	switch k {
-	case opFetch, opSeqscan:
+	case opFetch, opSeqscan, opRange:
 		return 0, true
 	case opUpdate, opUpdateAll:
 		return 1, true

@@ -38,7 +38,7 @@ type Effect struct {
 // major version (the simulator runs the same version).
 func Cases(major int) []Case {
 	v := fmt.Sprint(major)
-	cs := []Case{seqscanRing(v), bulkDML(v), smallTables(v, "16MB"), smallTables(v, "4MB")}
+	cs := []Case{seqscanRing(v), bulkDML(v), rangeScan(v), smallTables(v, "16MB"), smallTables(v, "4MB")}
 	for _, sb := range []string{"16MB", "32MB", "128MB"} {
 		cs = append(cs, pgbenchCase(v, sb, false), pgbenchCase(v, sb, true))
 	}
@@ -133,6 +133,43 @@ workload:
     - {name: fill-upd, transactions: 1, warmup: true, script: [{insert: {table: t_upd, rows: 100000}}]}
     - {name: update, transactions: 1, script: [{update: {table: t_upd}}]}
 `, rowWidth),
+	}
+}
+
+// rangeScan is a script file's range SELECT: an index scan over 500 keys
+// (the descent, one more leaf, each heap page once), the same again (hits),
+// and a range of 90 % of the table, which the planner reads by a
+// sequential scan.
+func rangeScan(v string) Case {
+	const small = "SELECT sum(length(pad)) FROM t_rng WHERE id BETWEEN 20001 AND 20500"
+	const large = "SELECT sum(length(pad)) FROM t_rng WHERE id BETWEEN 1 AND 90000"
+	measured := func(name, stmt string) Step {
+		return Step{Name: name, NewSession: true, SQL: []string{"SET max_parallel_workers_per_gather = 0", stmt}, Explain: true, Measure: true}
+	}
+	return Case{
+		Name:      "range-scan",
+		Relations: []string{"t_rng", "t_rng_pkey"},
+		Mechanism: "a script file's SELECT ... WHERE id BETWEEN a AND b: the planner's cost_index (correlation 1) against cost_seqscan; _bt_first's descent, _bt_readpage and _bt_steppage (one access per leaf), index_fetch_heap re-reading the heap page only when the item's block changes (heapam_index_fetch_tuple)",
+		PG: Experiment{
+			Name:     "range-scan",
+			Settings: Settings{"shared_buffers": "128MB", "autovacuum": "off"},
+			Steps: []Step{
+				{Name: "create", NewSession: true, SQL: []string{"CREATE TABLE t_rng (id int PRIMARY KEY, pad text)", fill("t_rng", 100000), "VACUUM ANALYZE t_rng", "CHECKPOINT"}},
+				{Name: "restart", Restart: Settings{}},
+				measured("range-small", small),
+				measured("range-again", small),
+				measured("range-large", large),
+			},
+		},
+		Sim: base("range-scan", v, "128MB") + fmt.Sprintf(`tables:
+  relations:
+    - {name: t_rng, rows: 100000, row_width: %d, index: true, key: id}
+workload:
+  phases:
+    - {name: range-small, transactions: 1, restart: true, script: {text: "%[2]s;"}}
+    - {name: range-again, transactions: 1, script: {text: "%[2]s;"}}
+    - {name: range-large, transactions: 1, script: {text: "%[3]s;"}}
+`, rowWidth, small, large),
 	}
 }
 

@@ -17,6 +17,7 @@ const (
 	Rollback                   // ROLLBACK, ABORT
 	NoTable                    // SELECT without FROM (SELECT 1, SELECT :aid)
 	Lookup                     // SELECT ... FROM t WHERE col = value
+	Range                      // SELECT ... FROM t WHERE col BETWEEN a AND b (or col >= a AND col <= b)
 	Scan                       // SELECT ... FROM t [WHERE ...]: every row is read
 	Update                     // UPDATE t SET ... [WHERE col = value]
 	Delete                     // DELETE FROM t [WHERE col = value]
@@ -26,18 +27,24 @@ const (
 	Truncate                   // TRUNCATE t
 )
 
-var kindNames = [...]string{"", "BEGIN", "COMMIT", "ROLLBACK", "SELECT", "SELECT", "SELECT", "UPDATE", "DELETE", "INSERT", "VACUUM", "CHECKPOINT", "TRUNCATE"}
+var kindNames = [...]string{"", "BEGIN", "COMMIT", "ROLLBACK", "SELECT", "SELECT", "SELECT", "SELECT", "UPDATE", "DELETE", "INSERT", "VACUUM", "CHECKPOINT", "TRUNCATE"}
 
 func (k Kind) String() string { return kindNames[k] }
 
-// Value is a constant or a script variable (:name).
+// Value is a constant, a script variable (:name), or integer arithmetic
+// (+ - * /) on them, which the server would compute (Expr, in pgbench's
+// expression syntax: ":aid + 100").
 type Value struct {
 	Var   string // the variable's name, or "" for a constant
 	Const int64
+	Expr  string
 }
 
 func (v Value) String() string {
-	if v.Var != "" {
+	switch {
+	case v.Expr != "":
+		return v.Expr
+	case v.Var != "":
 		return ":" + v.Var
 	}
 	return strconv.FormatInt(v.Const, 10)
@@ -57,7 +64,8 @@ type Statement struct {
 	// SetColumns are an UPDATE's target columns.
 	SetColumns []string
 	// Rows an INSERT adds: the number of VALUES lists, or the
-	// generate_series(From, To) range.
+	// generate_series(From, To) range; a Range's keys are From..To on
+	// Column.
 	Rows     int64
 	From, To Value
 	Series   bool
@@ -69,7 +77,7 @@ type Statement struct {
 }
 
 // Supported lists the statement shapes Shape accepts, for messages.
-const Supported = "BEGIN/START TRANSACTION, END/COMMIT, ROLLBACK/ABORT, SELECT without FROM, SELECT ... FROM t WHERE col = :v (a point lookup), SELECT ... FROM t (a sequential scan, with or without a filter), UPDATE t SET ... [WHERE col = :v], DELETE FROM t [WHERE col = :v], INSERT INTO t [(cols)] VALUES (...)[, ...], INSERT INTO t SELECT ... FROM generate_series(a, b), VACUUM [VERBOSE] t, CHECKPOINT, TRUNCATE t"
+const Supported = "BEGIN/START TRANSACTION, END/COMMIT, ROLLBACK/ABORT, SELECT without FROM, SELECT ... FROM t WHERE col = :v (a point lookup), SELECT ... FROM t WHERE col BETWEEN :a AND :b (a range), SELECT ... FROM t (a sequential scan, with or without a filter), UPDATE t SET ... [WHERE col = :v], DELETE FROM t [WHERE col = :v], INSERT INTO t [(cols)] VALUES (...)[, ...], INSERT INTO t SELECT ... FROM generate_series(a, b), VACUUM [VERBOSE] t, CHECKPOINT, TRUNCATE t"
 
 // Shape parses an SQL command of a pgbench script and returns its shape.
 // :name references become parameters first, as pgbench's parseQuery does
@@ -248,6 +256,16 @@ func (s shaper) selectStmt(q *pg_query.SelectStmt) (Statement, error) {
 		// does not price, so say so rather than approximate.
 		return Statement{}, fmt.Errorf("GROUP BY, HAVING, DISTINCT and window functions are not modelled")
 	}
+	if col, from, to, ok := s.keyRange(q.WhereClause); ok {
+		if q.LimitCount != nil || q.LimitOffset != nil {
+			return Statement{}, fmt.Errorf("LIMIT or OFFSET on a range scan is not modelled (the scan stops early)")
+		}
+		if len(q.SortClause) > 0 && !(len(q.SortClause) == 1 && columnName(q.SortClause[0].GetSortBy().GetNode()) == col &&
+			q.SortClause[0].GetSortBy().SortbyDir != pg_query.SortByDir_SORTBY_DESC) {
+			return Statement{}, fmt.Errorf("ORDER BY other than the range's column ascending is not modelled")
+		}
+		return Statement{Kind: Range, Table: name, Column: col, From: from, To: to, Targets: targets(q.TargetList)}, nil
+	}
 	col, key, ok, err := s.equality(q.WhereClause)
 	if err != nil {
 		return Statement{}, err
@@ -415,8 +433,8 @@ func (s shaper) equality(w *pg_query.Node) (col string, v Value, ok bool, err er
 	}
 	e := w.GetAExpr()
 	if e == nil || e.Kind != pg_query.A_Expr_Kind_AEXPR_OP || len(e.Name) != 1 || e.Name[0].GetString_().GetSval() != "=" {
-		if e != nil && e.Kind == pg_query.A_Expr_Kind_AEXPR_BETWEEN {
-			return "", Value{}, false, fmt.Errorf("range scans (BETWEEN) are not modelled")
+		if e != nil && e.Kind != pg_query.A_Expr_Kind_AEXPR_OP {
+			return "", Value{}, false, fmt.Errorf("this condition is not modelled (a key range is col BETWEEN a AND b, or col >= a AND col <= b, with bounds that are integers, :variables or + - * / of them)")
 		}
 		return "", Value{}, false, nil
 	}
@@ -445,10 +463,22 @@ func columnName(n *pg_query.Node) string {
 }
 
 // value is an integer constant or a parameter (a :variable), possibly
-// with a cast (:aid::int).
+// with a cast (:aid::int), or + - * / of such values.
 func (s shaper) value(n *pg_query.Node) (Value, bool) {
 	if tc := n.GetTypeCast(); tc != nil {
 		n = tc.Arg
+	}
+	if e := n.GetAExpr(); e != nil && e.Kind == pg_query.A_Expr_Kind_AEXPR_OP && len(e.Name) == 1 && e.Lexpr != nil && e.Rexpr != nil {
+		op := e.Name[0].GetString_().GetSval()
+		if op != "+" && op != "-" && op != "*" && op != "/" {
+			return Value{}, false
+		}
+		l, ok1 := s.value(e.Lexpr)
+		r, ok2 := s.value(e.Rexpr)
+		if !ok1 || !ok2 {
+			return Value{}, false
+		}
+		return Value{Expr: "(" + l.String() + ") " + op + " (" + r.String() + ")"}, true
 	}
 	if p := n.GetParamRef(); p != nil && int(p.Number) >= 1 && int(p.Number) <= len(s.vars) {
 		return Value{Var: s.vars[p.Number-1]}, true
@@ -502,4 +532,51 @@ func targets(list []*pg_query.Node) []string {
 		}
 	}
 	return out
+}
+
+// keyRange recognises col BETWEEN a AND b, and col >= a AND col <= b (in
+// either order), with integer or :variable bounds.
+func (s shaper) keyRange(w *pg_query.Node) (col string, from, to Value, ok bool) {
+	if w == nil {
+		return "", Value{}, Value{}, false
+	}
+	if e := w.GetAExpr(); e != nil && e.Kind == pg_query.A_Expr_Kind_AEXPR_BETWEEN {
+		col = columnName(e.Lexpr)
+		l := e.Rexpr.GetList()
+		if col == "" || l == nil || len(l.Items) != 2 {
+			return "", Value{}, Value{}, false
+		}
+		f, ok1 := s.value(l.Items[0])
+		t, ok2 := s.value(l.Items[1])
+		return col, f, t, ok1 && ok2
+	}
+	be := w.GetBoolExpr()
+	if be == nil || be.Boolop != pg_query.BoolExprType_AND_EXPR || len(be.Args) != 2 {
+		return "", Value{}, Value{}, false
+	}
+	var haveFrom, haveTo bool
+	for _, a := range be.Args {
+		e := a.GetAExpr()
+		if e == nil || e.Kind != pg_query.A_Expr_Kind_AEXPR_OP || len(e.Name) != 1 {
+			return "", Value{}, Value{}, false
+		}
+		c, v := columnName(e.Lexpr), e.Rexpr
+		if c == "" || col != "" && c != col {
+			return "", Value{}, Value{}, false
+		}
+		val, ok := s.value(v)
+		if !ok {
+			return "", Value{}, Value{}, false
+		}
+		col = c
+		switch e.Name[0].GetString_().GetSval() {
+		case ">=":
+			from, haveFrom = val, true
+		case "<=":
+			to, haveTo = val, true
+		default:
+			return "", Value{}, Value{}, false
+		}
+	}
+	return col, from, to, haveFrom && haveTo
 }
