@@ -23,6 +23,39 @@ window.addEventListener("resize", function () {
   }
 });`
 
+// sortJS makes tables of class sortable sortable: a click on a header sorts
+// by that column (numbers by value, text alphabetically), a second click
+// reverses. Pages without such a table do not carry it.
+const sortJS = `"use strict";
+document.addEventListener("DOMContentLoaded", function () {
+  var tables = document.querySelectorAll("table.sortable");
+  for (var t = 0; t < tables.length; t++) {
+    (function (table) {
+      var ths = table.querySelectorAll("thead th");
+      for (var c = 0; c < ths.length; c++) {
+        (function (col, th) {
+          th.style.cursor = "pointer";
+          th.title = "sort";
+          th.addEventListener("click", function () {
+            var body = table.tBodies[0];
+            var rows = Array.prototype.slice.call(body.rows);
+            var dir = th.getAttribute("data-dir") === "asc" ? -1 : 1;
+            for (var k = 0; k < ths.length; k++) { ths[k].removeAttribute("data-dir"); }
+            th.setAttribute("data-dir", dir === 1 ? "asc" : "desc");
+            rows.sort(function (a, b) {
+              var x = a.cells[col].textContent.trim(), y = b.cells[col].textContent.trim();
+              var nx = parseFloat(x.replace(/,/g, "")), ny = parseFloat(y.replace(/,/g, ""));
+              if (!isNaN(nx) && !isNaN(ny) && nx !== ny) { return dir * (nx - ny); }
+              return dir * x.localeCompare(y);
+            });
+            for (var r = 0; r < rows.length; r++) { body.appendChild(rows[r]); }
+          });
+        })(c, ths[c]);
+      }
+    })(tables[t]);
+  }
+});`
+
 // pageCSS is a plain, readable layout: a centred column up to 1200px wide,
 // tables that scroll sideways on narrow screens, full-width charts.
 const pageCSS = `
@@ -67,6 +100,11 @@ var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 <script>
 {{.Glue}}
 </script>
+{{- if .SortJS}}
+<script>
+{{.SortJS}}
+</script>
+{{- end}}
 </head>
 <body>
 <header>
@@ -85,13 +123,13 @@ var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 <p>{{.}}</p>
 {{- end}}
 {{- with .Table}}
-<div class="table-wrap"><table>
+<div class="table-wrap"><table{{if .Sortable}} class="sortable"{{end}}>
 {{- if .Header}}
 <thead><tr>{{range .Header}}<th{{if .Right}} class="r"{{end}}>{{.Text}}</th>{{end}}</tr></thead>
 {{- end}}
 <tbody>
 {{- range .Rows}}
-<tr>{{range .}}<td{{if .Right}} class="r"{{end}}>{{.Text}}</td>{{end}}</tr>
+<tr>{{range .}}<td{{if .Right}} class="r"{{end}}>{{if .Href}}<a href="{{.Href}}">{{.Text}}</a>{{else}}{{.Text}}{{end}}</td>{{end}}</tr>
 {{- end}}
 </tbody>
 </table></div>

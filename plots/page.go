@@ -38,6 +38,12 @@ type Table struct {
 	// column is a number (optionally with a unit or a ± term, like "12.5 ms"
 	// or "0.93 ± 0.01"), left-aligned otherwise.
 	Align []string
+	// Hrefs, if set, makes cells links: Hrefs[row][col] is a relative URL
+	// (empty: no link). Rows without an entry have no links.
+	Hrefs [][]string
+	// Sortable lets the reader sort the rows by clicking a column's
+	// header (numbers by value, text alphabetically; again to reverse).
+	Sortable bool
 }
 
 // Link is a hyperlink to a file next to the report. Href must be a relative

@@ -56,14 +56,23 @@ func buildTableView(t *Table) (*tableView, error) {
 			return nil, fmt.Errorf("column %d: alignment %q, want \"l\", \"r\" or empty", c+1, a)
 		}
 	}
-	v := &tableView{}
+	if len(t.Hrefs) > len(t.Rows) {
+		return nil, fmt.Errorf("%d rows of links for %d rows", len(t.Hrefs), len(t.Rows))
+	}
+	v := &tableView{Sortable: t.Sortable}
 	for c, h := range t.Header {
 		v.Header = append(v.Header, cellView{Text: h, Right: right[c]})
 	}
-	for _, r := range t.Rows {
+	for i, r := range t.Rows {
 		row := make([]cellView, ncol)
 		for c, s := range r {
 			row[c] = cellView{Text: s, Right: right[c]}
+			if i < len(t.Hrefs) && c < len(t.Hrefs[i]) && t.Hrefs[i][c] != "" {
+				if err := checkHref(t.Hrefs[i][c]); err != nil {
+					return nil, fmt.Errorf("row %d, column %d: %v", i+1, c+1, err)
+				}
+				row[c].Href = t.Hrefs[i][c]
+			}
 		}
 		v.Rows = append(v.Rows, row)
 	}

@@ -15,6 +15,7 @@ type pageView struct {
 	Notice    template.HTML
 	EchartsJS template.JS
 	Glue      template.JS
+	SortJS    template.JS // only with a sortable table
 	Sections  []sectionView
 }
 
@@ -27,13 +28,15 @@ type sectionView struct {
 }
 
 type tableView struct {
-	Header []cellView
-	Rows   [][]cellView
+	Header   []cellView
+	Rows     [][]cellView
+	Sortable bool
 }
 
 type cellView struct {
 	Text  string
 	Right bool
+	Href  string
 }
 
 type chartView struct {
@@ -64,6 +67,9 @@ func buildPageView(p Page) (*pageView, error) {
 				return nil, fmt.Errorf("plots: %s: table: %w", where, err)
 			}
 			sv.Table = tv
+			if tv.Sortable {
+				v.SortJS = template.JS(sortJS)
+			}
 		}
 		if s.Chart != nil {
 			c := s.Chart

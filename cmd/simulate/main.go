@@ -59,6 +59,7 @@ const usage = `usage: simulate -config FILE [-out DIR] [-seed N] [-set path=valu
                 [-cpuprofile FILE] [-memprofile FILE]
        simulate -config FILE -sweep path=v1,v2... [-replicates N] [-parallel N] [-shard i/n] [-force] [-out DIR]
        simulate merge DIR...                                                           (docs/sweeps.md)
+       simulate index DIR                      (DIR/index.html: every run under DIR, sortable, linked)
        simulate -trace FILE -policy NAME[,NAME...] -cache SIZE[,SIZE...] [-out DIR]   (docs/traces.md)
        simulate -list-policies
 
@@ -80,6 +81,9 @@ flags:
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "merge" {
 		return sweep.MergeMain(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "index" {
+		return indexMain(args[1:], stdout, stderr)
 	}
 	if wantsHelp(args) {
 		printHelp(stderr)
@@ -271,6 +275,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if !*quiet {
 		report.PrintSummary(stdout, sc, res, dir)
+	}
+	if *outDir == "" {
+		// Runs into the default out/ directory: with several of them,
+		// out/index.html lists them all (simulate index).
+		if n := report.RunsUnder("out"); n >= 2 {
+			if _, err := report.WriteIndex("out"); err != nil {
+				fmt.Fprintf(stderr, "simulate: out/%s not written: %v\n", report.IndexFile, err)
+			} else {
+				fmt.Fprintf(stderr, "wrote out/%s (%d runs)\n", report.IndexFile, n)
+			}
+		}
 	}
 	fmt.Fprintf(stderr, "simulated %.1f s in %.2f s wall (%.0fx), %d events (%.1f M events/s), heap %.0f MB\n",
 		res.Runtime.SimulatedSeconds, wall, res.Runtime.SimSpeed, res.Runtime.Events, res.Runtime.EventsPerSecond/1e6, res.Runtime.PeakHeapMB)
@@ -564,4 +579,20 @@ func writeHeapProfile(path string) error {
 		return err
 	}
 	return f.Close()
+}
+
+// indexMain is `simulate index DIR`: DIR/index.html lists every run output
+// under DIR.
+func indexMain(args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
+		fmt.Fprintln(stderr, "usage: simulate index DIR  (writes DIR/index.html listing every run output under DIR)")
+		return exitConfig
+	}
+	n, err := report.WriteIndex(args[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "simulate index: %v\n", err)
+		return exitConfig
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d runs)\n", filepath.Join(args[0], report.IndexFile), n)
+	return exitOK
 }

@@ -101,6 +101,34 @@ func TestSweepHTMLInChromium(t *testing.T) {
 	check(t, filepath.Join(dir, sweep.SweepHTMLFile), chartCount(res.Page()))
 }
 
+// index.html of two runs (simulate index) renders, its sorting script
+// runs without errors, and it makes no request.
+func TestIndexHTMLInChromium(t *testing.T) {
+	needChromium(t)
+	dir := t.TempDir()
+	for _, sb := range []string{"16MB", "32MB"} {
+		sc, err := configs.Load("../../configs/quickstart.yaml", "workload.phases.warmup.duration=1s", "workload.phases.run.duration=1s", "server.shared_buffers="+sb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := model.Run(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, err := report.Render(sc, res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := report.WriteDir(filepath.Join(dir, "run-"+sb), files); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := report.WriteIndex(dir); err != nil {
+		t.Fatal(err)
+	}
+	check(t, filepath.Join(dir, report.IndexFile), 0)
+}
+
 // The checks catch what they look for: a chart that never draws, a
 // request (to a closed port on the loopback address), a console error and
 // an uncaught exception.
