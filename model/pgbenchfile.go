@@ -77,8 +77,49 @@ type ifFrame struct {
 	hasElse  bool
 }
 
-// compileFile compiles a pgbench script file of phase ph.
+// compileFile compiles a pgbench script file of phase ph. A variable read
+// before the script sets it holds the value it had at the end of the
+// client's previous transaction, as in pgbench, starting from its -D value:
+// its possible values are found by compiling again with the values its
+// assignments produced until they no longer grow (a counter such as
+// \set n :n + 1 never stops growing and is refused).
 func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*script, error) {
+	var carriedIn map[string][2]int64
+	for pass := 0; pass < 4; pass++ {
+		s, carriedOut, err := compileFilePass(w, ph, sc, mixHasBuiltin, carriedIn)
+		if err != nil || len(carriedOut) == 0 {
+			return s, err
+		}
+		stable := true
+		next := map[string][2]int64{}
+		for v, b := range carriedOut {
+			next[v] = b
+			if in, ok := carriedIn[v]; !ok || b[0] < in[0] || b[1] > in[1] {
+				stable = false
+			}
+		}
+		if stable {
+			return s, nil
+		}
+		carriedIn = next
+	}
+	names := make([]string, 0, len(carriedIn))
+	for v := range carriedIn {
+		names = append(names, v)
+	}
+	slices.Sort(names)
+	name := w.File
+	if name == "" {
+		name = "script"
+	}
+	return nil, Problem{Path: "script.file", Msg: fmt.Sprintf("%s: the values of %s, carried from one transaction to the next, grow without bound (a counter such as \\set n :n + 1): not modelled", name, strings.Join(names, ", "))}
+}
+
+// compileFilePass is one compilation of a script file; carriedIn bounds
+// the values carried over of the variables read before they are set (nil:
+// their -D value only). It returns, for those variables, the bounds of
+// their -D value and of every value the script assigns them.
+func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool, carriedIn map[string][2]int64) (*script, map[string][2]int64, error) {
 	name := w.File
 	if name == "" {
 		name = "script"
@@ -87,15 +128,15 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 		return Problem{Path: "script.file", Msg: fmt.Sprintf("%s:%d: ", name, line) + fmt.Sprintf(format, a...)}
 	}
 	if w.File != "" && w.Text == "" {
-		return nil, Problem{Path: "script.file", Msg: fmt.Sprintf("%s was not read (scenarios loaded through configs read script files)", w.File)}
+		return nil, nil, Problem{Path: "script.file", Msg: fmt.Sprintf("%s was not read (scenarios loaded through configs read script files)", w.File)}
 	}
 	cmds, err := pgscript.Parse(w.Text)
 	if err != nil {
 		pe := err.(*pgscript.Error)
-		return nil, problem(pe.Line, "%s", pe.Msg)
+		return nil, nil, problem(pe.Line, "%s", pe.Msg)
 	}
 	if len(cmds) == 0 {
-		return nil, problem(1, "the script has no commands (pgbench: empty command list for script)")
+		return nil, nil, problem(1, "the script has no commands (pgbench: empty command list for script)")
 	}
 
 	// pgbench's startup variables, then -D's (pgbench.c main: -D first,
@@ -148,19 +189,52 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 			setLater[c.Args[0]] = true
 		}
 	}
+	// carriedOut: for each variable read before it is set, the bounds of
+	// its -D value and of its assignments.
+	carriedOut := map[string][2]int64{}
 	unsetMsg := func(line int, v string) error {
-		if len(frames) > 0 || slices.ContainsFunc(slotNames, func(n string) bool { return n == v }) {
-			return problem(line, "variable %q may not be set here (it is set only in some branches of an \\if, or later): pgbench would use the previous transaction's value, which the model does not carry over", v)
+		return problem(line, "variable %q may not be set here (it is set later, or only in some branches of an \\if): pgbench would use the previous transaction's value, and fail in the first (\"undefined variable\"); define its first value with -D %s=N", v, v)
+	}
+	// carry makes v, read where it may not be set this transaction, a
+	// variable carried over from the client's previous transaction (its
+	// -D value at first); false when v has no integer -D value.
+	carry := func(v string) bool {
+		d, ok := consts[v]
+		if !ok || !setLater[v] {
+			return false
 		}
-		return problem(line, "variable %q is read before the script sets it: pgbench would use the previous transaction's value, which the model does not carry over (set it earlier in the script)", v)
+		b, ok := carriedIn[v]
+		if !ok {
+			b = [2]int64{d, d}
+		}
+		out := carriedOut[v]
+		if _, seen := carriedOut[v]; !seen {
+			out = [2]int64{d, d}
+		}
+		carriedOut[v] = [2]int64{min(out[0], d), max(out[1], d)}
+		sl, exists := slots[v]
+		if !exists {
+			sl = pgexpr.Slot{Index: len(s.vars), Lo: b[0], Hi: b[1]}
+			s.vars = append(s.vars, scriptVar{name: v})
+			slotNames = append(slotNames, v)
+			s.carried = append(s.carried, carriedVar{slot: sl.Index, initial: d})
+		} else {
+			sl.Lo, sl.Hi = min(sl.Lo, b[0]), max(sl.Hi, b[1])
+			if !slices.ContainsFunc(s.carried, func(c carriedVar) bool { return c.slot == sl.Index }) {
+				s.carried = append(s.carried, carriedVar{slot: sl.Index, initial: d})
+			}
+		}
+		slots[v] = sl
+		assigned[v] = true
+		return true
 	}
 	// ref resolves a variable read at line: a slot, or a constant.
 	ref := func(line int, v string) (slot int, val int64, err error) {
-		if sl, ok := slots[v]; ok {
-			if !assigned[v] {
+		if _, ok := slots[v]; ok {
+			if !assigned[v] && !carry(v) {
 				return 0, 0, unsetMsg(line, v)
 			}
-			return sl.Index, 0, nil
+			return slots[v].Index, 0, nil
 		}
 		if v == "client_id" {
 			if _, ok := consts[v]; !ok {
@@ -172,6 +246,9 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 			}
 		}
 		if setLater[v] {
+			if carry(v) {
+				return slots[v].Index, 0, nil
+			}
 			return 0, 0, unsetMsg(line, v)
 		}
 		if x, ok := consts[v]; ok {
@@ -193,7 +270,7 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 		names := mapKeys(setLater)
 		slices.Sort(names)
 		for _, k := range append(names, slotNames...) {
-			if containsVar(src, k) && !assigned[k] {
+			if containsVar(src, k) && !assigned[k] && !carry(k) {
 				return unsetMsg(line, k)
 			}
 		}
@@ -217,6 +294,12 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 			return problem(line, "\\set %s: %v", name, err)
 		}
 		lo, hi := g.Bounds()
+		if b, ok := carriedOut[name]; ok {
+			carriedOut[name] = [2]int64{min(b[0], lo), max(b[1], hi)}
+		} else if _, isDef := consts[name]; isDef && setLater[name] {
+			d := consts[name]
+			carriedOut[name] = [2]int64{min(d, lo), max(d, hi)}
+		}
 		sl, ok := slots[name]
 		if !ok {
 			sl = pgexpr.Slot{Index: len(s.vars), Lo: lo, Hi: hi}
@@ -280,12 +363,12 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 			switch c.Meta {
 			case "set":
 				if err := assign(c.Line, c.Args[0], c.Args[1]); err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 			case "sleep":
 				p, err := sleepStep(c, ref, problem)
 				if err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				p.cmdNo = cmdNo
 				plan = append(plan, p)
@@ -293,19 +376,19 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 				var f *ifFrame
 				if c.Meta == "elif" {
 					if f, err = nextBranch(c); err != nil {
-						return nil, err
+						return nil, nil, err
 					}
 				}
 				e, err := pgexpr.Parse(c.Args[0])
 				if err != nil {
-					return nil, problem(c.Line, "\\%s: %v", c.Meta, err)
+					return nil, nil, problem(c.Line, "\\%s: %v", c.Meta, err)
 				}
 				if err := checkReads(c.Line, c.Args[0]); err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				g, err := e.BindCond(consts, slots, sc.Seed)
 				if err != nil {
-					return nil, problem(c.Line, "\\%s: %v", c.Meta, err)
+					return nil, nil, problem(c.Line, "\\%s: %v", c.Meta, err)
 				}
 				if f == nil {
 					f = &ifFrame{line: c.Line, before: maps.Clone(assigned), inTxn: inTxn}
@@ -316,17 +399,17 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 			case "else":
 				f, err := nextBranch(c)
 				if err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				f.cond, f.hasElse = -1, true
 			case "endif":
 				if len(frames) == 0 {
-					return nil, problem(c.Line, "\\endif without matching \\if")
+					return nil, nil, problem(c.Line, "\\endif without matching \\if")
 				}
 				f := frames[len(frames)-1]
 				frames = frames[:len(frames)-1]
 				if inTxn != f.inTxn {
-					return nil, problem(c.Line, "a branch of the \\if at line %d begins or ends a transaction: BEGIN and END must not be split across branches", f.line)
+					return nil, nil, problem(c.Line, "a branch of the \\if at line %d begins or ends a transaction: BEGIN and END must not be split across branches", f.line)
 				}
 				f.branches = append(f.branches, assigned)
 				if !f.hasElse {
@@ -351,22 +434,22 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 					}
 				}
 			case "setshell", "shell":
-				return nil, problem(c.Line, "\\%s: shell commands are not modelled", c.Meta)
+				return nil, nil, problem(c.Line, "\\%s: shell commands are not modelled", c.Meta)
 			default: // startpipeline, endpipeline
-				return nil, problem(c.Line, "\\%s: pipeline mode is not modelled", c.Meta)
+				return nil, nil, problem(c.Line, "\\%s: pipeline mode is not modelled", c.Meta)
 			}
 			continue
 		}
 		st, err := pgscript.Shape(c.SQL)
 		if err != nil {
-			return nil, problem(c.Line, "%v", err)
+			return nil, nil, problem(c.Line, "%v", err)
 		}
 		for _, v := range st.Vars {
 			if strs[v] && !setLater[v] {
 				continue // -D text substituted into the SQL
 			}
 			if _, _, err := ref(c.Line, v); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		p := fileStep{stmt: true, keySlot: -1, fromSlot: -1, toSlot: -1, pick: "client", txnStart: !inTxn, cmdNo: cmdNo}
@@ -398,7 +481,7 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 		var tc TableConfig
 		if st.Table != "" {
 			if tc, err = table(c.Line, st.Table); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			p.table = st.Table
 		}
@@ -406,13 +489,13 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 		switch st.Kind {
 		case pgscript.Begin:
 			if inTxn {
-				return nil, problem(c.Line, "BEGIN inside a transaction (there is already a transaction in progress)")
+				return nil, nil, problem(c.Line, "BEGIN inside a transaction (there is already a transaction in progress)")
 			}
 			inTxn = true
 			p.kind, p.txnStart = opNone, false
 		case pgscript.Commit, pgscript.Rollback:
 			if !inTxn {
-				return nil, problem(c.Line, "%s outside a transaction (there is no transaction in progress)", st.Kind)
+				return nil, nil, problem(c.Line, "%s outside a transaction (there is no transaction in progress)", st.Kind)
 			}
 			inTxn = false
 			p.kind, p.txnStart = opCommit, false
@@ -427,13 +510,13 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 			if tc.Index && st.Column == tc.Key {
 				p.kind = opRange
 				if p.fromSlot, p.fromConst, err = value(st.From); err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				if p.fromSlot == -2 {
 					p.fromSlot, p.fromGen = -1, last()
 				}
 				if p.toSlot, p.toConst, err = value(st.To); err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				if p.toSlot == -2 {
 					p.toSlot, p.toGen = -1, last()
@@ -444,7 +527,7 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 			if st.Kind == pgscript.Lookup && keyed {
 				p.kind = opFetch
 				if p.keySlot, p.keyConst, err = value(st.Key); err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				if p.keySlot == -2 {
 					p.keySlot, p.keyGen = -1, last()
@@ -460,23 +543,23 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 				}
 			case !keyed:
 				if !tc.Index {
-					return nil, problem(c.Line, "%s of table %q by %s: the table has no index (declare it with index: true, key: %s), and an %s that scans for one row is not modelled", strings.ToUpper(what), st.Table, st.Column, st.Column, what)
+					return nil, nil, problem(c.Line, "%s of table %q by %s: the table has no index (declare it with index: true, key: %s), and an %s that scans for one row is not modelled", strings.ToUpper(what), st.Table, st.Column, st.Column, what)
 				}
-				return nil, problem(c.Line, "%s of table %q by %s: only its key column %s is indexed, and an %s that scans for a row is not modelled", strings.ToUpper(what), st.Table, st.Column, tc.Key, what)
+				return nil, nil, problem(c.Line, "%s of table %q by %s: only its key column %s is indexed, and an %s that scans for a row is not modelled", strings.ToUpper(what), st.Table, st.Column, tc.Key, what)
 			default:
 				p.kind = opUpdate
 				if st.Kind == pgscript.Delete {
 					p.kind = opDeleteKey
 				}
 				if p.keySlot, p.keyConst, err = value(st.Key); err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				if p.keySlot == -2 {
 					p.keySlot, p.keyGen = -1, last()
 				}
 			}
 			if tc.Key != "" && slices.Contains(st.SetColumns, tc.Key) {
-				return nil, problem(c.Line, "UPDATE of %q sets its key column %s: changing a key is not modelled", st.Table, tc.Key)
+				return nil, nil, problem(c.Line, "UPDATE of %q sets its key column %s: changing a key is not modelled", st.Table, tc.Key)
 			}
 		case pgscript.Insert:
 			p.kind = opInsert
@@ -485,13 +568,13 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 				break
 			}
 			if st.From.Expr != "" || st.To.Expr != "" {
-				return nil, problem(c.Line, "generate_series's bounds must be integers or :variables")
+				return nil, nil, problem(c.Line, "generate_series's bounds must be integers or :variables")
 			}
 			if p.fromSlot, p.fromConst, err = value(st.From); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if p.toSlot, p.toConst, err = value(st.To); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			lo, hi := p.fromConst, p.toConst
 			if p.fromSlot >= 0 {
@@ -501,7 +584,7 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 				hi = slots[slotNames[slices.IndexFunc(slotNames, func(n string) bool { return slots[n].Index == p.toSlot })]].Hi
 			}
 			if d, ok := subOK64(hi, lo); !ok || d >= maxFileInsertRows {
-				return nil, problem(c.Line, "generate_series(%s, %s) may insert up to %s rows; one statement of the model inserts at most %d", st.From, st.To, rowsText(lo, hi), maxFileInsertRows)
+				return nil, nil, problem(c.Line, "generate_series(%s, %s) may insert up to %s rows; one statement of the model inserts at most %d", st.From, st.To, rowsText(lo, hi), maxFileInsertRows)
 			}
 			if p.fromSlot < 0 && p.toSlot < 0 {
 				p.n = max(p.toConst-p.fromConst+1, 0)
@@ -510,7 +593,7 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 			}
 		case pgscript.Vacuum:
 			if inTxn {
-				return nil, problem(c.Line, "VACUUM cannot run inside a transaction block")
+				return nil, nil, problem(c.Line, "VACUUM cannot run inside a transaction block")
 			}
 			p.kind = opVacuum
 		case pgscript.Checkpoint:
@@ -521,18 +604,18 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 		plan = append(plan, p)
 		if c.GSet != "" {
 			if err := gsetVars(c, st, keyed, assign, problem); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
 	if len(frames) > 0 {
-		return nil, problem(frames[len(frames)-1].line, "\\if without a matching \\endif")
+		return nil, nil, problem(frames[len(frames)-1].line, "\\if without a matching \\endif")
 	}
 	if inTxn {
-		return nil, problem(cmds[len(cmds)-1].Line, "the script ends inside a transaction (BEGIN without END): pgbench aborts such a client")
+		return nil, nil, problem(cmds[len(cmds)-1].Line, "the script ends inside a transaction (BEGIN without END): pgbench aborts such a client")
 	}
 	if err := checkSetNames(ph.Set, []*script{s}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s.run = func(b *backend, rng *rand.Rand, v []int64, ops []op) []op {
 		if clientSlot >= 0 {
@@ -619,7 +702,7 @@ func compileFile(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool) (*
 		}
 		return ops
 	}
-	return s, nil
+	return s, carriedOut, nil
 }
 
 // mapKeys returns a map's keys (unsorted).

@@ -171,7 +171,7 @@ func TestScriptFileProblems(t *testing.T) {
 		{"UPDATE pgbench_accounts SET abalance = 0 WHERE abalance = 1;", `sql/s.sql:1: UPDATE of table "pgbench_accounts" by abalance: only its key column aid is indexed`},
 		{"UPDATE pgbench_accounts SET aid = aid + 1 WHERE aid = 1;", `UPDATE of "pgbench_accounts" sets its key column aid`},
 		{"\\set x :y + 1", `sql/s.sql:1: \set x: pgbench expression ":y + 1": column 1: undefined variable "y" (defined: default_seed, random_seed, scale)`},
-		{"\\set x :x + 1", `sql/s.sql:1: variable "x" is read before the script sets it`},
+		{"\\set x :x + 1", `sql/s.sql:1: variable "x" may not be set here (it is set later, or only in some branches of an \if): pgbench would use the previous transaction's value, and fail in the first ("undefined variable"); define its first value with -D x=N`},
 		{"SELECT * FROM pgbench_accounts WHERE aid = :n;", `sql/s.sql:1: undefined variable "n"`},
 		{"\\if :scale\nSELECT 1;", `sql/s.sql:1: \if without a matching \endif`},
 		{"SELECT 1;\n\\else", `sql/s.sql:2: \else without matching \if`},
@@ -304,5 +304,42 @@ workload:
 	if h := heap(large); h.HeapBlksHit+h.HeapBlksRead != 1725 || h.IdxBlksHit+h.IdxBlksRead != 0 {
 		t.Errorf("90 %% of the table: %d heap and %d index pages, want a sequential scan's 1725 and 0",
 			h.HeapBlksHit+h.HeapBlksRead, h.IdxBlksHit+h.IdxBlksRead)
+	}
+}
+
+// Variables are the client's and keep their values from one transaction
+// to the next, as in pgbench: a variable read before the script sets it
+// holds the previous transaction's value, its -D value at first. Here
+// every other transaction draws a new key and the ones between read the
+// same row again (so they hit); a counter that grows without bound is
+// refused.
+func TestScriptFileCarriedVariables(t *testing.T) {
+	const carried = `\if :phase = 0
+  \set k random(1, 200000)
+  \set phase 1
+\else
+  \set phase 0
+\endif
+SELECT abalance FROM pgbench_accounts WHERE aid = :k;
+`
+	const fresh = `\set k random(1, 200000)
+SELECT abalance FROM pgbench_accounts WHERE aid = :k;
+`
+	run := func(script string) model.RelationStats {
+		sc := bhScenario(t, fileScenario, "workload.prewarm=0", "workload.phases.run.rate=0", "workload.phases.run.clients=1", "workload.phases.run.threads=1", "workload.phases.run.duration=0", "workload.phases.run.transactions=2000")
+		sc.Workload.Phases[0].Script = model.Script{Text: script}
+		sc.Workload.Phases[0].Define = map[string]string{"phase": "0", "k": "1"}
+		return findRel(t, bhRun(t, sc).Totals, "pgbench_accounts")
+	}
+	c, f := run(carried), run(fresh)
+	t.Logf("heap reads: %d with the key carried every other transaction, %d with a new key each", c.HeapBlksRead, f.HeapBlksRead)
+	if float64(c.HeapBlksRead) > 0.65*float64(f.HeapBlksRead) {
+		t.Errorf("heap reads %d against %d: the carried key was not read again", c.HeapBlksRead, f.HeapBlksRead)
+	}
+	sc := bhScenario(t, fileScenario)
+	sc.Workload.Phases[0].Script = model.Script{Text: "\\set n :n + 1\nSELECT abalance FROM pgbench_accounts WHERE aid = :n;\n"}
+	sc.Workload.Phases[0].Define = map[string]string{"n": "0"}
+	if _, err := model.Run(sc); err == nil || !strings.Contains(err.Error(), "grow without bound") {
+		t.Errorf("a counter carried across transactions: %v", err)
 	}
 }

@@ -65,6 +65,16 @@ type script struct {
 	// commands are the script's commands as pgbench -r lists them (their
 	// first lines), indexed by op.cmdNo - 1.
 	commands []string
+	// carried are the variables a script file reads before it sets them:
+	// they keep their value from the client's previous execution of the
+	// script, from the -D value at first (pgbench's per-client variables).
+	carried []carriedVar
+}
+
+// carriedVar is a variable carried from one transaction to the next.
+type carriedVar struct {
+	slot    int
+	initial int64
 }
 
 // txn appends the ops of one execution of the script for b's client:
@@ -72,6 +82,10 @@ type script struct {
 // then the statements built from them. A script file runs its own program
 // (run: \set, \if and statements interleaved, as pgbench executes them).
 func (s *script) txn(b *backend, rng *rand.Rand, vals []int64, ops []op) []op {
+	if s.carried != nil {
+		// Its own values, kept from one execution to the next.
+		vals = b.client.ownVals(s)
+	}
 	if s.run != nil {
 		return s.run(b, rng, vals, ops)
 	}
@@ -441,4 +455,21 @@ func phaseScripts(ph Phase, sc Scenario, db *database) (phaseMix, error) {
 		return m, err
 	}
 	return m, nil
+}
+
+// ownVals returns the client's values of script s, which keep carried
+// variables from one execution to the next (their -D values at first).
+func (c *client) ownVals(s *script) []int64 {
+	if v, ok := c.own[s]; ok {
+		return v
+	}
+	if c.own == nil {
+		c.own = map[*script][]int64{}
+	}
+	v := make([]int64, len(s.vars))
+	for _, cv := range s.carried {
+		v[cv.slot] = cv.initial
+	}
+	c.own[s] = v
+	return v
 }

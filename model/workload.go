@@ -51,7 +51,10 @@ type client struct {
 	// scriptNo is its index in the phase's mix (pgbench's script_no)
 	scriptNo int
 	vals     []int64
-	b        *backend
+	// own holds the values of scripts with carried variables
+	// (script.carried), per script.
+	own map[*script][]int64
+	b   *backend
 }
 
 // thread is a pgbench worker thread: under --rate each thread runs its own
