@@ -320,6 +320,14 @@ func (e *engine) failed() bool { return e.err != nil }
 
 func (e *engine) run(opt Options) (*Result, error) {
 	e.opt = opt
+	if opt.ProgressLine != nil && e.sc.Output.Progress > 0 {
+		// The table build is done when the run starts: say what it built.
+		var pages int64
+		for r := range e.cat.NumRelations() {
+			pages += int64(e.cat.Rel(catalog.RelID(r)).NBlocks)
+		}
+		opt.ProgressLine(fmt.Sprintf("tables: %d relations built, %d pages (%s)", e.cat.NumRelations(), pages, SizeText(pages*8192)))
+	}
 	e.prewarm(e.sc.Workload.Prewarm)
 	e.t0 = e.k.Now()
 	e.sampler.start()

@@ -165,7 +165,10 @@ func TestPgbenchProgressLines(t *testing.T) {
 	// run reports at 1, 2, 3 and, if a transaction is still running at
 	// its end, 4 s.
 	var run []string
-	for _, l := range lines {
+	if len(lines) == 0 || !strings.HasPrefix(lines[0], "tables: ") || !strings.Contains(lines[0], " relations built, ") {
+		t.Errorf("the first line does not report the table build: %q", lines)
+	}
+	for _, l := range lines[1:] {
 		if !strings.HasPrefix(l, "progress: ") {
 			t.Errorf("%q is not a progress line", l)
 		}
