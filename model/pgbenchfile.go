@@ -578,10 +578,10 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 			}
 			lo, hi := p.fromConst, p.toConst
 			if p.fromSlot >= 0 {
-				lo = slots[slotNames[slices.IndexFunc(slotNames, func(n string) bool { return slots[n].Index == p.fromSlot })]].Lo
+				lo = slots[st.From.Var].Lo
 			}
 			if p.toSlot >= 0 {
-				hi = slots[slotNames[slices.IndexFunc(slotNames, func(n string) bool { return slots[n].Index == p.toSlot })]].Hi
+				hi = slots[st.To.Var].Hi
 			}
 			if d, ok := subOK64(hi, lo); !ok || d >= maxFileInsertRows {
 				return nil, nil, problem(c.Line, "generate_series(%s, %s) may insert up to %s rows; one statement of the model inserts at most %d", st.From, st.To, rowsText(lo, hi), maxFileInsertRows)

@@ -21,16 +21,23 @@ const (
 	cpuOperatorCost   = 0.0025
 )
 
+// plannerSize is estimate_rel_size's view of t: its current pages, and
+// its rows scaled from reltuples/relpages as VACUUM last measured them.
+func plannerSize(t *table) (pages, tuples float64) {
+	pages = float64(t.heap.NBlocks())
+	tuples = pages * float64(t.reltuples) / math.Max(float64(t.relpages), 1)
+	if t.relpages == 0 {
+		tuples = float64(t.reltuples)
+	}
+	return pages, tuples
+}
+
 // useIndexScan reports whether a keyed statement on t uses its primary key.
 func (e *engine) useIndexScan(t *table) bool {
 	if t.pkey == nil {
 		return false
 	}
-	pages := float64(t.heap.NBlocks())
-	tuples := pages * float64(t.reltuples) / math.Max(float64(t.relpages), 1)
-	if t.relpages == 0 {
-		tuples = float64(t.reltuples)
-	}
+	pages, tuples := plannerSize(t)
 	// cost_seqscan: every page, and every tuple tested against the qual.
 	seq := seqPageCost*pages + (cpuTupleCost+cpuOperatorCost)*tuples
 	// cost_index for one row by a unique key: one index leaf and one heap

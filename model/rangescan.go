@@ -35,11 +35,7 @@ func (e *engine) rangeUsesIndex(t *table, n int64) bool {
 	if t.pkey == nil {
 		return false
 	}
-	pages := float64(t.heap.NBlocks())
-	tuples := pages * float64(t.reltuples) / math.Max(float64(t.relpages), 1)
-	if t.relpages == 0 {
-		tuples = float64(t.reltuples)
-	}
+	pages, tuples := plannerSize(t)
 	tuples = math.Max(tuples, 1)
 	rows := math.Min(math.Max(float64(n), 1), tuples)
 	sel := rows / tuples

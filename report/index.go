@@ -211,29 +211,7 @@ func WriteIndex(dir string) (int, error) {
 	if old, err := os.ReadFile(path); err == nil && !bytes.Contains(old[:min(len(old), 4096)], []byte("<title>"+indexTitle)) {
 		return 0, fmt.Errorf("%s exists and is not a runs index pgbufsim wrote; it would be replaced (move it away)", path)
 	}
-	var buf bytes.Buffer
-	if err := plots.Write(&buf, indexPage(dir, runs)); err != nil {
-		return 0, err
-	}
-	tmp, err := os.CreateTemp(dir, "."+IndexFile+".tmp*")
-	if err != nil {
-		return 0, err
-	}
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return 0, err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return 0, err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return 0, err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
+	if err := plots.WriteFile(path, indexPage(dir, runs)); err != nil {
 		return 0, err
 	}
 	return len(runs), nil

@@ -58,10 +58,11 @@ func check(t *testing.T, path string, wantCharts int) {
 	t.Logf("%s: %d charts rendered, no requests, no errors", filepath.Base(path), len(rep.Charts))
 }
 
-// report.html of a short quickstart run renders in Chromium.
-func TestReportHTMLInChromium(t *testing.T) {
-	needChromium(t)
-	sc, err := configs.Load("../../configs/quickstart.yaml", "workload.phases.warmup.duration=2s", "workload.phases.run.duration=5s")
+// writeRun runs the quickstart scenario with overrides and writes its
+// outputs into dir; it returns the report page's chart count.
+func writeRun(t *testing.T, dir string, overrides ...string) int {
+	t.Helper()
+	sc, err := configs.Load("../../configs/quickstart.yaml", overrides...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,11 +74,18 @@ func TestReportHTMLInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(t.TempDir(), "run")
 	if err := report.WriteDir(dir, files); err != nil {
 		t.Fatal(err)
 	}
-	check(t, filepath.Join(dir, "report.html"), chartCount(report.Page(sc, res)))
+	return chartCount(report.Page(sc, res))
+}
+
+// report.html of a short quickstart run renders in Chromium.
+func TestReportHTMLInChromium(t *testing.T) {
+	needChromium(t)
+	dir := filepath.Join(t.TempDir(), "run")
+	charts := writeRun(t, dir, "workload.phases.warmup.duration=2s", "workload.phases.run.duration=5s")
+	check(t, filepath.Join(dir, "report.html"), charts)
 }
 
 // sweep.html of a tiny sweep (a numeric axis on a log scale, a policy
@@ -107,21 +115,7 @@ func TestIndexHTMLInChromium(t *testing.T) {
 	needChromium(t)
 	dir := t.TempDir()
 	for _, sb := range []string{"16MB", "32MB"} {
-		sc, err := configs.Load("../../configs/quickstart.yaml", "workload.phases.warmup.duration=1s", "workload.phases.run.duration=1s", "server.shared_buffers="+sb)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := model.Run(sc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files, err := report.Render(sc, res)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := report.WriteDir(filepath.Join(dir, "run-"+sb), files); err != nil {
-			t.Fatal(err)
-		}
+		writeRun(t, filepath.Join(dir, "run-"+sb), "workload.phases.warmup.duration=1s", "workload.phases.run.duration=1s", "server.shared_buffers="+sb)
 	}
 	if _, err := report.WriteIndex(dir); err != nil {
 		t.Fatal(err)

@@ -271,10 +271,8 @@ func (s shaper) selectStmt(q *pg_query.SelectStmt) (Statement, error) {
 		return Statement{}, err
 	}
 	if ok {
-		if q.LimitCount != nil || q.LimitOffset != nil || len(q.SortClause) > 0 {
-			// A point lookup returns its rows whatever the order or
-			// limit: these change nothing the model counts.
-		}
+		// A point lookup returns its row whatever the order or limit:
+		// ORDER BY and LIMIT change nothing the model counts.
 		return Statement{Kind: Lookup, Table: name, Column: col, Key: key, Targets: targets(q.TargetList)}, nil
 	}
 	if q.LimitCount != nil || q.LimitOffset != nil {
@@ -308,15 +306,21 @@ func (s shaper) update(q *pg_query.UpdateStmt) (Statement, error) {
 		}
 		st.SetColumns = append(st.SetColumns, rt.Name)
 	}
-	if q.WhereClause == nil {
+	return s.byKey(st, q.WhereClause, "an UPDATE")
+}
+
+// byKey completes an UPDATE's or DELETE's shape with its WHERE clause,
+// which must be col = value (one row by its key) or absent (every row).
+func (s shaper) byKey(st Statement, where *pg_query.Node, what string) (Statement, error) {
+	if where == nil {
 		return st, nil
 	}
-	col, key, ok, err := s.equality(q.WhereClause)
+	col, key, ok, err := s.equality(where)
 	if err != nil {
 		return Statement{}, err
 	}
 	if !ok {
-		return Statement{}, fmt.Errorf("an UPDATE's WHERE clause must be col = value (one row by its key) or absent (every row)")
+		return Statement{}, fmt.Errorf("%s's WHERE clause must be col = value (one row by its key) or absent (every row)", what)
 	}
 	st.Column, st.Key = col, key
 	return st, nil
@@ -333,19 +337,7 @@ func (s shaper) delete(q *pg_query.DeleteStmt) (Statement, error) {
 	if err != nil {
 		return Statement{}, err
 	}
-	st := Statement{Kind: Delete, Table: name}
-	if q.WhereClause == nil {
-		return st, nil
-	}
-	col, key, ok, err := s.equality(q.WhereClause)
-	if err != nil {
-		return Statement{}, err
-	}
-	if !ok {
-		return Statement{}, fmt.Errorf("a DELETE's WHERE clause must be col = value (one row by its key) or absent (every row)")
-	}
-	st.Column, st.Key = col, key
-	return st, nil
+	return s.byKey(Statement{Kind: Delete, Table: name}, q.WhereClause, "a DELETE")
 }
 
 func (s shaper) insert(q *pg_query.InsertStmt) (Statement, error) {
