@@ -329,3 +329,22 @@ func TestSweepOfPolicyAxis(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// Charts name metrics by what they measure, with the unit.
+func TestMetricTitle(t *testing.T) {
+	for name, want := range map[string]string{
+		"tps":                     "throughput (transactions/s)",
+		"latency_ms.mean":         "mean latency (ms)",
+		"latency_ms.p99":          "p99 latency (ms)",
+		"latency_ms.p999":         "p99.9 latency (ms)",
+		"disk.read_ms.p50":        "p50 data-device read latency (ms)",
+		"buffers.hit_ratio":       "shared-buffer hit ratio",
+		"buffers.ring_reuses":     "shared buffers: ring reuses",
+		"pg_statio_sys.blks_read": "pg statio sys: blks read",
+		"keys_not_found":          "keys not found",
+	} {
+		if got := MetricTitle(name); got != want {
+			t.Errorf("MetricTitle(%q) = %q, want %q", name, got, want)
+		}
+	}
+}

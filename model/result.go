@@ -25,8 +25,9 @@ type Result struct {
 	Header []string `json:"-"`
 	// Series is the time series (timeseries.csv).
 	Series *Series `json:"-"`
-	// LatencyCDF is the latency distribution over the non-warmup phases.
-	LatencyCDF CDF `json:"-"`
+	// LatencyCDF is the latency distribution over the non-warmup phases
+	// (at most 200 points), which simulate compare overlays.
+	LatencyCDF CDF `json:"latency_cdf"`
 	// PGBenchLogs are pgbench's log files (-l, --aggregate-interval)
 	// when output.pgbench_log is on: one per thread of each logged phase.
 	PGBenchLogs []LogFile `json:"-"`
@@ -44,8 +45,8 @@ type Mark struct {
 
 // CDF is a sampled cumulative distribution (values in ms).
 type CDF struct {
-	ValuesMS  []float64
-	Fractions []float64
+	ValuesMS  []float64 `json:"values_ms"`
+	Fractions []float64 `json:"fractions"`
 }
 
 // PhaseResult is one phase's metrics.

@@ -52,6 +52,11 @@ type Chart struct {
 	// only when a series or band has YAxis == 1. Y2Type is AxisValue
 	// (default) or AxisLog.
 	Y2Name, Y2Type string
+	// YFit fits the linear y axes to the data (round numbers around it)
+	// instead of starting them at zero, for charts whose differences
+	// would look flat on a zero-based axis. Say so in the chart's text: a
+	// reader assumes a zero-based axis.
+	YFit bool
 
 	// X is the shared x of every series and band for value, log and
 	// time-seconds axes; Categories replaces it for a category axis.
@@ -63,9 +68,9 @@ type Chart struct {
 	// Bands are shaded areas between two y vectors, e.g. a 95% confidence
 	// interval or the p50..p99 spread of latency.
 	Bands []Band
-	// Marks are labelled vertical lines, e.g. checkpoint start and end;
-	// one legend entry, "marks", shows or hides them all. On a category
-	// axis Mark.X is the index of the category.
+	// Marks are labelled vertical lines, e.g. checkpoint start and end,
+	// labelled where they are drawn (they have no legend entry). On a
+	// category axis Mark.X is the index of the category.
 	Marks []Mark
 
 	// Heat is the data of a heatmap (KindHeatmap only).
@@ -116,4 +121,7 @@ type Mark struct {
 type Heat struct {
 	XLabels, YLabels []string
 	Values           [][]float64
+	// Unit names what a cell's value counts ("buffers"); it labels the
+	// colour scale and the tooltip.
+	Unit string
 }

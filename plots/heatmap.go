@@ -62,12 +62,23 @@ func buildHeatmap(c *Chart) (optionBuilder, error) {
 			SplitArea: &opts.SplitArea{Show: opts.Bool(true)}}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "category", Name: c.YName, Data: h.YLabels,
 			SplitArea: &opts.SplitArea{Show: opts.Bool(true)}}),
-		charts.WithVisualMapOpts(opts.VisualMap{Type: "continuous", Calculable: opts.Bool(true),
-			Orient: "horizontal", Left: "center", Bottom: "0",
-			InRange: &opts.VisualMapInRange{Color: heatColors}}),
+		charts.WithVisualMapOpts(heatVisualMap(h.Unit)),
 	)
 	ch.SetGlobalOptions(gopts...)
 	ch.AddSeries(c.Title, nil, charts.WithSeriesOpts(func(s *charts.SingleSeries) { s.Data = cells }))
 	ch.Accept(optionVisitor{visualMin: lo, visualMax: hi})
 	return ch, nil
+}
+
+// heatVisualMap is the colour scale under a heatmap. With a unit, its ends
+// read "N unit" (echarts writes Text[0] at the high end and Text[1] at the
+// low end, beside the handles' own values).
+func heatVisualMap(unit string) opts.VisualMap {
+	vm := opts.VisualMap{Type: "continuous", Calculable: opts.Bool(true),
+		Orient: "horizontal", Left: "center", Bottom: "0",
+		InRange: &opts.VisualMapInRange{Color: heatColors}}
+	if unit != "" {
+		vm.Text = []string{"more " + unit, "fewer " + unit}
+	}
+	return vm
 }

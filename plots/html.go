@@ -70,8 +70,8 @@ section { margin: 8px 0 16px; }
 p { margin: 8px 0; white-space: pre-line; max-width: 80ch; }
 .table-wrap { overflow-x: auto; }
 table { border-collapse: collapse; margin: 8px 0; font-variant-numeric: tabular-nums; }
-th, td { padding: 4px 12px; border-bottom: 1px solid #d0d7de; text-align: left; white-space: nowrap; }
-th { background: #f6f8fa; font-weight: 600; }
+th, td { padding: 4px 10px; border-bottom: 1px solid #d0d7de; text-align: left; white-space: nowrap; }
+th { background: #f6f8fa; font-weight: 600; white-space: normal; vertical-align: bottom; }
 th.r, td.r { text-align: right; }
 tbody tr:hover { background: #f6f8fa; }
 .chart { width: 100%; margin: 8px 0 24px; }

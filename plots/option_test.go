@@ -360,3 +360,30 @@ func TestAppendNumberMatchesEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// Axis ends are round numbers: raw data ends such as 0.540671 never become
+// labels.
+func TestNiceBounds(t *testing.T) {
+	for _, c := range []struct {
+		xs     []float64
+		log    bool
+		lo, hi float64
+	}{
+		{[]float64{1, 5, 25}, false, 1, 25},
+		{[]float64{0.540671, 18.344358}, true, 0.5, 20},
+		{[]float64{0.419839, 479.97927}, false, 0, 480},
+		{[]float64{8, 16, 32}, true, 8, 32},
+		{[]float64{1.0001, 100}, true, 1, 100},
+		{[]float64{0.31, 0.3712}, false, 0.31, 0.372},
+		{[]float64{-3.2151, 7.9}, false, -3.5, 7.9},
+		{[]float64{1, 4201}, false, 1, 4300},
+	} {
+		lo, hi, ok := niceBounds(c.xs, c.log)
+		if !ok || lo != c.lo || hi != c.hi {
+			t.Errorf("niceBounds(%v, log %v) = %v, %v, %v; want %v, %v", c.xs, c.log, lo, hi, ok, c.lo, c.hi)
+		}
+	}
+	if _, _, ok := niceBounds([]float64{3, 3}, false); ok {
+		t.Error("one distinct value gave bounds")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"strconv"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -22,7 +23,9 @@ const (
 	// bandStackPrefix names the hidden stack of each band; user stacks may
 	// not start with it.
 	bandStackPrefix = "__band"
-	// marksSeriesName is the legend entry that toggles the vertical marks.
+	// marksSeriesName names the series that carries the vertical marks. It
+	// has no legend entry: the marks are labelled where they are drawn, and
+	// a legend entry "marks" only puzzled readers.
 	marksSeriesName = "marks"
 	// denseLine is the point count above which a line hides its symbols
 	// (they would merge into a thick line); denseScatter the count above
@@ -114,12 +117,13 @@ func buildXY(c *Chart) (optionBuilder, error) {
 		charts.WithGridOpts(opts.Grid{Left: "16", Right: right, Top: gridTop(c.Title, len(legend) > 0),
 			Bottom: fmt.Sprint(bottom), ContainLabel: opts.Bool(true)}),
 		charts.WithXAxisOpts(p.xAxis()),
-		charts.WithYAxisOpts(opts.YAxis{Type: echartsAxisType(c.YType), Name: c.YName}),
+		charts.WithYAxisOpts(p.yAxis(0)),
 	)
 	rc.SetGlobalOptions(gopts...)
 	if usesY2 {
-		rc.ExtendYAxis(opts.YAxis{Type: echartsAxisType(c.Y2Type), Name: c.Y2Name,
-			SplitLine: &opts.SplitLine{Show: opts.Bool(false)}})
+		y2 := p.yAxis(1)
+		y2.SplitLine = &opts.SplitLine{Show: opts.Bool(false)}
+		rc.ExtendYAxis(y2)
 	}
 	rc.Accept(optionVisitor{bandSeries: 2 * len(c.Bands)})
 	return b, nil
@@ -236,12 +240,35 @@ func (p *xyPlan) xAxis() opts.XAxis {
 	a := opts.XAxis{Type: echartsAxisType(p.xType), Name: p.c.XName, NameLocation: "middle", NameGap: 28}
 	if !p.category {
 		if p.kind == KindLine {
-			// A line should span the plot; echarts would otherwise round
-			// the axis out to "nice" numbers (and always include zero).
-			a.Min, a.Max = "dataMin", "dataMax"
+			// A line should nearly span the plot: echarts would otherwise
+			// round the axis out to its own "nice" numbers and always
+			// include zero, and "dataMin"/"dataMax" would print raw data
+			// ends (0.540671) as the end labels. The ends are rounded
+			// outwards to the next round number instead.
+			var xs []float64
+			for _, i := range p.keep {
+				xs = append(xs, p.c.X[i])
+			}
+			if lo, hi, ok := niceBounds(xs, p.xType == AxisLog); ok {
+				a.Min, a.Max = lo, hi
+			}
 		} else {
 			a.Scale = opts.Bool(true)
 		}
+	}
+	return a
+}
+
+func (p *xyPlan) yAxis(axis int) opts.YAxis {
+	t, name := p.c.YType, p.c.YName
+	if axis == 1 {
+		t, name = p.c.Y2Type, p.c.Y2Name
+	}
+	a := opts.YAxis{Type: echartsAxisType(t), Name: name}
+	if p.c.YFit && axisOr(t) == AxisValue {
+		// scale: echarts fits the axis to the data instead of starting it
+		// at zero, still on round numbers.
+		a.Scale = opts.Bool(true)
 	}
 	return a
 }
@@ -371,7 +398,6 @@ func (p *xyPlan) addSeries(rc *charts.RectChart) []legendItem {
 				LineStyle: &opts.LineStyle{Type: "dashed", Color: "#6e7079", Width: 1},
 			}},
 		})
-		addLegend(marksSeriesName, "")
 	}
 	return legend
 }
@@ -387,4 +413,80 @@ func (p *xyPlan) marks() []interface{} {
 		out = append(out, opts.MarkLineNameXAxisItem{Name: m.Label, XAxis: m.X})
 	}
 	return out
+}
+
+// niceBounds gives an axis's ends for xs: an end with at most three
+// significant digits (1, 25, 512, 0.75) stays as it is, so that a line
+// spans the plot; any other is rounded outwards to a round number, on a
+// linear axis to a multiple of a 1-2-5 step about a fiftieth of the range
+// (0.419839..479.97927 becomes 0..480, 1..4201 becomes 1..4300), on a log axis to 1, 2 or 5 times a
+// power of ten (0.540671 becomes 0.5). ok is false without two distinct
+// finite values, or when rounding would leave the float range.
+func niceBounds(xs []float64, log bool) (lo, hi float64, ok bool) {
+	dlo, dhi := math.Inf(1), math.Inf(-1)
+	for _, x := range xs {
+		if finite(x) && (!log || x > 0) {
+			dlo, dhi = math.Min(dlo, x), math.Max(dhi, x)
+		}
+	}
+	if !(dlo < dhi) || !finite(dhi-dlo) {
+		return 0, 0, false
+	}
+	lo, hi = dlo, dhi
+	step := nice125((dhi-dlo)/50, true)
+	if !isRound(dlo) {
+		if log {
+			lo = nice125(dlo, false)
+		} else {
+			lo = roundTo(math.Floor(dlo/step) * step)
+		}
+	}
+	if !isRound(dhi) {
+		if log {
+			hi = nice125(dhi, true)
+		} else {
+			hi = roundTo(math.Ceil(dhi/step) * step)
+		}
+	}
+	if !finite(lo) || !finite(hi) || !(lo < hi) {
+		return 0, 0, false
+	}
+	return lo, hi, true
+}
+
+// isRound reports whether x reads the same with three significant digits.
+func isRound(x float64) bool {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 3, 64), 64)
+	return v == x
+}
+
+// nice125 rounds x > 0 to 1, 2 or 5 times a power of ten, up or down.
+func nice125(x float64, up bool) float64 {
+	p := math.Pow(10, math.Floor(math.Log10(x)))
+	m := x / p
+	steps := []float64{1, 2, 5, 10}
+	if !up {
+		for i := len(steps) - 1; i >= 0; i-- {
+			if steps[i] <= m*(1+1e-12) {
+				return roundTo(steps[i] * p)
+			}
+		}
+		return roundTo(p)
+	}
+	for _, s := range steps {
+		if s >= m*(1-1e-12) {
+			return roundTo(s * p)
+		}
+	}
+	return roundTo(10 * p)
+}
+
+// roundTo removes the binary noise of a product such as 3 * 0.1, so that
+// the axis label reads 0.3.
+func roundTo(x float64) float64 {
+	if x == 0 || !finite(x) {
+		return x
+	}
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 12, 64), 64)
+	return v
 }

@@ -112,7 +112,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if s.mrcCSV != "" {
-		if err := writeFileAtomic(s.mrcCSV, rep.wideCSV()); err != nil {
+		if err := outdir.WriteFileAtomic(s.mrcCSV, rep.wideCSV()); err != nil {
 			fmt.Fprintf(stderr, "simulate: -mrc-csv: %v\n", err)
 			return exitFailure
 		}

@@ -320,35 +320,10 @@ func (r *report) write(dir string) ([]string, error) {
 	var paths []string
 	for _, f := range files {
 		path := filepath.Join(dir, f.name)
-		if err := writeFileAtomic(path, f.data); err != nil {
+		if err := outdir.WriteFileAtomic(path, f.data); err != nil {
 			return nil, err
 		}
 		paths = append(paths, path)
 	}
 	return paths, nil
-}
-
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
 }

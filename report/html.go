@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/pgbufsim/pgbufsim/model"
 	"github.com/pgbufsim/pgbufsim/plots"
@@ -44,6 +45,7 @@ func Page(sc model.Scenario, res *model.Result) plots.Page {
 		return c
 	}
 	ser := func(name, column string) plots.Series { return plots.Series{Name: name, Y: col(column)} }
+	right := func(s plots.Series) plots.Series { s.YAxis = 1; return s }
 
 	p := plots.Page{
 		Title:    "pgbufsim: " + res.Scenario,
@@ -51,7 +53,8 @@ func Page(sc model.Scenario, res *model.Result) plots.Page {
 	}
 	p.Sections = append(p.Sections,
 		plots.Section{Heading: "Run", Text: joinLines(res.Header)},
-		plots.Section{Heading: "Summary", Table: summaryTable(res)},
+		plots.Section{Heading: "Summary: transactions and latency", Table: latencyTable(res)},
+		plots.Section{Heading: "Summary: buffers and I/O", Table: buffersTable(res)},
 	)
 	if tb := scriptTable(res); tb != nil {
 		p.Sections = append(p.Sections, plots.Section{Heading: "Scripts of the mix", Table: tb})
@@ -65,21 +68,24 @@ func Page(sc model.Scenario, res *model.Result) plots.Page {
 			ser("hits", "buffers_hits_per_s"), ser("reads", "buffers_reads_per_s"), ser("buffers_alloc", "buffers_alloc_per_s"))},
 		plots.Section{Chart: line("writers", "Buffers written, by whom", "buffers/s",
 			ser("backends", "buffers_backend_per_s"), ser("bgwriter", "buffers_clean_per_s"), ser("checkpointer", "buffers_checkpoint_per_s"))},
-		plots.Section{Chart: line("dirty", "Dirty memory", "dirty shared buffers / OS dirty MB",
-			ser("dirty shared buffers", "dirty_buffers"), plots.Series{Name: "OS dirty MB", Y: col("os_dirty_mb"), YAxis: 1})},
-		plots.Section{Chart: line("device", "Data device: queue and utilisation", "requests queued",
-			ser("queue length", "disk_queue"), plots.Series{Name: "utilisation", Y: col("disk_utilisation"), YAxis: 1})},
+		plots.Section{Chart: withY2(line("dirty", "Dirty memory", "dirty shared buffers",
+			ser("dirty shared buffers", "dirty_buffers"), right(ser("OS dirty MB", "os_dirty_mb"))), "OS dirty MB")},
+		plots.Section{Chart: withY2(line("device", "Data device: queue and utilisation", "requests queued",
+			ser("queue length", "disk_queue"), right(ser("utilisation", "disk_utilisation"))), "utilisation (fraction of time busy)")},
 		plots.Section{Chart: line("reads", "Data device read latency (queueing included)", "ms",
 			ser("max", "disk_read_max_ms"), ser("p99", "disk_read_p99_ms"), ser("p50", "disk_read_p50_ms"))},
 		plots.Section{Chart: line("sweep", "Clock sweep: buffers inspected per allocation", "steps/alloc", ser("steps per alloc", "sweep_steps_per_alloc"))},
-		plots.Section{Chart: line("wal", "WAL", "MB/s", ser("WAL MB/s", "wal_mb_per_s"), plots.Series{Name: "full-page images/s", Y: col("wal_fpi_per_s"), YAxis: 1})},
+		plots.Section{Chart: withY2(line("wal", "WAL", "MB/s", ser("WAL MB/s", "wal_mb_per_s"), right(ser("full-page images/s", "wal_fpi_per_s"))), "full-page images/s")},
 		plots.Section{Chart: line("cpu", "CPU utilisation", "fraction of cores busy", ser("cpu", "cpu_utilisation"))},
-		plots.Section{Chart: line("clog", "Visibility checks: where commit status was answered", "per second",
-			ser("hint bits", "hint_bit_hits_per_s"), ser("hint-bit cache", "hint_cache_hits_per_s"), ser("transam cache", "transam_cache_hits_per_s"),
-			ser("clog SLRU hit", "clog_slru_hits_per_s"), ser("clog SLRU miss", "clog_slru_misses_per_s"))},
-		plots.Section{Chart: line("hints", "Hint bits: set, pages dirtied only by hints, hint FPIs", "per second",
-			ser("hint bits set (tuples)", "hint_bits_set_per_s"), ser("pages dirtied by hints", "hint_dirtied_pages_per_s"),
-			ser("hint FPIs", "wal_fpi_hint_per_s"), ser("all-visible pages skipped", "all_visible_skips_per_s"))},
+		// Hint bits answer most checks, by two or three orders of magnitude:
+		// the caches and the SLRU get the right-hand axis, or they would
+		// lie flat on zero under it.
+		plots.Section{Chart: withY2(line("clog", "Visibility checks: where commit status was answered", "hint bits per second",
+			ser("hint bits (left axis)", "hint_bit_hits_per_s"), right(ser("hint-bit cache", "hint_cache_hits_per_s")), right(ser("transam cache", "transam_cache_hits_per_s")),
+			right(ser("clog SLRU hit", "clog_slru_hits_per_s")), right(ser("clog SLRU miss", "clog_slru_misses_per_s"))), "cache and SLRU lookups per second")},
+		plots.Section{Chart: withY2(line("hints", "Hint bits: set, pages dirtied only by hints, hint FPIs", "tuples per second",
+			ser("hint bits set (tuples, left axis)", "hint_bits_set_per_s"), right(ser("pages dirtied by hints", "hint_dirtied_pages_per_s")),
+			right(ser("hint FPIs", "wal_fpi_hint_per_s")), right(ser("all-visible pages skipped", "all_visible_skips_per_s"))), "pages per second")},
 	)
 	if res.UsageFinal != nil {
 		p.Sections = append(p.Sections, plots.Section{Chart: usageChart(res.UsageFinal)})
@@ -94,6 +100,28 @@ func Page(sc model.Scenario, res *model.Result) plots.Page {
 		{Text: "summary.json", Href: "summary.json"}, {Text: "timeseries.csv", Href: "timeseries.csv"},
 	}})
 	return p
+}
+
+// withY2 names a chart's right-hand axis, and marks every series that is
+// zero throughout as such in the legend (drawn, it would hide under the
+// axis line).
+func withY2(c *plots.Chart, name string) *plots.Chart {
+	c.Y2Name = name
+	for i := range c.Series {
+		if allZero(c.Series[i].Y) {
+			c.Series[i].Name += " (0 throughout)"
+		}
+	}
+	return c
+}
+
+func allZero(y []float64) bool {
+	for _, v := range y {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func downsample(c *plots.Chart) {
@@ -152,27 +180,50 @@ func scriptTable(res *model.Result) *plots.Table {
 	return tb
 }
 
-func summaryTable(res *model.Result) *plots.Table {
-	tb := &plots.Table{
-		Header: []string{"phase", "elapsed s", "transactions", "tps", "lat mean ms", "p50", "p90", "p99", "max", "hit ratio", "buffers_alloc", "backend writes", "OS hit ratio", "disk util"},
-		Align:  []string{"l", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r"},
-	}
-	row := func(name string, elapsed float64, m model.Metrics) []string {
-		return []string{name, f1(elapsed), strconv.FormatInt(m.Transactions, 10), f1(m.TPS), f3(m.LatencyMS.Mean), f3(m.LatencyMS.P50), f3(m.LatencyMS.P90), f3(m.LatencyMS.P99), f3(m.LatencyMS.Max),
-			f4(m.Buffers.HitRatio), strconv.FormatInt(m.Buffers.Alloc, 10), strconv.FormatInt(m.Buffers.Backend, 10), f4(m.OSCache.HitRatio), f3(m.Disk.Utilisation)}
-	}
+// phaseRows gives one row per phase and a totals row (over the phases
+// that are not warm-up), each from cells(metrics).
+func phaseRows(res *model.Result, cells func(elapsed float64, m model.Metrics) []string) [][]string {
+	var rows [][]string
 	total := 0.0
 	for _, ph := range res.Phases {
-		name := ph.Name
-		if ph.Warmup {
-			name += " (warmup)"
-		} else {
+		if !ph.Warmup {
 			total += ph.ElapsedS
 		}
-		tb.Rows = append(tb.Rows, row(name, ph.ElapsedS, ph.Metrics))
+		rows = append(rows, append([]string{phaseLabel(ph)}, cells(ph.ElapsedS, ph.Metrics)...))
 	}
-	tb.Rows = append(tb.Rows, row("totals", total, res.Totals))
-	return tb
+	return append(rows, append([]string{"totals (not warm-up)"}, cells(total, res.Totals)...))
+}
+
+// phaseLabel names a phase, and says it is a warm-up unless its name does.
+func phaseLabel(ph model.PhaseResult) string {
+	if ph.Warmup && !strings.Contains(strings.ToLower(ph.Name), "warm") {
+		return ph.Name + " (warm-up)"
+	}
+	return ph.Name
+}
+
+// latencyTable is the summary's first half: what pgbench reports.
+func latencyTable(res *model.Result) *plots.Table {
+	return &plots.Table{
+		Header: []string{"phase", "elapsed s", "transactions", "tps", "latency mean ms", "p50 ms", "p90 ms", "p99 ms", "max ms"},
+		Align:  []string{"l", "r", "r", "r", "r", "r", "r", "r", "r"},
+		Rows: phaseRows(res, func(elapsed float64, m model.Metrics) []string {
+			return []string{f1(elapsed), strconv.FormatInt(m.Transactions, 10), f1(m.TPS), f3(m.LatencyMS.Mean), f3(m.LatencyMS.P50), f3(m.LatencyMS.P90), f3(m.LatencyMS.P99), f3(m.LatencyMS.Max)}
+		}),
+	}
+}
+
+// buffersTable is the summary's second half: the buffer manager's and the
+// storage's counters.
+func buffersTable(res *model.Result) *plots.Table {
+	return &plots.Table{
+		Header: []string{"phase", "shared hit ratio", "buffers_alloc", "backend writes", "bgwriter writes", "checkpoint writes", "OS cache hit ratio", "data disk utilisation"},
+		Align:  []string{"l", "r", "r", "r", "r", "r", "r", "r"},
+		Rows: phaseRows(res, func(_ float64, m model.Metrics) []string {
+			return []string{f4(m.Buffers.HitRatio), strconv.FormatInt(m.Buffers.Alloc, 10), strconv.FormatInt(m.Buffers.Backend, 10),
+				strconv.FormatInt(m.Buffers.Clean, 10), strconv.FormatInt(m.Buffers.Checkpoint, 10), f4(m.OSCache.HitRatio), f3(m.Disk.Utilisation)}
+		}),
+	}
 }
 
 func checkpointTable(res *model.Result) *plots.Table {
@@ -210,9 +261,9 @@ func usageHeat(s *model.Series) *plots.Chart {
 	if len(s.Usage) < 2 {
 		return nil
 	}
-	h := &plots.Heat{}
+	h := &plots.Heat{Unit: "buffers"}
 	for _, t := range s.UsageTimeS {
-		h.XLabels = append(h.XLabels, f1(t))
+		h.XLabels = append(h.XLabels, strconv.FormatFloat(t, 'f', -1, 64))
 	}
 	levels := len(s.Usage[0])
 	for u := 0; u < levels; u++ {
@@ -225,7 +276,7 @@ func usageHeat(s *model.Series) *plots.Chart {
 		}
 		h.Values = append(h.Values, row)
 	}
-	return &plots.Chart{ID: "usage_heat", Title: "Usage-count histogram over time (buffers at each usage_count)", Kind: "heatmap", XName: "simulated time (s)", YName: "usage_count", Heat: h}
+	return &plots.Chart{ID: "usage_heat", Title: "Usage-count histogram over time (colour: buffers at each usage_count)", Kind: "heatmap", XName: "simulated time (s)", YName: "usage_count", Heat: h}
 }
 
 func joinLines(ls []string) string {

@@ -137,9 +137,32 @@ func flatten(prefix string, v any, out map[string]string) {
 // differingKeys are the configuration keys whose values are not the same
 // in every run (the seed and the name have columns of their own).
 func differingKeys(runs []indexedRun) []string {
+	cfgs := make([]map[string]string, len(runs))
+	for i, r := range runs {
+		cfgs[i] = r.config
+	}
+	return DifferingKeys(cfgs)
+}
+
+// FlattenConfig flattens a run's configuration (summary.json's config) to
+// key path -> value text, phases named by their name
+// (workload.phases.run.clients) as -set names them.
+func FlattenConfig(config any) map[string]string {
+	out := map[string]string{}
+	flatten("", config, out)
+	return out
+}
+
+// DifferingKeys are the keys of flattened configurations (FlattenConfig)
+// whose values are not the same in all of them, sorted; the seed and the
+// scenario's name are left out.
+func DifferingKeys(cfgs []map[string]string) []string {
+	if len(cfgs) == 0 {
+		return nil
+	}
 	all := map[string]bool{}
-	for _, r := range runs {
-		for k := range r.config {
+	for _, c := range cfgs {
+		for k := range c {
 			all[k] = true
 		}
 	}
@@ -148,9 +171,9 @@ func differingKeys(runs []indexedRun) []string {
 		if k == "seed" || k == "name" {
 			continue
 		}
-		first, ok0 := runs[0].config[k]
-		for _, r := range runs[1:] {
-			if v, ok := r.config[k]; ok != ok0 || v != first {
+		first, ok0 := cfgs[0][k]
+		for _, c := range cfgs[1:] {
+			if v, ok := c[k]; ok != ok0 || v != first {
 				out = append(out, k)
 				break
 			}

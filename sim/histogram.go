@@ -9,10 +9,14 @@ import (
 
 // Histogram is a streaming histogram of non-negative int64 values
 // (latencies in ns), laid out like HdrHistogram (Gil Tene,
-// HdrHistogram/HdrHistogram): values below 256 get a bucket each, and every
-// power-of-two range above that is split into 128 equal sub-buckets. A
-// bucket [lo, lo+w) therefore has w <= lo/128, and reporting its midpoint
-// puts every quantile within 1/256 (0.4%) of the exact order statistic.
+// HdrHistogram/HdrHistogram): values below 512 get a bucket each, and every
+// power-of-two range above that is split into 256 equal sub-buckets. A
+// bucket [lo, lo+w) therefore has w <= lo/256. Quantile interpolates within
+// the bucket that holds the wanted rank (its values taken as spread evenly
+// over it), so a quantile is within 1/256 (0.39%) of the exact order
+// statistic in the worst case and far closer for smooth distributions, and
+// it moves continuously with the data instead of jumping between bucket
+// midpoints that recur identically from one configuration to the next.
 //
 // Count, Min, Max and Mean are exact: the sum and the sum of squares are
 // kept as 128- and 192-bit integers, so they cannot overflow for any
@@ -32,7 +36,7 @@ type Histogram struct {
 }
 
 const (
-	histSubBits = 7
+	histSubBits = 8
 	histSub     = 1 << histSubBits // sub-buckets per power of two
 	histLinear  = 2 * histSub      // values below this are exact
 	// histBuckets covers values up to math.MaxInt64: the top bit is at most
@@ -135,8 +139,11 @@ func (h *Histogram) StdDev() float64 {
 
 // Quantile returns the value at quantile q in [0, 1] by the nearest-rank
 // rule (the ceil(q*n)-th smallest value, as HdrHistogram reports
-// percentiles), to within 1/256 relative error. Quantile(0) is Min and
-// Quantile(1) is Max exactly; an empty histogram gives 0.
+// percentiles), to within 1/256 relative error: the rank's bucket is
+// found, and the k-th of its c values is placed where the k-th of c values
+// spread evenly over the bucket's range (clamped to [Min, Max]) would be.
+// Values below 512 are exact. Quantile(0) is Min and Quantile(1) is Max
+// exactly; an empty histogram gives 0.
 func (h *Histogram) Quantile(q float64) int64 {
 	if h.count == 0 {
 		return 0
@@ -157,11 +164,16 @@ func (h *Histogram) Quantile(q float64) int64 {
 	var seen uint64
 	last := bucketOf(h.max)
 	for i := bucketOf(h.min); i <= last; i++ {
-		seen += h.counts[i]
-		if seen >= rank {
+		c := h.counts[i]
+		if seen+c >= rank {
 			lo, w := bucketRange(i)
-			return h.clamp(lo + (w-1)/2)
+			// The bucket's values lie in [lo, lo+w) and in [Min, Max].
+			lo, hi := h.clamp(lo), h.clamp(lo+w-1)
+			k := rank - seen // 1..c
+			off := int64(float64(hi-lo+1) * (float64(k) - 0.5) / float64(c))
+			return lo + min(off, hi-lo)
 		}
+		seen += c
 	}
 	return h.max // unreachable: the buckets hold count values
 }

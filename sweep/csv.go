@@ -73,15 +73,16 @@ func (r *Results) SummaryCSV() []byte {
 // PairedCSV renders sweep-paired.csv: for each two-valued axis, each
 // combination of the other axes and each metric, the means at the axis's
 // two values and the paired difference (to - from) with its 95% interval
-// and as a percentage of the from mean. The swept axis's own column is
-// empty.
+// and as a percentage of the from mean, and whether the difference is
+// significant at the 95% level (Estimate.Significance: true, false, or
+// empty with one pair). The swept axis's own column is empty.
 func (r *Results) PairedCSV() []byte {
 	var b bytes.Buffer
 	head := []string{"axis", "from", "to"}
 	for _, a := range r.Plan.Axes {
 		head = append(head, a.Path)
 	}
-	head = append(head, "metric", "pairs", "from_mean", "to_mean", "diff_mean", "diff_ci95", "diff_pct")
+	head = append(head, "metric", "pairs", "from_mean", "to_mean", "diff_mean", "diff_ci95", "diff_pct", "significant")
 	writeRecord(&b, head)
 	for _, pr := range r.Pairs() {
 		ax := r.Plan.Axes[pr.Axis]
@@ -92,7 +93,7 @@ func (r *Results) PairedCSV() []byte {
 			from, to := r.Estimate(pr.From, m), r.Estimate(pr.To, m)
 			rec := append([]string{ax.Path, ax.Values[0], ax.Values[1]}, vals...)
 			rec = append(rec, m, strconv.Itoa(d.N), formatStat(from.Mean), formatStat(to.Mean),
-				formatStat(d.Mean), formatStat(d.HalfWidth), formatStat(percent(d.Mean, from.Mean)))
+				formatStat(d.Mean), formatStat(d.HalfWidth), formatStat(percent(d.Mean, from.Mean)), d.Significance())
 			writeRecord(&b, rec)
 		}
 	}
@@ -105,6 +106,9 @@ func percent(diff, base float64) float64 {
 	}
 	return 100 * diff / base
 }
+
+// FormatStat writes a statistic as the sweep's CSV files do (below).
+func FormatStat(x float64) string { return formatStat(x) }
 
 // formatStat writes a computed statistic with nine significant digits (a
 // mean of six-decimal values has no more meaning than that) in plain

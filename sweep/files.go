@@ -3,6 +3,8 @@ package sweep
 import (
 	"os"
 	"path/filepath"
+
+	"github.com/pgbufsim/pgbufsim/internal/outdir"
 )
 
 // WriteFiles writes the sweep's outputs into dir: sweep.csv,
@@ -26,7 +28,7 @@ func (r *Results) WriteFiles(dir string) error {
 		{PairedCSVFile, r.PairedCSV()},
 		{SweepHTMLFile, html},
 	} {
-		if err := writeFileAtomic(filepath.Join(dir, f.name), f.data); err != nil {
+		if err := outdir.WriteFileAtomic(filepath.Join(dir, f.name), f.data); err != nil {
 			return err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pgbufsim/pgbufsim/configs"
@@ -32,7 +33,7 @@ func (r *Results) Page() plots.Page {
 		Title:    "pgbufsim sweep: " + plan.Name,
 		Subtitle: r.subtitle(),
 	}
-	p.Sections = append(p.Sections, plots.Section{Heading: "Sweep", Text: r.description()})
+	p.Sections = append(p.Sections, plots.Section{Heading: "Sweep", Text: r.description() + "\n\n" + fitNote})
 	scales := make([]axisScale, len(plan.Axes))
 	var xs []int
 	for a, ax := range plan.Axes {
@@ -57,8 +58,14 @@ func (r *Results) Page() plots.Page {
 			ax := plan.Axes[a]
 			p.Sections = append(p.Sections, plots.Section{
 				Heading: fmt.Sprintf("Paired difference: %s = %s minus %s", ax.Path, ax.Values[1], ax.Values[0]),
-				Text:    "Replicate r of both points saw the same arrivals and keys (common random numbers); the interval is the paired-t interval of the per-replicate differences.",
-				Table:   &plots.Table{Header: header, Rows: rows}})
+				Text: "Replicate r of both points saw the same arrivals and keys (common random numbers); the interval is the paired-t interval of the per-replicate differences. " +
+					"A difference is significant when its 95% interval excludes zero (a two-sided paired t test at 5%); with one replicate there is no interval.",
+				Table: &plots.Table{Header: header, Rows: rows}})
+			if r.Plan.Replicates > 1 {
+				for mi, m := range plan.Metrics {
+					p.Sections = append(p.Sections, plots.Section{Chart: r.pairedChart(mi, m, a, scales)})
+				}
+			}
 		}
 	}
 	p.Sections = append(p.Sections, plots.Section{Heading: "Data", Links: []plots.Link{
@@ -102,46 +109,23 @@ func (r *Results) description() string {
 	return b.String()
 }
 
+// fitNote is said under every chart whose y axis fits the data.
+const fitNote = "The y axis fits the data and need not start at zero; the shaded band is the 95% confidence interval of the mean over replicates."
+
 // chart plots metric m against axis a, one line per combination of the
 // other axes.
 func (r *Results) chart(mi int, m string, a int, sc axisScale) *plots.Chart {
 	plan := r.Plan
 	ax := plan.Axes[a]
-	label := configs.AxisLabel(plan.Axes, a)
+	label := configs.AxisTitle(plan.Axes, a)
 	c := &plots.Chart{
 		ID:    fmt.Sprintf("m%d_a%d", mi, a),
-		Title: fmt.Sprintf("%s vs %s", m, label),
-		YName: m,
+		Title: fmt.Sprintf("%s by %s", configs.MetricTitle(m), label),
+		YName: configs.MetricTitle(m),
 		XName: label,
+		YFit:  true,
 	}
-	order := make([]int, len(ax.Values)) // value indices in x order
-	for i := range order {
-		order[i] = i
-	}
-	if sc.numeric {
-		slices.SortStableFunc(order, func(i, j int) int {
-			switch {
-			case sc.x[i] < sc.x[j]:
-				return -1
-			case sc.x[i] > sc.x[j]:
-				return 1
-			}
-			return 0
-		})
-		c.XType = plots.AxisValue
-		if sc.log {
-			c.XType = plots.AxisLog
-		}
-		if sc.unit != "" {
-			c.XName += " (" + sc.unit + ")"
-		}
-		for _, v := range order {
-			c.X = append(c.X, sc.x[v])
-		}
-	} else {
-		c.XType = plots.AxisCategory
-		c.Categories = append([]string(nil), ax.Values...)
-	}
+	order := r.setX(c, a, sc)
 	stride := 1
 	for _, b := range plan.Axes[a+1:] {
 		stride *= len(b.Values)
@@ -152,7 +136,7 @@ func (r *Results) chart(mi int, m string, a int, sc axisScale) *plots.Chart {
 		}
 		name := r.otherLabel(base, a)
 		if name == "" {
-			name = m
+			name = configs.MetricTitle(m)
 		}
 		s := plots.Series{Name: name}
 		band := plots.Band{Name: name + " (95% CI)"}
@@ -177,13 +161,139 @@ func (r *Results) chart(mi int, m string, a int, sc axisScale) *plots.Chart {
 	return c
 }
 
-// otherLabel names a point by the axes other than skip: "name=lru,
-// enabled=true".
+// setX gives chart c the x axis of sweep axis a and returns the axis's
+// value indices in x order. A numeric axis whose values grow by one
+// constant factor (8MB, 16MB, 32MB) is drawn as evenly spaced labelled
+// positions, which is a log scale with a tick at every point; other
+// geometric axes get a log axis, the rest a linear one; a non-numeric
+// axis gets its values as categories.
+func (r *Results) setX(c *plots.Chart, a int, sc axisScale) []int {
+	ax := r.Plan.Axes[a]
+	order := make([]int, len(ax.Values))
+	for i := range order {
+		order[i] = i
+	}
+	if !sc.numeric {
+		c.XType = plots.AxisCategory
+		c.Categories = append([]string(nil), ax.Values...)
+		return order
+	}
+	slices.SortStableFunc(order, func(i, j int) int {
+		switch {
+		case sc.x[i] < sc.x[j]:
+			return -1
+		case sc.x[i] > sc.x[j]:
+			return 1
+		}
+		return 0
+	})
+	if sc.unit != "" {
+		c.XName += " (" + sc.unit + ")"
+	}
+	switch {
+	case sc.log && constantRatio(sc.x):
+		c.XType = plots.AxisCategory
+		c.XName += ", log scale"
+		for _, v := range order {
+			c.Categories = append(c.Categories, strconv.FormatFloat(sc.x[v], 'f', -1, 64))
+		}
+	case sc.log:
+		c.XType = plots.AxisLog
+		c.XName += ", log scale"
+		for _, v := range order {
+			c.X = append(c.X, sc.x[v])
+		}
+	default:
+		c.XType = plots.AxisValue
+		for _, v := range order {
+			c.X = append(c.X, sc.x[v])
+		}
+	}
+	return order
+}
+
+// constantRatio reports whether sorted distinct x grow by one factor
+// (within 1%), so that even spacing is exactly a log scale.
+func constantRatio(x []float64) bool {
+	s := slices.Clone(x)
+	slices.Sort(s)
+	s = slices.Compact(s)
+	if len(s) < 2 || s[0] <= 0 || len(s) != len(x) {
+		return false
+	}
+	r0 := s[1] / s[0]
+	for i := 2; i < len(s); i++ {
+		if r := s[i] / s[i-1]; math.Abs(r/r0-1) > 0.01 {
+			return false
+		}
+	}
+	return true
+}
+
+// pairedChart draws the paired difference of metric m along two-valued
+// axis a, with its 95% interval, against the other axes: over the other
+// axis's values when there is one other axis (a numeric one as in chart),
+// otherwise one category per combination of the other axes. A line at
+// zero marks "no difference": where the band leaves it, the difference is
+// significant.
+func (r *Results) pairedChart(mi int, m string, a int, scales []axisScale) *plots.Chart {
+	plan := r.Plan
+	ax := plan.Axes[a]
+	title := configs.MetricTitle(m)
+	c := &plots.Chart{
+		ID:    fmt.Sprintf("d%d_a%d", mi, a),
+		Title: fmt.Sprintf("Δ %s: %s minus %s (paired, 95%% CI)", title, ax.Values[1], ax.Values[0]),
+		YName: "Δ " + title,
+		YFit:  true,
+	}
+	var pairs []Pair
+	for _, pr := range r.Pairs() {
+		if pr.Axis == a {
+			pairs = append(pairs, pr)
+		}
+	}
+	order := make([]int, len(pairs))
+	for i := range order {
+		order[i] = i
+	}
+	if len(plan.Axes) == 2 {
+		other := 1 - a
+		c.XName = configs.AxisTitle(plan.Axes, other)
+		// Pairs come in point order, which is the other axis's value
+		// order; setX sorts those values.
+		order = r.setX(c, other, scales[other])
+	} else {
+		c.XType = plots.AxisCategory
+		c.XName = "configuration of the other axes"
+		for _, pr := range pairs {
+			name := r.otherLabel(pr.From, a)
+			if name == "" {
+				name = "all runs"
+			}
+			c.Categories = append(c.Categories, name)
+		}
+	}
+	diff := plots.Series{Name: "Δ mean"}
+	zero := plots.Series{Name: "no difference"}
+	band := plots.Band{Name: "95% CI"}
+	for _, i := range order {
+		d := r.Difference(pairs[i], m)
+		diff.Y = append(diff.Y, d.Mean)
+		zero.Y = append(zero.Y, 0)
+		band.Lower, band.Upper = append(band.Lower, d.Lo()), append(band.Upper, d.Hi())
+	}
+	c.Series = []plots.Series{diff, zero}
+	c.Bands = []plots.Band{band}
+	return c
+}
+
+// otherLabel names a point by the axes other than skip: "policy lru,
+// enabled true".
 func (r *Results) otherLabel(point, skip int) string {
 	var parts []string
 	for i := range r.Plan.Axes {
 		if i != skip {
-			parts = append(parts, configs.AxisLabel(r.Plan.Axes, i)+"="+r.Plan.Points[point].Values[i])
+			parts = append(parts, configs.AxisTitle(r.Plan.Axes, i)+" "+r.Plan.Points[point].Values[i])
 		}
 	}
 	return strings.Join(parts, ", ")

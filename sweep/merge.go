@@ -101,7 +101,7 @@ func MergeForce(out string, dirs []string, force bool) (*Results, error) {
 	if err := outdir.WriteMarker(out, outdir.Sweep); err != nil {
 		return nil, err
 	}
-	if err := writeFileAtomic(filepath.Join(out, PlanFile), planBytes); err != nil {
+	if err := outdir.WriteFileAtomic(filepath.Join(out, PlanFile), planBytes); err != nil {
 		return nil, err
 	}
 	keys := make([][2]int, 0, len(runs))

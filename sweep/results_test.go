@@ -67,7 +67,7 @@ func TestPairsAndDifference(t *testing.T) {
 	csv := string(res.PairedCSV())
 	line := findLine(csv, "policies.hint_cache.enabled,false,true,,2MB,x,")
 	f := strings.Split(line, ",")
-	if len(f) != 12 || f[11] != "210.666667" || f[6] != "10" || f[7] != "0.75" || f[8] != "2.33" || f[9] != "1.58" {
+	if len(f) != 13 || f[11] != "210.666667" || f[12] != "true" || f[6] != "10" || f[7] != "0.75" || f[8] != "2.33" || f[9] != "1.58" {
 		t.Fatalf("paired csv line %q", line)
 	}
 	ci, _ := strconv.ParseFloat(f[10], 64)
@@ -110,9 +110,9 @@ p1-name=lru,lru,2,105.5,57.1779213,2.375,1.58827559
 		t.Errorf("sweep-summary.csv:\n%s\nwant:\n%s", got, wantSummary)
 	}
 	// Differences per replicate: tps 1, 6; p99 -0.75, -0.75.
-	wantPaired := `axis,from,to,policies.replacement.name,metric,pairs,from_mean,to_mean,diff_mean,diff_ci95,diff_pct
-policies.replacement.name,clock-sweep,lru,,tps,2,102,105.5,3.5,31.7655118,3.43137255
-policies.replacement.name,clock-sweep,lru,,latency_ms.p99,2,3.125,2.375,-0.75,0,-24
+	wantPaired := `axis,from,to,policies.replacement.name,metric,pairs,from_mean,to_mean,diff_mean,diff_ci95,diff_pct,significant
+policies.replacement.name,clock-sweep,lru,,tps,2,102,105.5,3.5,31.7655118,3.43137255,false
+policies.replacement.name,clock-sweep,lru,,latency_ms.p99,2,3.125,2.375,-0.75,0,-24,true
 `
 	if got := string(res.PairedCSV()); got != wantPaired {
 		t.Errorf("sweep-paired.csv:\n%s\nwant:\n%s", got, wantPaired)
@@ -144,11 +144,12 @@ func TestWriteTableGolden(t *testing.T) {
 ╚═════════════╧══════╧══════════════╧════════════════╝
 
 paired difference (same replicates): policies.replacement.name = lru minus clock-sweep
-╔═══════╤═══════════════╤══════════════════╗
-║ pairs │ Δ tps         │ Δ latency_ms.p99 ║
-╠═══════╪═══════════════╪══════════════════╣
-║     1 │ 1.000 (+1.0%) │ -0.7500 (-24.0%) ║
-╚═══════╧═══════════════╧══════════════════╝
+╔════════════════╤═══════╤═════════════╤═══════╤════════════╤════════╤══════════════════════╗
+║ metric         │ pairs │ clock-sweep │ lru   │ Δ ± 95% CI │ Δ %    │ verdict              ║
+╠════════════════╪═══════╪═════════════╪═══════╪════════════╪════════╪══════════════════════╣
+║ tps            │     1 │       102.0 │ 101.0 │      1.000 │  +1.0% │ one replicate: no CI ║
+║ latency_ms.p99 │     1 │       3.125 │ 2.250 │    -0.7500 │ -24.0% │ one replicate: no CI ║
+╚════════════════╧═══════╧═════════════╧═══════╧════════════╧════════╧══════════════════════╝
 `
 	if got := b.String(); got != want {
 		t.Errorf("table:\n%s\nwant:\n%s", got, want)
@@ -188,8 +189,9 @@ func TestAxisScale(t *testing.T) {
 	}
 }
 
-// The page charts each metric against each numeric axis (log for a
-// geometric axis), one line per value of the other axes with a CI band;
+// The page charts each metric against each numeric axis (evenly spaced,
+// that is log, for a geometric axis), one line per value of the other
+// axes with a CI band, then the paired difference along a two-valued axis;
 // with no numeric axis, against the first axis's categories.
 func TestPageCharts(t *testing.T) {
 	plan := tinyPlan(t, 2, "server.shared_buffers=1MB,2MB,4MB", "policies.replacement.name=clock-sweep,lru")
@@ -204,14 +206,21 @@ func TestPageCharts(t *testing.T) {
 	var charts []string
 	for _, s := range page.Sections {
 		if c := s.Chart; c != nil {
-			charts = append(charts, fmt.Sprintf("%s %s %s %v lines=%d bands=%d", c.ID, c.XType, c.XName, c.X, len(c.Series), len(c.Bands)))
-			if c.Series[1].Name != "name=lru" || c.Series[1].Y[2] != 105.5 {
+			charts = append(charts, fmt.Sprintf("%s %s %s %v lines=%d bands=%d", c.ID, c.XType, c.XName, c.Categories, len(c.Series), len(c.Bands)))
+			if c.ID == "d0_a1" {
+				// lru minus clock-sweep is 1 in every replicate.
+				if c.Series[0].Name != "Δ mean" || fmt.Sprint(c.Series[0].Y) != "[1 1 1]" || fmt.Sprint(c.Series[1].Y) != "[0 0 0]" || c.Bands[0].Upper[1] != 1 {
+					t.Errorf("paired chart %+v", c)
+				}
+				continue
+			}
+			if c.Series[1].Name != "policy lru" || c.Series[1].Y[2] != 105.5 || !c.YFit {
 				t.Errorf("series %+v", c.Series[1])
 			}
 			near(t, "band", c.Bands[0].Upper[0], 100.5+12.706205*0.5, 1e-5)
 		}
 	}
-	if want := "[m0_a0 log shared_buffers (MB) [1 2 4] lines=2 bands=2]"; fmt.Sprint(charts) != want {
+	if want := "[m0_a0 category shared_buffers (MB), log scale [1 2 4] lines=2 bands=2 d0_a1 category shared_buffers (MB), log scale [1 2 4] lines=2 bands=1]"; fmt.Sprint(charts) != want {
 		t.Errorf("charts %v, want %s", charts, want)
 	}
 	var b bytes.Buffer

@@ -321,7 +321,7 @@ func prepareDir(plan *configs.SweepPlan, hashes []string, opt Options) ([]Row, e
 	if err != nil {
 		return nil, err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, PlanFile), data); err != nil {
+	if err := outdir.WriteFileAtomic(filepath.Join(dir, PlanFile), data); err != nil {
 		return nil, err
 	}
 	return rows, nil
@@ -335,7 +335,7 @@ func finishDir(res *Results, dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, JournalFile), data); err != nil {
+	if err := outdir.WriteFileAtomic(filepath.Join(dir, JournalFile), data); err != nil {
 		return err
 	}
 	return res.WriteFiles(dir)

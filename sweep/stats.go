@@ -30,6 +30,40 @@ func (e Estimate) Lo() float64 { return e.Mean - e.HalfWidth }
 // Hi is the interval's upper bound.
 func (e Estimate) Hi() float64 { return e.Mean + e.HalfWidth }
 
+// Significant reports whether the interval excludes zero: for a paired
+// difference, that the two configurations differ at the 95% level (a
+// paired t test at 5%, two-sided). Without an interval (one replicate) it
+// is false; Significance tells the two cases apart.
+func (e Estimate) Significant() bool {
+	return !math.IsNaN(e.HalfWidth) && (e.Lo() > 0 || e.Hi() < 0)
+}
+
+// Significance is "true" or "false" (Significant), or "" when there is no
+// interval to judge by.
+func (e Estimate) Significance() string {
+	if math.IsNaN(e.HalfWidth) {
+		return ""
+	}
+	if e.Significant() {
+		return "true"
+	}
+	return "false"
+}
+
+// Verdict is the words a reader sees beside a paired difference:
+// "significant", "not significant", or "one replicate: no CI".
+func (e Estimate) Verdict() string {
+	switch {
+	case math.IsNaN(e.Mean):
+		return ""
+	case math.IsNaN(e.HalfWidth):
+		return "one replicate: no CI"
+	case e.Significant():
+		return "significant"
+	}
+	return "not significant"
+}
+
 // MeanCI estimates the mean of xs with a 95% confidence interval from
 // Student's t distribution with n-1 degrees of freedom, which is exact for
 // normally distributed observations and the standard choice for the few

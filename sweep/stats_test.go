@@ -76,3 +76,25 @@ func TestEstimateEdges(t *testing.T) {
 		t.Errorf("constant: %+v", e)
 	}
 }
+
+// A paired difference is significant when its 95% interval excludes zero.
+func TestSignificance(t *testing.T) {
+	for _, c := range []struct {
+		a, b []float64
+		want string
+	}{
+		{[]float64{1, 2, 3}, []float64{2, 3, 4.1}, "true"},  // differences 1, 1, 1.1
+		{[]float64{1, 2, 3}, []float64{2, 1, 3.5}, "false"}, // 1, -1, 0.5: straddles 0
+		{[]float64{1, 2, 3}, []float64{0, 1, 1.9}, "true"},  // all below
+		{[]float64{1}, []float64{5}, ""},                    // one pair: no interval
+		{[]float64{1, math.NaN()}, []float64{2, 7}, ""},     // one usable pair
+	} {
+		e := PairedCI(c.a, c.b)
+		if got := e.Significance(); got != c.want {
+			t.Errorf("PairedCI(%v, %v) = %+v: significance %q, want %q", c.a, c.b, e, got, c.want)
+		}
+	}
+	if v := PairedCI([]float64{1}, []float64{5}).Verdict(); v != "one replicate: no CI" {
+		t.Errorf("verdict %q", v)
+	}
+}

@@ -33,10 +33,13 @@ func (r *Results) summaryTable(metrics []string) ([]string, [][]string) {
 }
 
 // pairedTable is the paired-difference table of axis a (nil rows unless
-// the axis has two values): the other axes' values, then for each metric
-// the difference with its interval and as a percentage.
+// the axis has two values), one row per combination of the other axes and
+// metric, so that it stays narrow whatever the number of metrics: the
+// other axes' values, the metric, the pairs, both means, and the
+// difference with its interval, as a percentage, and its verdict.
 func (r *Results) pairedTable(a int, metrics []string) ([]string, [][]string) {
-	if len(r.Plan.Axes[a].Values) != 2 {
+	ax := r.Plan.Axes[a]
+	if len(ax.Values) != 2 {
 		return nil, nil
 	}
 	var header []string
@@ -45,37 +48,43 @@ func (r *Results) pairedTable(a int, metrics []string) ([]string, [][]string) {
 			header = append(header, configs.AxisLabel(r.Plan.Axes, i))
 		}
 	}
-	header = append(header, "pairs")
-	for _, m := range metrics {
-		header = append(header, "Δ "+m)
-	}
+	header = append(header, "metric", "pairs", ax.Values[0], ax.Values[1], "Δ ± 95% CI", "Δ %", "verdict")
 	var rows [][]string
 	for _, pr := range r.Pairs() {
 		if pr.Axis != a {
 			continue
 		}
-		var row []string
+		var other []string
 		for i, v := range r.Plan.Points[pr.From].Values {
 			if i != a {
-				row = append(row, v)
+				other = append(other, v)
 			}
 		}
-		n := 0
-		var cells []string
 		for _, m := range metrics {
 			d := r.Difference(pr, m)
-			n = max(n, d.N)
-			cell := formatEstimate(d)
-			if pct := percent(d.Mean, r.Estimate(pr.From, m).Mean); !math.IsNaN(pct) && !math.IsInf(pct, 0) {
-				cell += fmt.Sprintf(" (%+.1f%%)", pct)
+			from, to := r.Estimate(pr.From, m), r.Estimate(pr.To, m)
+			pct := "-"
+			if p := percent(d.Mean, from.Mean); !math.IsNaN(p) && !math.IsInf(p, 0) {
+				pct = fmt.Sprintf("%+.1f%%", p)
 			}
-			cells = append(cells, cell)
+			verdict := d.Verdict()
+			if verdict == "" {
+				verdict = "-"
+			}
+			row := append(append([]string(nil), other...), m, strconv.Itoa(d.N),
+				formatEstimate(Estimate{Mean: from.Mean, HalfWidth: math.NaN()}), formatEstimate(Estimate{Mean: to.Mean, HalfWidth: math.NaN()}),
+				formatEstimate(d), pct, verdict)
+			rows = append(rows, row)
 		}
-		row = append(row, strconv.Itoa(n))
-		rows = append(rows, append(row, cells...))
 	}
 	return header, rows
 }
+
+// FormatEstimate shows "mean ± half-width" (as the sweep's tables do).
+func FormatEstimate(e Estimate) string { return formatEstimate(e) }
+
+// WriteBox draws a table as the sweep's terminal tables are drawn.
+func WriteBox(w io.Writer, header []string, rows [][]string) error { return writeBox(w, header, rows) }
 
 // formatEstimate shows "mean ± half-width" with as many decimals as the
 // mean's size calls for, the same for both numbers; just the mean when

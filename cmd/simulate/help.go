@@ -5,6 +5,7 @@ import (
 	"io"
 	"runtime/debug"
 
+	"github.com/pgbufsim/pgbufsim/compare"
 	"github.com/pgbufsim/pgbufsim/replay"
 	"github.com/pgbufsim/pgbufsim/sweep"
 )
@@ -22,8 +23,8 @@ func wantsHelp(args []string) bool {
 	return false
 }
 
-// printHelp writes the help of every mode: a single run, sweeps, merge and
-// trace replay, each with its flags.
+// printHelp writes the help of every mode: a single run, sweeps, merge,
+// compare and trace replay, each with its flags.
 func printHelp(w io.Writer) {
 	fs, _ := newRunFlags(w)
 	fs.Usage()
@@ -33,6 +34,7 @@ func printHelp(w io.Writer) {
 	}{
 		{"sweeps (a sweep: block or -sweep; docs/sweeps.md)", func(w io.Writer) { sweep.Main([]string{"-h"}, io.Discard, w) }},
 		{"merging sweep shards", func(w io.Writer) { sweep.MergeMain([]string{"-h"}, io.Discard, w) }},
+		{"comparing runs (simulate compare; docs/compare.md)", func(w io.Writer) { compare.Main([]string{"-h"}, io.Discard, w) }},
 		{"trace replay (-trace, or a config with a trace: block; docs/traces.md)", func(w io.Writer) { replay.Main([]string{"-h"}, io.Discard, w) }},
 	} {
 		fmt.Fprintf(w, "\n=== %s ===\n\n", m.title)

@@ -25,6 +25,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/pgbufsim/pgbufsim/compare"
 	"github.com/pgbufsim/pgbufsim/configs"
 	"github.com/pgbufsim/pgbufsim/internal/interrupt"
 	"github.com/pgbufsim/pgbufsim/internal/outdir"
@@ -60,6 +61,8 @@ const usage = `usage: simulate -config FILE [-out DIR] [-seed N] [-set path=valu
        simulate -config FILE -sweep path=v1,v2... [-replicates N] [-parallel N] [-shard i/n] [-force] [-out DIR]
        simulate merge DIR...                                                           (docs/sweeps.md)
        simulate index DIR                      (DIR/index.html: every run under DIR, sortable, linked)
+       simulate compare A B [C...] [-out DIR]  (A/B page: differences, paired CIs, overlays; docs/compare.md)
+       simulate compare -config FILE -sweep path=a,b [-replicates N] [-out DIR]
        simulate -trace FILE -policy NAME[,NAME...] -cache SIZE[,SIZE...] [-out DIR]   (docs/traces.md)
        simulate -list-policies
 
@@ -84,6 +87,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "index" {
 		return indexMain(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "compare" {
+		return compare.Main(args[1:], stdout, stderr)
 	}
 	if wantsHelp(args) {
 		printHelp(stderr)

@@ -60,6 +60,9 @@ type Chart struct {
 	// series' colours besides the axes' and labels').
 	Painted int `json:"painted"`
 	Colors  int `json:"colors"`
+	// Points counts the finite data values of its series, as echarts
+	// holds them (0: a chart drawn with axes and no data).
+	Points int `json:"points"`
 }
 
 // Report is what a page did in the browser.
@@ -70,12 +73,68 @@ type Report struct {
 	// Errors are console errors, uncaught exceptions and browser log
 	// entries of level error.
 	Errors []string
+	// ViewportWidth is the window's inner width in CSS pixels, and
+	// Overflows the elements wider than it reaches (their right edge
+	// beyond it, or content scrolled inside them): a table cut off at the
+	// right edge, a chart wider than the window. Empty on a page that fits.
+	ViewportWidth int
+	Overflows     []Overflow
+	// Screenshot is a PNG of the whole page (Options.Screenshot).
+	Screenshot []byte
 }
+
+// Overflow is one element that does not fit the viewport's width.
+type Overflow struct {
+	// What names the element: tag, id or class, and the start of its text.
+	What string `json:"what"`
+	// Right is its right edge (or its content's, for an element that
+	// scrolls) in CSS pixels from the page's left edge.
+	Right int `json:"right"`
+}
+
+// overflowJS finds the innermost elements that reach past the viewport's
+// right edge, and elements whose content is wider than their box (an
+// overflow-x: auto table wrapper hides a cut-off table from the first
+// test, not from the reader).
+const overflowJS = `(function () {
+  var vw = document.documentElement.clientWidth, out = [];
+  function name(e) {
+    var n = e.tagName.toLowerCase();
+    if (e.id) n += "#" + e.id; else if (e.className && typeof e.className === "string") n += "." + e.className.split(" ")[0];
+    var t = (e.textContent || "").trim().slice(0, 40);
+    return t ? n + " \"" + t + "\"" : n;
+  }
+  document.querySelectorAll("body *").forEach(function (e) {
+    var r = e.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) return;
+    var right = r.right + window.scrollX;
+    if (right > vw + 1) {
+      for (var c = e.firstElementChild; c; c = c.nextElementSibling) {
+        var cr = c.getBoundingClientRect();
+        if (cr.width > 0 && cr.right + window.scrollX > vw + 1) return; // report the innermost
+      }
+      out.push({what: name(e), right: Math.round(right)});
+    } else if (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== "visible" && e.tagName !== "CANVAS") {
+      out.push({what: name(e), right: Math.round(r.left + window.scrollX + e.scrollWidth)});
+    }
+  });
+  return {width: vw, overflows: out};
+})()`
 
 // chartsJS inspects every chart container's canvas.
 const chartsJS = `Array.from(document.querySelectorAll("div.chart")).map(function (div) {
   var c = div.querySelector("canvas");
-  var out = {id: div.id, instance: !!(window.echarts && echarts.getInstanceByDom(div)), width: 0, height: 0, painted: 0, colors: 0};
+  var inst = window.echarts && echarts.getInstanceByDom(div);
+  var out = {id: div.id, instance: !!inst, width: 0, height: 0, painted: 0, colors: 0, points: 0};
+  if (inst) {
+    (inst.getOption().series || []).forEach(function (s) {
+      (s.data || []).forEach(function (d) {
+        var v = Array.isArray(d) ? d[d.length - 1] : (d !== null && typeof d === "object" ? d.value : d);
+        if (Array.isArray(v)) v = v[v.length - 1];
+        if (typeof v === "number" && isFinite(v)) out.points++;
+      });
+    });
+  }
   if (!c) return out;
   out.width = c.width; out.height = c.height;
   var d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
@@ -96,6 +155,10 @@ type Options struct {
 	Settle time.Duration
 	// Timeout bounds the wait for every chart to paint (default 60 s).
 	Timeout time.Duration
+	// Width is the window's width in pixels (default 1280).
+	Width int
+	// Screenshot asks for a PNG of the whole page in Report.Screenshot.
+	Screenshot bool
 }
 
 // Open loads the HTML file at path in a fresh headless Chromium (its own
@@ -111,6 +174,9 @@ func Open(ctx context.Context, path string, opt Options) (*Report, error) {
 	}
 	if opt.Timeout == 0 {
 		opt.Timeout = 60 * time.Second
+	}
+	if opt.Width == 0 {
+		opt.Width = 1280
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -142,7 +208,7 @@ func Open(ctx context.Context, path string, opt Options) (*Report, error) {
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-extensions", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.WindowSize(1280, 1024),
+		chromedp.WindowSize(opt.Width, 1024),
 	)
 	defer cancelAlloc()
 	bctx, cancelBrowser := chromedp.NewContext(actx)
@@ -219,11 +285,27 @@ func Open(ctx context.Context, path string, opt Options) (*Report, error) {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+	type fit struct {
+		Width     int        `json:"width"`
+		Overflows []Overflow `json:"overflows"`
+	}
+	f, err := chromedp.Run(bctx, chromedp.Evaluate[fit](overflowJS))
+	if err != nil {
+		return nil, fmt.Errorf("measuring the page's width: %v", err)
+	}
+	if opt.Screenshot {
+		png, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			return nil, fmt.Errorf("screenshot: %v", err)
+		}
+		rep.Screenshot = png
+	}
 	cancelBrowser()
 	<-consoleDone
 	mu.Lock()
 	defer mu.Unlock()
 	rep.Charts = charts
+	rep.ViewportWidth, rep.Overflows = f.Width, f.Overflows
 	return rep, nil
 }
 

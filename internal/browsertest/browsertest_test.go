@@ -1,16 +1,20 @@
 package browsertest
 
 import (
+	"bytes"
 	"context"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/pgbufsim/pgbufsim/compare"
 	"github.com/pgbufsim/pgbufsim/configs"
 	"github.com/pgbufsim/pgbufsim/model"
 	"github.com/pgbufsim/pgbufsim/plots"
+	"github.com/pgbufsim/pgbufsim/replay"
 	"github.com/pgbufsim/pgbufsim/report"
 	"github.com/pgbufsim/pgbufsim/sweep"
 )
@@ -34,18 +38,38 @@ func chartCount(p plots.Page) int {
 
 // check opens a page and requires what a reader needs: every chart
 // initialised, drawn (painted pixels in several colours: axes, labels and
-// data), no network request and no error.
+// data), nothing wider than the window (no table or chart cut off at the
+// right edge), no network request and no error. It takes a screenshot of
+// the whole page, whose width must be the window's; with
+// PGBUFSIM_SCREENSHOTS=DIR set it is kept there as NAME.png (docs/compare.md
+// shows how the README's screenshot is made).
 func check(t *testing.T, path string, wantCharts int) {
 	t.Helper()
-	rep, err := Open(context.Background(), path, Options{})
+	rep, err := Open(context.Background(), path, Options{Screenshot: true})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, o := range rep.Overflows {
+		t.Errorf("%s: %s reaches %d px, past the %d px window", filepath.Base(path), o.What, o.Right, rep.ViewportWidth)
+	}
+	img, err := png.DecodeConfig(bytes.NewReader(rep.Screenshot))
+	if err != nil {
+		t.Fatalf("%s: screenshot: %v", filepath.Base(path), err)
+	}
+	if img.Width != rep.ViewportWidth || img.Height < 400 {
+		t.Errorf("%s: screenshot %dx%d for a %d px window", filepath.Base(path), img.Width, img.Height, rep.ViewportWidth)
+	}
+	if dir := os.Getenv("PGBUFSIM_SCREENSHOTS"); dir != "" {
+		name := strings.TrimSuffix(filepath.Base(path), ".html") + ".png"
+		if err := os.WriteFile(filepath.Join(dir, name), rep.Screenshot, 0o644); err != nil {
+			t.Error(err)
+		}
 	}
 	if len(rep.Charts) != wantCharts {
 		t.Errorf("%s: %d charts in the page, want %d", filepath.Base(path), len(rep.Charts), wantCharts)
 	}
 	for _, c := range rep.Charts {
-		if !c.Instance || c.Width == 0 || c.Height == 0 || c.Painted == 0 || c.Colors < 3 {
+		if !c.Instance || c.Width == 0 || c.Height == 0 || c.Painted == 0 || c.Colors < 3 || c.Points == 0 {
 			t.Errorf("%s: chart %q did not render: %+v", filepath.Base(path), c.ID, c)
 		}
 	}
@@ -121,6 +145,44 @@ func TestIndexHTMLInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(t, filepath.Join(dir, report.IndexFile), 0)
+}
+
+// compare.html of two policies with two replicates each (a sweep, as
+// simulate compare -config -sweep runs it) renders, fits the window, and
+// every chart has data.
+func TestCompareHTMLInChromium(t *testing.T) {
+	needChromium(t)
+	plan, err := configs.LoadSweep("../../configs/quickstart.yaml",
+		[]string{"workload.phases.warmup.duration=1s", "workload.phases.run.duration=3s", "sweep.replicates=2"},
+		[]string{"policies.replacement.name=clock-sweep,s3-fifo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := sweep.Run(plan, sweep.Options{Dir: filepath.Join(dir, "sweep")}); err != nil {
+		t.Fatal(err)
+	}
+	sides, err := compare.Load([]string{filepath.Join(dir, "sweep")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := compare.New(sides)
+	out := filepath.Join(dir, "cmp")
+	if err := c.Write(out); err != nil {
+		t.Fatal(err)
+	}
+	check(t, filepath.Join(out, compare.HTMLFile), chartCount(c.Page(out)))
+}
+
+// mrc.html of a trace replay (two policies, two cache sizes) renders.
+func TestReplayHTMLInChromium(t *testing.T) {
+	needChromium(t)
+	out := filepath.Join(t.TempDir(), "mrc")
+	var stdout, stderr bytes.Buffer
+	if code := replay.Main([]string{"-trace", "../../trace/testdata/small.oracleGeneral", "-policy", "clock-sweep,lru", "-cache", "32,64,128", "-out", out}, &stdout, &stderr); code != 0 {
+		t.Fatalf("replay: exit %d: %s", code, stderr.String())
+	}
+	check(t, filepath.Join(out, "mrc.html"), 1)
 }
 
 // The checks catch what they look for: a chart that never draws, a

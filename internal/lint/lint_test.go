@@ -70,8 +70,8 @@ func TestImportDirections(t *testing.T) {
 	forbidden := map[string][]string{
 		"sim":      {""}, // nothing of the project
 		"policies": {""},
-		"plots":    {"model", "configs", "report", "sweep", "replay"},
-		"model":    {"configs", "plots", "report", "sweep", "replay", "cmd"},
+		"plots":    {"model", "configs", "report", "sweep", "replay", "compare"},
+		"model":    {"configs", "plots", "report", "sweep", "replay", "compare", "cmd"},
 	}
 	for _, f := range repoFiles(t) {
 		if f.test {

@@ -35,20 +35,24 @@ const (
 	Run    Kind = "run"    // one simulation: summary.json, timeseries.csv, report.html
 	Sweep  Kind = "sweep"  // a sweep: its plan, journal, tables and runs/
 	Replay Kind = "replay" // a trace replay: mrc.csv, mrc.html
+	// Compare is simulate compare's page, text and CSV, and (when it ran
+	// the sweep itself) the sweep under sweep/.
+	Compare Kind = "compare"
 )
 
 // Files names the files each kind may hold besides the marker (a sweep's
 // "runs" is its directory of run outputs). Packages that write a kind's
 // files register them here, so the check and the writer cannot disagree.
 var Files = map[Kind][]string{
-	Run:    {"summary.json", "timeseries.csv", "report.html", "pgbench_log"},
-	Sweep:  {"sweep-plan.json", "sweep.journal", "sweep.csv", "sweep-summary.csv", "sweep-paired.csv", "sweep.html", "runs"},
-	Replay: {"mrc.csv", "mrc.html"},
+	Run:     {"summary.json", "timeseries.csv", "report.html", "pgbench_log"},
+	Sweep:   {"sweep-plan.json", "sweep.journal", "sweep.csv", "sweep-summary.csv", "sweep-paired.csv", "sweep.html", "runs"},
+	Replay:  {"mrc.csv", "mrc.html"},
+	Compare: {"compare.html", "compare.txt", "compare.csv", "sweep"},
 }
 
 // signature is the file whose presence identifies an unmarked output of a
 // kind written by an older pgbufsim.
-var signature = map[Kind]string{Run: "summary.json", Sweep: "sweep-plan.json", Replay: "mrc.csv"}
+var signature = map[Kind]string{Run: "summary.json", Sweep: "sweep-plan.json", Replay: "mrc.csv", Compare: "compare.csv"}
 
 // Error is a refusal to write: the path is not ours to replace.
 type Error struct {
@@ -99,14 +103,14 @@ func WriteMarker(dir string, kind Kind) error {
 func KindOf(dir string) (kind Kind, ok bool) {
 	if b, err := os.ReadFile(filepath.Join(dir, MarkerFile)); err == nil {
 		first, _, _ := strings.Cut(string(b), "\n")
-		for _, k := range []Kind{Run, Sweep, Replay} {
+		for _, k := range []Kind{Run, Sweep, Replay, Compare} {
 			if first == "pgbufsim "+string(k)+" output" {
 				return k, true
 			}
 		}
 		return "", false
 	}
-	for _, k := range []Kind{Run, Sweep, Replay} {
+	for _, k := range []Kind{Run, Sweep, Replay, Compare} {
 		if st, err := os.Stat(filepath.Join(dir, signature[k])); err == nil && st.Mode().IsRegular() {
 			return k, true
 		}
@@ -327,6 +331,32 @@ func unwrap(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err
+	}
+	return err
+}
+
+// WriteFileAtomic writes data to path (mode 0644) through a temporary file
+// in the same directory and a rename, so a reader (or a crash) never sees
+// half a file; the temporary file's name is a leftover (isLeftover) that
+// a later Check ignores.
+func WriteFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(name, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(name, path)
+	}
+	if err != nil {
+		os.Remove(name)
 	}
 	return err
 }
