@@ -188,6 +188,9 @@ func decodeWith(doc *strictyaml.Document, overrides []string, opts RunOptions) (
 	if err := doc.Decode(&sc); err != nil {
 		return model.Scenario{}, err
 	}
+	if err := applyCostsFile(&sc, doc); err != nil {
+		return model.Scenario{}, err
+	}
 	if err := applyRunOptions(&sc, opts); err != nil {
 		return model.Scenario{}, err
 	}

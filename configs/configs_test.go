@@ -298,3 +298,51 @@ func FuzzLoad(f *testing.F) {
 		_, _ = Parse("fuzz.yaml", data, set)
 	})
 }
+
+// A costs file replaces the defaults; the scenario's own costs keys and
+// -set win over it; -costs replaces costs_file; errors name the costs
+// file's line.
+func TestCostsFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("costs.yaml", "calibration:\n  server: PostgreSQL 15.10\ncosts:\n  statement: 40us\n  scan_page: 2us\n  os_read: 5us\n")
+	write("other.yaml", "costs:\n  statement: 70us\n")
+	phases := "tables:\n  pgbench: {scale: 1}\nworkload:\n  phases:\n    - {name: run, duration: 1s, clients: 1, script: select-only}\n"
+	scen := write("s.yaml", "name: s\ncosts_file: costs.yaml\ncosts:\n  os_read: 3us\n"+phases)
+	sc, err := Load(scen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := model.DefaultCosts()
+	if sc.Costs.Statement != 40000 || sc.Costs.ScanPage != 2000 || sc.Costs.OSRead != 3000 || sc.Costs.TupleFetch != def.TupleFetch || sc.CostsFile != "" {
+		t.Errorf("costs %+v, file %q", sc.Costs, sc.CostsFile)
+	}
+	if sc, err = Load(scen, "costs.scan_page=9us"); err != nil || sc.Costs.ScanPage != 9000 {
+		t.Errorf("-set over the file: %v %v", sc.Costs.ScanPage, err)
+	}
+	o, err := CostsOverride(filepath.Join(dir, "other.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc, err = Load(scen, o); err != nil || sc.Costs.Statement != 70000 || sc.Costs.ScanPage != def.ScanPage {
+		t.Errorf("-costs: %+v %v", sc.Costs, err)
+	}
+	write("bad.yaml", "costs:\n  statment: 40us\n")
+	if _, err := CostsOverride(filepath.Join(dir, "bad.yaml")); err == nil || !strings.Contains(err.Error(), "bad.yaml:2") {
+		t.Errorf("-costs with a bad file: %v", err)
+	}
+	bad := write("b.yaml", "name: b\ncosts_file: bad.yaml\n"+phases)
+	if _, err := Load(bad); err == nil || !strings.Contains(err.Error(), "bad.yaml:2") {
+		t.Errorf("unknown key in the costs file: %v", err)
+	}
+	missing := write("m.yaml", "name: m\ncosts_file: nowhere.yaml\n"+phases)
+	if _, err := Load(missing); err == nil || !strings.Contains(err.Error(), "m.yaml:2") || !strings.Contains(err.Error(), "nowhere.yaml") {
+		t.Errorf("missing costs file: %v", err)
+	}
+}

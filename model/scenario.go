@@ -27,7 +27,12 @@ type Scenario struct {
 	Storage  Storage  `yaml:"storage"`
 	Policies Policies `yaml:"policies"`
 	Costs    Costs    `yaml:"costs"`
-	Tables   Tables   `yaml:"tables"`
+	// CostsFile names a costs file (simulate calibrate writes one) whose
+	// costs: keys replace the defaults; the scenario's own costs: keys win
+	// over it. The loader (package configs) applies it and clears this
+	// field, so a run's recorded configuration holds the prices it used.
+	CostsFile string `yaml:"costs_file"`
+	Tables    Tables `yaml:"tables"`
 	Workload Workload `yaml:"workload"`
 	Output   Output   `yaml:"output"`
 	// Sweep, if present, makes the scenario a sweep: the sweep runner

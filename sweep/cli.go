@@ -74,6 +74,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		maxMemory  = fs.String("max-memory", "", "refuse a sweep whose runs at once (-parallel) need more memory than this (e.g. 8GB; default: the memory available)")
 		dryRun     = fs.Bool("dry-run", false, "load and check the sweep, list its points with their memory estimates, run nothing")
 		quiet      = fs.Bool("q", false, "do not print the comparison table on stdout")
+		costs      = fs.String("costs", "", "a costs file for every run (docs/calibration.md): its prices replace the defaults, the scenario's costs keys and -set win over it")
 		sets, axes multiFlag
 	)
 	fs.Var(&sets, "set", "override a configuration key for every run, path=value (repeatable)")
@@ -104,6 +105,13 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return fail(exitConfig, "%v", err)
 	}
 	overrides := append([]string(nil), sets...)
+	if *costs != "" {
+		o, err := configs.CostsOverride(*costs)
+		if err != nil {
+			return fail(exitConfig, "%v", err)
+		}
+		overrides = append([]string{o}, overrides...)
+	}
 	// Given flags are checked like the YAML keys (seed >= 0, replicates >= 1).
 	if given["seed"] && *seed < 0 {
 		return fail(exitConfig, "-seed %d: a seed is >= 0 (as the seed key)", *seed)

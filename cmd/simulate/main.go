@@ -133,6 +133,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitConfig
 	}
 	overrides := append(append([]string(nil), f.logSets...), f.sets...)
+	if *f.costs != "" {
+		o, err := configs.CostsOverride(*f.costs)
+		if err != nil {
+			return fail(exitConfig, "%v", err)
+		}
+		// First, so that a -set costs_file=... given too wins.
+		overrides = append([]string{o}, overrides...)
+	}
 	if given["seed"] {
 		if *seed < 0 {
 			return fail(exitConfig, "-seed %d: a seed is >= 0 (as the seed key)", *seed)
@@ -300,7 +308,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // runFlags are a single run's flags.
 type runFlags struct {
-	configPath, outDir, duration, writeTrace, cpuProfile, memProfile, maxMemory *string
+	configPath, outDir, duration, writeTrace, cpuProfile, memProfile, maxMemory, costs *string
 	seed                                                                        *int64
 	listPolicies, quiet, dryRun, version                                        *bool
 	sets                                                                        multiFlag
@@ -339,6 +347,7 @@ func newRunFlags(w io.Writer) (*flag.FlagSet, *runFlags) {
 		dryRun:       fs.Bool("dry-run", false, "load and check the scenario, print what it would simulate and its memory estimate, run nothing"),
 		maxMemory:    fs.String("max-memory", "", "refuse a run whose estimated memory exceeds this size (e.g. 8GB; default: the memory available to this process)"),
 		version:      fs.Bool("version", false, "print pgbufsim's version and exit"),
+		costs:        fs.String("costs", "", "a costs file (simulate calibrate writes one; docs/calibration.md): its prices replace the defaults, the scenario's own costs keys and -set win over it"),
 	}
 	fs.Var(&f.sets, "set", "override a configuration key, path=value (repeatable), e.g. -set server.shared_buffers=64MB")
 	script := func(flag string) func(string) error {
