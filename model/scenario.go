@@ -31,10 +31,10 @@ type Scenario struct {
 	// costs: keys replace the defaults; the scenario's own costs: keys win
 	// over it. The loader (package configs) applies it and clears this
 	// field, so a run's recorded configuration holds the prices it used.
-	CostsFile string `yaml:"costs_file"`
-	Tables    Tables `yaml:"tables"`
-	Workload Workload `yaml:"workload"`
-	Output   Output   `yaml:"output"`
+	CostsFile string   `yaml:"costs_file"`
+	Tables    Tables   `yaml:"tables"`
+	Workload  Workload `yaml:"workload"`
+	Output    Output   `yaml:"output"`
 	// Sweep, if present, makes the scenario a sweep: the sweep runner
 	// (package sweep) expands it into one scenario per point and
 	// replicate; model.Run ignores it.

@@ -309,9 +309,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 // runFlags are a single run's flags.
 type runFlags struct {
 	configPath, outDir, duration, writeTrace, cpuProfile, memProfile, maxMemory, costs *string
-	seed                                                                        *int64
-	listPolicies, quiet, dryRun, version                                        *bool
-	sets                                                                        multiFlag
+	seed                                                                               *int64
+	listPolicies, quiet, dryRun, version                                               *bool
+	sets                                                                               multiFlag
 	// scripts are -f and -b in the order given; defines are -D.
 	scripts []configs.ScriptArg
 	defines multiFlag
