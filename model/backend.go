@@ -323,6 +323,9 @@ func (b *backend) advance() {
 			}
 			if o.stmt {
 				b.cpu += e.costs.Statement
+				if o.t != nil {
+					b.cpu += e.costs.StatementTable
+				}
 				if e.costs.ClientRoundTrip > 0 {
 					b.block(wRTT)
 					continue

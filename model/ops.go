@@ -267,6 +267,9 @@ func (b *backend) execScan(o *op) bool {
 				tuples += int64(g.N)
 			}
 			b.cpu += tuples * e.costs.TupleDeform
+			if !b.lastMiss {
+				b.cpu += tuples * e.costs.ResidentTuple
+			}
 			if b.skipAV && t.heap.AllVisible(blk) && o.kind == opSeqscan {
 				e.vis.allVisibleSkips++
 			} else {
@@ -507,7 +510,7 @@ func (b *backend) execTruncate(t *table) {
 	for i := range e.backends {
 		e.backends[i].forgetTargets(t)
 	}
-	b.cpu += e.costs.Statement
+	b.cpu += e.costs.Statement + e.costs.StatementTable
 }
 
 // dropRelation empties rel: its resident buffers are invalidated unwritten

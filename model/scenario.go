@@ -269,6 +269,14 @@ type Costs struct {
 	// Statement is the per-statement executor overhead (parse, plan,
 	// executor start/end under pgbench's simple query protocol).
 	Statement int64 `yaml:"statement" unit:"duration" range:"0,1s"`
+	// StatementTable is the further executor overhead of a statement that
+	// reads or writes a table (SELECT 1 pays none): planning it
+	// (get_relation_info and the index paths of planner.c), opening and
+	// locking the table and its indexes, the plan's scan node. 0 by
+	// default, as before this price existed; simulate calibrate measures it
+	// (docs/calibration.md), and on the development machine it is about
+	// 40 us.
+	StatementTable int64 `yaml:"statement_table" unit:"duration" range:"0,1s"`
 	// ClientRoundTrip is the client<->server latency per statement; it
 	// delays the client but uses no server CPU.
 	ClientRoundTrip int64 `yaml:"client_round_trip" unit:"duration" range:"0,1s"`
@@ -318,6 +326,14 @@ type Costs struct {
 	// walk) and per tuple (executor work of count(*)).
 	ScanPage    int64 `yaml:"scan_page" unit:"duration" range:"0,1s"`
 	TupleDeform int64 `yaml:"tuple_deform" unit:"duration" range:"0,1s"`
+	// ResidentTuple is a sequential scan's further CPU per tuple of a page
+	// it found in shared buffers, over one it has just read in: a page
+	// copied from the OS cache a moment ago is in the CPU's caches, a
+	// resident one is fetched from memory line by line (measured on
+	// PostgreSQL 15: about 39 ns a tuple warm against 24 ns through the
+	// BULKREAD ring). 0 by default, as before this price existed; simulate
+	// calibrate measures it (docs/calibration.md, docs/model.md).
+	ResidentTuple int64 `yaml:"resident_tuple" unit:"duration" range:"0,1s"`
 	// Visibility (docs/model.md): the hinted fast path of
 	// HeapTupleSatisfiesMVCC; a snapshot xip entry searched; a proc-array
 	// entry visited (TransactionIdIsInProgress, GetSnapshotData); the

@@ -5,6 +5,7 @@ import (
 	"io"
 	"runtime/debug"
 
+	"github.com/pgbufsim/pgbufsim/calibrate"
 	"github.com/pgbufsim/pgbufsim/compare"
 	"github.com/pgbufsim/pgbufsim/replay"
 	"github.com/pgbufsim/pgbufsim/sweep"
@@ -35,6 +36,7 @@ func printHelp(w io.Writer) {
 		{"sweeps (a sweep: block or -sweep; docs/sweeps.md)", func(w io.Writer) { sweep.Main([]string{"-h"}, io.Discard, w) }},
 		{"merging sweep shards", func(w io.Writer) { sweep.MergeMain([]string{"-h"}, io.Discard, w) }},
 		{"comparing runs (simulate compare; docs/compare.md)", func(w io.Writer) { compare.Main([]string{"-h"}, io.Discard, w) }},
+		{"calibrating to a server (simulate calibrate; docs/calibration.md)", func(w io.Writer) { calibrate.Main([]string{"-h"}, io.Discard, w) }},
 		{"trace replay (-trace, or a config with a trace: block; docs/traces.md)", func(w io.Writer) { replay.Main([]string{"-h"}, io.Discard, w) }},
 	} {
 		fmt.Fprintf(w, "\n=== %s ===\n\n", m.title)

@@ -25,6 +25,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/pgbufsim/pgbufsim/calibrate"
 	"github.com/pgbufsim/pgbufsim/compare"
 	"github.com/pgbufsim/pgbufsim/configs"
 	"github.com/pgbufsim/pgbufsim/internal/interrupt"
@@ -63,6 +64,7 @@ const usage = `usage: simulate -config FILE [-out DIR] [-seed N] [-set path=valu
        simulate index DIR                      (DIR/index.html: every run under DIR, sortable, linked)
        simulate compare A B [C...] [-out DIR]  (A/B page: differences, paired CIs, overlays; docs/compare.md)
        simulate compare -config FILE -sweep path=a,b [-replicates N] [-out DIR]
+       simulate calibrate -dsn CONNSTRING [-out costs.yaml]   (measure a live server: a costs file; docs/calibration.md)
        simulate -trace FILE -policy NAME[,NAME...] -cache SIZE[,SIZE...] [-out DIR]   (docs/traces.md)
        simulate -list-policies
 
@@ -75,6 +77,7 @@ examples:
   simulate -config configs/quickstart.yaml -set server.shared_buffers=64MB -set policies.replacement.name=lru
   simulate -config configs/quickstart.yaml -set workload.phases.run.clients=32 -duration 2min
   simulate -config configs/quickstart.yaml -f my-script.sql@3 -b select-only@1 -D scale=10
+  simulate -config configs/quickstart.yaml -costs costs.yaml    (prices from simulate calibrate)
 
 exit codes: 0 ok, 1 bad flags or configuration (nothing written), 2 failure during the run
 
@@ -90,6 +93,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "compare" {
 		return compare.Main(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "calibrate" {
+		return calibrate.Main(args[1:], stdout, stderr)
 	}
 	if wantsHelp(args) {
 		printHelp(stderr)

@@ -1,0 +1,243 @@
+package calibrate
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pgbufsim/pgbufsim/internal/pgcompare"
+	"github.com/pgbufsim/pgbufsim/model"
+)
+
+// Options are simulate calibrate's settings.
+type Options struct {
+	DSN string
+	// Database and IKnow: use this existing database instead of creating
+	// a scratch one (its cal_* and pgbench_* tables are replaced).
+	Database string
+	IKnow    bool
+	// Pgbench is the pgbench binary ("" finds it).
+	Pgbench string
+	// Passes is how many times each experiment is measured; the median is
+	// fitted (the machine's noise from run to run is several percent).
+	Passes int
+	// Scale is pgbench's scale for the held-out pgbench experiments.
+	Scale int
+	// Budget bounds the measuring (0: no bound); experiments left when it
+	// runs out are skipped, and said so.
+	Budget time.Duration
+	// Progress gets a line per step (nil: none).
+	Progress io.Writer
+}
+
+// Result is a calibration: what was measured and what was fitted.
+type Result struct {
+	Server        string
+	Major         string
+	Settings      map[string]string
+	At            time.Time
+	Tables        []*Table
+	Measured      map[string]float64
+	Costs         model.Costs
+	Fitted        []Fitted
+	Residuals     []Residual
+	Skipped       []string
+	Storage       Storage
+	Passes        int
+	SharedBuffers int64
+}
+
+// Storage is what calibration measured of the server's storage, or why it
+// could not.
+type Storage struct {
+	// WALFlushMS is the extra latency of a one-row INSERT committed with
+	// synchronous_commit = on over off: the WAL flush (fdatasync) a commit
+	// waits for, as pg_test_fsync's single-write test sees it.
+	WALFlushMS float64
+	// ColdSeqReadUS and ColdRandomReadMS are a page read from the device
+	// through a sequential scan (the kernel's readahead included) and a
+	// random index lookup's extra latency, both with the OS cache dropped;
+	// 0 when they could not be measured, and ColdRead says why.
+	ColdSeqReadUS, ColdRandomReadMS float64
+	ColdRead                        string
+}
+
+// Run calibrates against the server opts.DSN names.
+func Run(ctx context.Context, opts Options) (_ *Result, err error) {
+	if opts.Passes <= 0 {
+		opts.Passes = 3
+	}
+	if opts.Scale <= 0 {
+		opts.Scale = 1
+	}
+	say := func(format string, a ...any) {
+		if opts.Progress != nil {
+			fmt.Fprintf(opts.Progress, format+"\n", a...)
+		}
+	}
+	start := time.Now()
+	pg, err := FindPgbench(opts.Pgbench)
+	if err != nil {
+		return nil, err
+	}
+	s, err := Connect(ctx, opts.DSN, opts.Database, opts.IKnow)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cerr := s.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	say("calibrate: PostgreSQL %s, shared_buffers %d MB, scratch database %s", s.Version, s.SharedBuffers>>20, s.Database)
+	plan := NewPlan(s.SharedBuffers, opts.Scale)
+	say("calibrate: creating %d tables and pgbench's at scale %d", len(plan.Tables), opts.Scale)
+	if err := plan.Setup(ctx, s, pg); err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "pgbufsim-calibrate-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	res := &Result{Server: s.Version, Major: s.Major, Settings: s.Settings, At: time.Now().UTC(), Tables: plan.Tables,
+		Measured: map[string]float64{}, Skipped: plan.Skipped, Passes: opts.Passes, SharedBuffers: s.SharedBuffers}
+	samples := map[string][]float64{}
+	exps := plan.Experiments
+	// The commit with synchronous_commit on: the storage's flush time.
+	syncInsert := Experiment{Name: "insert-sync", Script: "INSERT INTO cal_insert (v) VALUES (1);\n", Tables: []string{"cal_insert"}, Warmup: 50, Transactions: 500, SyncCommit: true}
+	for pass := 0; pass < opts.Passes; pass++ {
+		for _, e := range append(slices.Clone(exps), syncInsert) {
+			if opts.Budget > 0 && time.Since(start) > opts.Budget {
+				res.Skipped = append(res.Skipped, fmt.Sprintf("%s pass %d: the -budget of %s ran out", e.Name, pass+1, opts.Budget))
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			ms, err := pg.Measure(ctx, s, e, dir)
+			if err != nil {
+				return nil, err
+			}
+			samples[e.Name] = append(samples[e.Name], ms)
+			say("calibrate: pass %d/%d %-12s %.4f ms", pass+1, opts.Passes, e.Name, ms)
+		}
+	}
+	for name, v := range samples {
+		res.Measured[name] = median(v)
+	}
+	if on, off := res.Measured["insert-sync"], res.Measured["insert"]; on > 0 && off > 0 {
+		res.Storage.WALFlushMS = math.Max(0, on-off)
+	}
+	delete(res.Measured, "insert-sync")
+	res.Storage = measureCold(ctx, s, pg, plan, dir, res.Storage, res.Measured["lookup"])
+	sm := &Simulator{Major: s.Major, SharedBuffers: s.SharedBuffers, Plan: plan, Base: model.DefaultCosts()}
+	say("calibrate: fitting %d prices to %d experiments", len(Prices), len(res.Measured))
+	res.Costs, res.Fitted, err = sm.Fit(res.Measured)
+	if err != nil {
+		return nil, err
+	}
+	res.Residuals, err = sm.Validate(res.Costs, res.Measured)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// Report writes the fit for a reader: each price with its default, the
+// experiments that determine it, and every experiment's measured and
+// simulated latency (the held-out ones marked).
+func (r *Result) Report(w io.Writer) {
+	fmt.Fprintf(w, "PostgreSQL %s (version %s), shared_buffers %d MB; median of %d passes\n\n", r.Server, r.Major, r.SharedBuffers>>20, r.Passes)
+	fmt.Fprintf(w, "%-16s %12s %12s  %s\n", "price", "default", "fitted", "determined by (share of its simulated time)")
+	for _, f := range r.Fitted {
+		var by []string
+		for i, e := range f.DeterminedBy {
+			by = append(by, fmt.Sprintf("%s %.0f%%", e, 100*f.ShareOfTimeInExp[i]))
+		}
+		if len(by) == 0 {
+			by = []string{"none: stays near its default"}
+		}
+		fmt.Fprintf(w, "%-16s %12s %12s  %s\n", f.Key, nsText(f.Default), nsText(f.Value), strings.Join(by, ", "))
+	}
+	fmt.Fprintf(w, "\n%-14s %9s %12s %12s %8s\n", "experiment", "", "measured ms", "simulated ms", "error")
+	for _, x := range r.Residuals {
+		kind := "fitted"
+		if x.HeldOut {
+			kind = "held out"
+		}
+		fmt.Fprintf(w, "%-14s %9s %12.4f %12.4f %+7.1f%%\n", x.Experiment, kind, x.MeasuredMS, x.SimMS, 100*x.Error())
+	}
+	fmt.Fprintf(w, "\nWAL flush (synchronous_commit on - off): %.3f ms\ncold reads: %s\n", r.Storage.WALFlushMS, r.Storage.ColdRead)
+	for _, s := range r.Skipped {
+		fmt.Fprintf(w, "skipped: %s\n", s)
+	}
+}
+
+// nsText writes a price as the costs file does: 1.234us, 250ns.
+func nsText(ns float64) string {
+	n := int64(math.Round(ns))
+	if n >= 1000 {
+		return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", float64(n)/1000), "0"), ".") + "us"
+	}
+	return fmt.Sprintf("%dns", n)
+}
+
+// measureCold measures reads from the device where it can: the server on
+// this machine (a unix socket or a loopback address) and vm.drop_caches
+// writable (pgcompare.CanDropCaches tries it). One ring scan of cal_ring
+// gives a sequential page read; 200 lookups of random keys in it, each
+// reading its heap page (and index pages) cold, give a random read.
+func measureCold(ctx context.Context, s *Server, pg *Pgbench, plan *Plan, dir string, st Storage, warmLookup float64) Storage {
+	ring := plan.Table("cal_ring")
+	switch {
+	case !s.Local():
+		st.ColdRead = "not measured: the server is not on this machine, so its OS cache cannot be dropped from here"
+		return st
+	case ring == nil:
+		st.ColdRead = "not measured: there is no table larger than the BULKREAD ring threshold (shared_buffers over 8 GB)"
+		return st
+	case !pgcompare.CanDropCaches():
+		st.ColdRead = "not measured: this process may not write vm.drop_caches (run as root, outside a read-only container), so no read can be made cold"
+		return st
+	}
+	scan := Experiment{Name: "cold-scan", Script: "SELECT count(*) FROM cal_ring;\n", Transactions: 1}
+	lookups := Experiment{Name: "cold-lookup", Script: fmt.Sprintf("\\set k random(1, %d)\nSELECT v FROM cal_ring WHERE id = :k;\n", ring.Rows), Transactions: 200}
+	if err := pgcompare.DropCaches(); err != nil {
+		st.ColdRead = "not measured: " + err.Error()
+		return st
+	}
+	ms, err := pg.Measure(ctx, s, scan, dir)
+	if err != nil {
+		st.ColdRead = "not measured: " + err.Error()
+		return st
+	}
+	st.ColdSeqReadUS = 1000 * ms / float64(ring.Pages)
+	if err := pgcompare.DropCaches(); err != nil {
+		st.ColdRead = "not measured: " + err.Error()
+		return st
+	}
+	ms, err = pg.Measure(ctx, s, lookups, dir)
+	if err != nil {
+		st.ColdRead = "not measured: " + err.Error()
+		return st
+	}
+	st.ColdRandomReadMS = math.Max(0, ms-warmLookup)
+	st.ColdRead = "measured with the OS cache dropped (vm.drop_caches)"
+	return st
+}

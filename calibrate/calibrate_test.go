@@ -1,0 +1,224 @@
+package calibrate
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/pgbufsim/pgbufsim/configs"
+	"github.com/pgbufsim/pgbufsim/internal/pgcompare"
+	"github.com/pgbufsim/pgbufsim/model"
+)
+
+// testPlan is the plan for 128 MB of shared buffers with the tables'
+// sizes as PostgreSQL builds them (226 and 11 rows a page).
+func testPlan() *Plan {
+	p := NewPlan(128<<20, 1)
+	for _, t := range p.Tables {
+		per := int64(narrowPerPage)
+		if t.Wide {
+			per = widePerPage
+		}
+		t.Pages = (t.Rows + per - 1) / per
+	}
+	return p
+}
+
+// The fit recovers a known server: "measured" latencies simulated with
+// other prices (the statement 2.5x dearer, scans' pages cheaper, resident
+// tuples dearer, the OS cache slower) are fitted from the defaults to
+// within 5 %, held-out experiments included (the prior towards the
+// defaults costs a few percent where the truth is 4x away from them).
+func TestFitRecoversKnownPrices(t *testing.T) {
+	p := testPlan()
+	truth := model.DefaultCosts()
+	SetPrice(&truth, "statement", 62000)
+	SetPrice(&truth, "statement_table", 35000)
+	SetPrice(&truth, "scan_page", 400)
+	SetPrice(&truth, "resident_tuple", 30)
+	SetPrice(&truth, "os_read", 3500)
+	sm := &Simulator{Major: "15", SharedBuffers: 128 << 20, Plan: p, Base: model.DefaultCosts()}
+	measured := map[string]float64{}
+	for _, e := range p.Experiments {
+		l, err := sm.Latency(e, truth)
+		if err != nil {
+			t.Fatal(err)
+		}
+		measured[e.Name] = l
+	}
+	costs, fitted, err := sm.Fit(measured)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sm.Validate(costs, measured)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if math.Abs(r.Error()) > 0.05 {
+			t.Errorf("%s (held out %v): simulated %.4f ms with the fitted prices, %.4f ms with the true ones", r.Experiment, r.HeldOut, r.SimMS, r.MeasuredMS)
+		}
+	}
+	for _, f := range fitted {
+		if f.Key == "statement" && (len(f.DeterminedBy) == 0 || f.DeterminedBy[0] != "select-one") {
+			t.Errorf("statement determined by %v", f.DeterminedBy)
+		}
+		if f.Key == "statement" && math.Abs(f.Value/62000-1) > 0.05 {
+			t.Errorf("statement fitted %v ns, true 62000", f.Value)
+		}
+	}
+}
+
+// The costs file loads back as the prices that were fitted, with the
+// calibration record read past.
+func TestCostsFileLoadsBack(t *testing.T) {
+	p := testPlan()
+	costs := model.DefaultCosts()
+	SetPrice(&costs, "statement", 46821)
+	SetPrice(&costs, "resident_tuple", 33)
+	r := &Result{Server: "15.18", Major: "15", Settings: map[string]string{"shared_buffers": "131072kB"}, Costs: costs, Passes: 3,
+		SharedBuffers: 128 << 20, Tables: p.Tables,
+		Residuals: []Residual{{Experiment: "select-one", MeasuredMS: 0.073, SimMS: 0.0738}, {Experiment: "tpcb-like", HeldOut: true, MeasuredMS: 0.8, SimMS: 0.79}},
+		Storage:   Storage{WALFlushMS: 0.1, ColdRead: "not measured: test"}, Skipped: []string{"scan-ring: test"}}
+	for _, key := range Prices {
+		r.Fitted = append(r.Fitted, Fitted{Key: key, Default: Price(model.DefaultCosts(), key), Value: Price(costs, key)})
+	}
+	data, err := r.CostsYAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := configs.ParseCostsFile("costs.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != costs {
+		t.Errorf("loaded %+v, want %+v", got, costs)
+	}
+	if !strings.HasPrefix(string(data), marker) || !strings.Contains(string(data), "statement: 46.821us") || !strings.Contains(string(data), `error: "-1.2%"`) {
+		t.Errorf("costs file:\n%s", data)
+	}
+}
+
+// -out never replaces a file calibrate did not write; bad flags and an
+// unreachable server are refused with exit 1.
+func TestMainRefuses(t *testing.T) {
+	dir := t.TempDir()
+	mine := filepath.Join(dir, "mine.yaml")
+	os.WriteFile(mine, []byte("costs:\n  statement: 1us\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{}, "-dsn is required"},
+		{[]string{"-dsn", "host=127.0.0.1 port=1", "-out", mine}, "simulate calibrate did not write it"},
+		{[]string{"-dsn", "host=127.0.0.1 port=1", "-out", dir}, "is a directory"},
+		{[]string{"-dsn", "host=127.0.0.1 port=1", "-passes", "0"}, "-passes 0"},
+		{[]string{"-dsn", "host=127.0.0.1 port=1 connect_timeout=2", "-out", filepath.Join(dir, "c.yaml")}, "cannot connect"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := Main(c.args, &stdout, &stderr)
+		if code != 1 || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%v: exit %d, %q (want 1 and %q)", c.args, code, stderr.String(), c.want)
+		}
+	}
+	if data, _ := os.ReadFile(mine); string(data) != "costs:\n  statement: 1us\n" {
+		t.Error("a foreign file was changed")
+	}
+	if nsText(46821.4) != "46.821us" || nsText(250) != "250ns" || nsText(2000) != "2us" {
+		t.Errorf("nsText: %s %s %s", nsText(46821.4), nsText(250), nsText(2000))
+	}
+}
+
+// Against a private PostgreSQL (with PGBUFSIM_DIFFERENTIAL=1, as CI runs
+// it): simulate calibrate measures, fits and writes a costs file that
+// loads; the held-out pgbench runs (select-only and tpcb-like at one
+// client, never fitted) come within 15 % of the server; the scratch
+// database is gone afterwards; -database without -i-know is refused.
+func TestCalibrateAgainstPostgreSQL(t *testing.T) {
+	if os.Getenv("PGBUFSIM_DIFFERENTIAL") == "" {
+		t.Skip("set PGBUFSIM_DIFFERENTIAL=1 to calibrate against a private PostgreSQL (about a minute)")
+	}
+	ctx := context.Background()
+	c, err := pgcompare.Start(ctx, pgcompare.Settings{"shared_buffers": "128MB", "autovacuum": "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var stdout, stderr bytes.Buffer
+	if code := Main([]string{"-dsn", c.ConnString(), "-database", "bench"}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "-i-know") {
+		t.Errorf("-database without -i-know: exit %d, %s", code, stderr.String())
+	}
+	out := filepath.Join(t.TempDir(), "costs.yaml")
+	stdout.Reset()
+	stderr.Reset()
+	if code := Main([]string{"-dsn", c.ConnString(), "-out", out, "-q"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	t.Logf("\n%s", stdout.String())
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := configs.ParseCostsFile(out, data); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"select-only", "tpcb-like"} {
+		line := ""
+		for _, l := range strings.Split(string(data), "\n") {
+			if strings.Contains(l, "{name: "+name+",") {
+				line = l
+			}
+		}
+		if !strings.Contains(line, "held_out: true") {
+			t.Errorf("%s: no held-out line in the costs file", name)
+			continue
+		}
+		var meas, sim float64
+		if _, err := sscanExperiment(line, &meas, &sim); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if e := sim/meas - 1; math.Abs(e) > 0.15 {
+			t.Errorf("%s (held out): simulated %.4f ms, PostgreSQL %.4f ms: %+.1f%% (limit 15%%)", name, sim, meas, 100*e)
+		}
+	}
+	conn, err := c.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var left int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_database WHERE datname LIKE 'pgbufsim_calibrate_%'").Scan(&left); err != nil || left != 0 {
+		t.Errorf("scratch databases left behind: %d (%v)", left, err)
+	}
+}
+
+// sscanExperiment reads measured_ms and simulated_ms from an experiments
+// line of the costs file.
+func sscanExperiment(line string, meas, sim *float64) (int, error) {
+	var n int
+	for _, f := range []struct {
+		key string
+		v   *float64
+	}{{"measured_ms: ", meas}, {"simulated_ms: ", sim}} {
+		i := strings.Index(line, f.key)
+		if i < 0 {
+			return n, os.ErrNotExist
+		}
+		rest := line[i+len(f.key):]
+		end := strings.IndexAny(rest, ",}")
+		v, err := parseFloat(strings.TrimSpace(rest[:end]))
+		if err != nil {
+			return n, err
+		}
+		*f.v = v
+		n++
+	}
+	return n, nil
+}
+
+func parseFloat(s string) (float64, error) { return strconv.ParseFloat(s, 64) }

@@ -1,0 +1,137 @@
+package calibrate
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/pgbufsim/pgbufsim/internal/outdir"
+)
+
+const usage = `usage: simulate calibrate -dsn CONNSTRING [-out costs.yaml] [-budget 5min] [-passes 3] [-scale 1]
+                          [-database NAME -i-know] [-pgbench PATH]
+
+Measures a live PostgreSQL server with micro-benchmarks run by pgbench (one
+client: SELECT 1, scans of all-visible and hinted tables narrow and wide,
+through the BULKREAD ring from the OS cache, index lookups, updates and
+inserts) in a scratch database it creates and drops, fits the model's CPU
+prices to them by least squares, and writes a costs file that scenarios
+use with -costs FILE or costs_file: (docs/calibration.md). pgbench's
+select-only and tpcb-like are measured too but never fitted: they check the
+fitted prices. It also records the WAL flush time and, where it may drop
+the OS cache, cold reads.
+
+exit codes: 0 ok, 1 cannot run (no connection, a replica, missing rights or
+pgbench, bad flags; nothing left behind), 2 failure while measuring
+
+flags:
+`
+
+// Main is simulate calibrate.
+func Main(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("simulate calibrate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	var (
+		dsn      = fs.String("dsn", "", "the server to measure: a libpq connection string or URL (postgres://user@host:5432/postgres)")
+		out      = fs.String("out", "costs.yaml", "the costs file to write (an existing file is replaced only if simulate calibrate wrote it)")
+		budget   = fs.Duration("budget", 10*time.Minute, "stop measuring after this long (the experiments left are skipped, and said so)")
+		passes   = fs.Int("passes", 3, "measure each experiment this many times and fit the median (1-20)")
+		scale    = fs.Int("scale", 1, "pgbench scale of the held-out select-only and tpcb-like runs (1-100)")
+		database = fs.String("database", "", "use this existing database instead of a scratch one (needs -i-know: its cal_* and pgbench_* tables are replaced)")
+		iKnow    = fs.Bool("i-know", false, "allow -database")
+		pgbench  = fs.String("pgbench", "", "the pgbench binary (default: pg_config --bindir, then PATH)")
+		quiet    = fs.Bool("q", false, "no progress lines on stderr")
+	)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 1
+	}
+	fail := func(code int, format string, a ...any) int {
+		fmt.Fprintf(stderr, "simulate calibrate: "+format+"\n", a...)
+		return code
+	}
+	switch {
+	case fs.NArg() > 0:
+		return fail(1, "unexpected argument %q (see -h)", fs.Arg(0))
+	case *dsn == "":
+		return fail(1, "-dsn is required: the server to measure, e.g. -dsn postgres://postgres@localhost:5432/postgres")
+	case *passes < 1 || *passes > 20:
+		return fail(1, "-passes %d: between 1 and 20", *passes)
+	case *scale < 1 || *scale > 100:
+		return fail(1, "-scale %d: between 1 and 100", *scale)
+	}
+	if err := checkOut(*out); err != nil {
+		return fail(1, "%v", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	opts := Options{DSN: *dsn, Database: *database, IKnow: *iKnow, Pgbench: *pgbench, Passes: *passes, Scale: *scale, Budget: *budget}
+	if !*quiet {
+		opts.Progress = stderr
+	}
+	res, err := Run(ctx, opts)
+	if err != nil {
+		var r *Refusal
+		if errors.As(err, &r) {
+			return fail(1, "%v", err)
+		}
+		if ctx.Err() != nil {
+			return fail(2, "interrupted; the scratch database was dropped")
+		}
+		return fail(2, "%v", err)
+	}
+	data, err := res.CostsYAML()
+	if err != nil {
+		return fail(2, "%v", err)
+	}
+	if err := outdir.WriteFileAtomic(*out, data); err != nil {
+		return fail(2, "%v", err)
+	}
+	res.Report(stdout)
+	fmt.Fprintf(stdout, "\nwrote %s: simulate -config x.yaml -costs %s (with server.version: %q)\n", *out, *out, res.Major)
+	return 0
+}
+
+// marker begins every costs file calibrate writes; only such a file is
+// replaced.
+const marker = "# Written by simulate calibrate"
+
+// checkOut refuses to replace a file calibrate did not write, or a
+// directory.
+func checkOut(path string) error {
+	st, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(filepath.Dir(path)); err != nil {
+			return fmt.Errorf("-out %s: its directory does not exist", path)
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("-out %s: %v", path, err)
+	}
+	if st.IsDir() {
+		return fmt.Errorf("-out %s: is a directory (name the costs file, e.g. -out costs.yaml)", path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("-out %s: %v", path, err)
+	}
+	if !strings.HasPrefix(string(data), marker) {
+		return fmt.Errorf("-out %s: exists and simulate calibrate did not write it; it would be replaced (choose another -out, or move it away)", path)
+	}
+	return nil
+}

@@ -1,0 +1,265 @@
+package calibrate
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Table is one relation the experiments use, created the same way in the
+// scratch database and declared the same way in the simulation.
+type Table struct {
+	Name string
+	// Wide tables carry a 700-byte pad (about 11 rows a page), narrow ones
+	// two integers (226 rows a page): scans of the two split a page's
+	// price from a tuple's.
+	Wide bool
+	// Rows at the start; State is what the loaded rows look like: vacuumed
+	// (hinted and all-visible), hinted (hint bits set, not all-visible) or
+	// empty.
+	Rows  int64
+	State string
+	// Pages is the heap's size as PostgreSQL built it (pg_relation_size),
+	// which the simulation declares as it is.
+	Pages int64
+}
+
+// Experiment is one micro-benchmark: a pgbench script run by one client,
+// first Warmup transactions (not measured), then Transactions measured.
+type Experiment struct {
+	Name string
+	// Isolates names the prices it is there to determine (docs/calibration.md).
+	Isolates string
+	Script   string
+	Tables   []string
+	Warmup   int
+	// Transactions is how many transactions are measured.
+	Transactions int
+	// SyncCommit false runs the session with synchronous_commit = off, so
+	// that the WAL flush (a storage time, not a CPU price) stays out.
+	SyncCommit bool
+	// Builtin runs one of pgbench's scripts on pgbench's tables
+	// (tables.pgbench.scale = Scale) instead of Script.
+	Builtin string
+	Scale   int
+	// HeldOut experiments are never fitted: they check the fitted prices.
+	HeldOut bool
+}
+
+// Plan is what calibration runs on a server of a given size.
+type Plan struct {
+	Tables      []*Table
+	Experiments []Experiment
+	// Skipped says which experiments the server's size ruled out, and why.
+	Skipped []string
+}
+
+const (
+	narrowPerPage = 226 // (int, int): 24-byte header + 8 bytes, MAXALIGNed, + line pointer
+	widePerPage   = 11  // (int, char(700))
+	// maxRingPages bounds the table that has to outgrow the BULKREAD ring's
+	// threshold (shared_buffers / 4): 2 GB.
+	maxRingPages = 262144
+)
+
+// NewPlan sizes the experiments for shared_buffers (bytes): the warm
+// tables stay under a quarter of shared_buffers (larger ones are scanned
+// through the BULKREAD ring, GetAccessStrategy in freelist.c, chosen by
+// initscan in heapam.c), the ring table over it.
+func NewPlan(sharedBuffers int64, scale int) *Plan {
+	nbuf := sharedBuffers / 8192
+	warm := min(450, max(16, nbuf/10)) // pages of a warm narrow table
+	wideWarm := min(1000, max(16, nbuf/10))
+	p := &Plan{}
+	narrow := &Table{Name: "cal_narrow", Rows: warm * narrowPerPage, State: "vacuumed"}
+	wide := &Table{Name: "cal_wide", Wide: true, Rows: wideWarm * widePerPage, State: "vacuumed"}
+	hinted := &Table{Name: "cal_hinted", Rows: warm * narrowPerPage, State: "hinted"}
+	upd := &Table{Name: "cal_update", Rows: warm * narrowPerPage, State: "vacuumed"}
+	ins := &Table{Name: "cal_insert", State: "empty"}
+	p.Tables = []*Table{narrow, wide, hinted, upd, ins}
+	scans := int(max(20, min(400, 200000/warm)))
+	p.Experiments = []Experiment{
+		{Name: "select-one", Isolates: "statement", Script: "SELECT 1;\n", Warmup: 200, Transactions: 5000},
+		{Name: "scan-narrow", Isolates: "scan_page, buffer_hit, tuple_deform (all-visible: no visibility checks)",
+			Script: "SELECT count(*) FROM cal_narrow;\n", Tables: []string{"cal_narrow"}, Warmup: 5, Transactions: scans},
+		{Name: "scan-wide", Isolates: "scan_page, buffer_hit against tuple_deform (11 rows a page)",
+			Script: "SELECT count(*) FROM cal_wide;\n", Tables: []string{"cal_wide"}, Warmup: 5, Transactions: scans},
+		{Name: "scan-hinted", Isolates: "hinted_check (hint bits set, the page not all-visible)",
+			Script: "SELECT count(*) FROM cal_hinted;\n", Tables: []string{"cal_hinted"}, Warmup: 5, Transactions: scans},
+		{Name: "lookup", Isolates: "index_level, tuple_fetch, buffer_hit",
+			Script: fmt.Sprintf("\\set k random(1, %d)\nSELECT v FROM cal_narrow WHERE id = :k;\n", narrow.Rows),
+			Tables: []string{"cal_narrow"}, Warmup: 500, Transactions: 5000},
+		{Name: "update", Isolates: "tuple_update, wal_record, commit",
+			Script: fmt.Sprintf("\\set k random(1, %d)\nUPDATE cal_update SET v = v + 1 WHERE id = :k;\n", upd.Rows),
+			Tables: []string{"cal_update"}, Warmup: 200, Transactions: 3000},
+		{Name: "insert", Isolates: "tuple_update (heap_insert), index_insert, wal_record, commit",
+			Script: "INSERT INTO cal_insert (v) VALUES (1);\n", Tables: []string{"cal_insert"}, Warmup: 200, Transactions: 3000},
+		{Name: "select-only", Builtin: "select-only", Scale: scale, HeldOut: true, Warmup: 2000, Transactions: 10000},
+		{Name: "tpcb-like", Builtin: "tpcb-like", Scale: scale, HeldOut: true, Warmup: 500, Transactions: 3000},
+	}
+	ringPages := nbuf/4 + nbuf/2 + 64
+	if ringPages <= maxRingPages {
+		ring := &Table{Name: "cal_ring", Rows: ringPages * narrowPerPage, State: "vacuumed"}
+		p.Tables = append(p.Tables, ring)
+		p.Experiments = append(p.Experiments, Experiment{Name: "scan-ring", Isolates: "os_read (pages read from the OS cache through the BULKREAD ring)",
+			Script: "SELECT count(*) FROM cal_ring;\n", Tables: []string{"cal_ring"}, Warmup: 3, Transactions: int(max(5, min(50, 2000000/ringPages)))})
+	} else {
+		p.Skipped = append(p.Skipped, fmt.Sprintf("scan-ring: a table larger than shared_buffers / 4 would take %d MB (more than 2 GB); os_read keeps its default", ringPages/128))
+	}
+	return p
+}
+
+// Table returns the plan's table of that name.
+func (p *Plan) Table(name string) *Table {
+	for _, t := range p.Tables {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// Setup creates and loads every table in the scratch database as its State
+// says, and pgbench's tables at scale when a builtin experiment needs them.
+func (p *Plan) Setup(ctx context.Context, s *Server, pg *Pgbench) error {
+	for _, t := range p.Tables {
+		cols := "id int PRIMARY KEY, v int"
+		fill := "SELECT g, g FROM generate_series(1, %d) g"
+		if t.Wide {
+			cols = "id int PRIMARY KEY, pad char(700) NOT NULL DEFAULT 'x'"
+			fill = "SELECT g, 'x' FROM generate_series(1, %d) g"
+		}
+		if t.State == "empty" {
+			cols = "id bigserial PRIMARY KEY, v int"
+		}
+		stmts := []string{
+			"DROP TABLE IF EXISTS " + t.Name,
+			"CREATE TABLE " + t.Name + " (" + cols + ") WITH (autovacuum_enabled = off)",
+		}
+		if t.Rows > 0 {
+			stmts = append(stmts, "INSERT INTO "+t.Name+" "+fmt.Sprintf(fill, t.Rows))
+		}
+		switch t.State {
+		case "vacuumed":
+			stmts = append(stmts, "VACUUM (ANALYZE) "+t.Name)
+		case "hinted":
+			// A first scan sets every tuple's hint bits; ANALYZE gives the
+			// planner its statistics without setting the visibility map.
+			stmts = append(stmts, "SELECT count(*) FROM "+t.Name, "ANALYZE "+t.Name)
+		}
+		if err := s.Exec(ctx, stmts...); err != nil {
+			return err
+		}
+		pages, err := s.Int64(ctx, "SELECT pg_relation_size('"+t.Name+"') / 8192")
+		if err != nil {
+			return err
+		}
+		t.Pages = pages
+	}
+	scale := 0
+	for _, e := range p.Experiments {
+		scale = max(scale, e.Scale)
+	}
+	if scale > 0 {
+		if _, err := pg.Run(ctx, s, "-i", "-q", "-s", strconv.Itoa(scale)); err != nil {
+			return err
+		}
+	}
+	return s.Exec(ctx, "CHECKPOINT")
+}
+
+// Pgbench runs the server's pgbench client.
+type Pgbench struct{ Path string }
+
+// FindPgbench locates pgbench: path if given, else next to pg_config's
+// bindir, else on PATH.
+func FindPgbench(path string) (*Pgbench, error) {
+	if path != "" {
+		if _, err := os.Stat(path); err != nil {
+			return nil, &Refusal{Msg: "-pgbench " + path + ": " + err.Error()}
+		}
+		return &Pgbench{Path: path}, nil
+	}
+	if out, err := exec.Command("pg_config", "--bindir").Output(); err == nil {
+		p := filepath.Join(strings.TrimSpace(string(out)), "pgbench")
+		if _, err := os.Stat(p); err == nil {
+			return &Pgbench{Path: p}, nil
+		}
+	}
+	if p, err := exec.LookPath("pgbench"); err == nil {
+		return &Pgbench{Path: p}, nil
+	}
+	return nil, &Refusal{Msg: "no pgbench found (pg_config --bindir, PATH)", Hint: "install PostgreSQL's client programs or give -pgbench PATH"}
+}
+
+// Run runs pgbench with args against the scratch database and returns its
+// output (stdout and stderr).
+func (pg *Pgbench) Run(ctx context.Context, s *Server, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, pg.Path, append(args, s.ConnInfo())...)
+	cmd.Env = append(os.Environ(), s.Env()...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return out.String(), fmt.Errorf("pgbench %s: %v\n%s", strings.Join(args, " "), err, lastLines(out.String(), 5))
+	}
+	return out.String(), nil
+}
+
+var latencyRE = regexp.MustCompile(`latency average = ([0-9.]+) ms`)
+
+// Measure runs an experiment on the server: its warm-up, then the
+// measured transactions, and returns pgbench's latency average (ms).
+func (pg *Pgbench) Measure(ctx context.Context, s *Server, e Experiment, dir string) (float64, error) {
+	args := []string{"-n", "-c", "1"}
+	if e.Builtin != "" {
+		args = append(args, "-b", e.Builtin)
+	} else {
+		f := filepath.Join(dir, e.Name+".sql")
+		if err := os.WriteFile(f, []byte(e.Script), 0o644); err != nil {
+			return 0, err
+		}
+		args = append(args, "-f", f)
+	}
+	env := ""
+	if !e.SyncCommit {
+		env = "-c synchronous_commit=off"
+	}
+	run := func(n int) (string, error) {
+		cmd := exec.CommandContext(ctx, pg.Path, append(append(append([]string(nil), args...), "-t", strconv.Itoa(n)), s.ConnInfo())...)
+		cmd.Env = append(append(os.Environ(), s.Env()...), "PGOPTIONS="+env)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			return out.String(), fmt.Errorf("experiment %s: pgbench: %v\n%s", e.Name, err, lastLines(out.String(), 5))
+		}
+		return out.String(), nil
+	}
+	if e.Warmup > 0 {
+		if _, err := run(e.Warmup); err != nil {
+			return 0, err
+		}
+	}
+	out, err := run(e.Transactions)
+	if err != nil {
+		return 0, err
+	}
+	m := latencyRE.FindStringSubmatch(out)
+	if m == nil {
+		return 0, fmt.Errorf("experiment %s: no latency average in pgbench's output:\n%s", e.Name, lastLines(out, 8))
+	}
+	return strconv.ParseFloat(m[1], 64)
+}
+
+func lastLines(s string, n int) string {
+	ls := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(ls) > n {
+		ls = ls[len(ls)-n:]
+	}
+	return strings.Join(ls, "\n")
+}

@@ -1,0 +1,77 @@
+package calibrate
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/pgbufsim/pgbufsim/configs"
+)
+
+// CostsYAML is the costs file: a calibration: record (the server, its
+// settings, when, the experiments with their measured and simulated
+// latencies, the storage) and the costs: block with every fitted price, each
+// with its default and what determined it. configs.ParseCostsFile reads it
+// back (a scenario's costs_file: or simulate -costs).
+func (r *Result) CostsYAML() ([]byte, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Written by simulate calibrate (docs/calibration.md). Use it with\n")
+	fmt.Fprintf(&b, "#   simulate -config x.yaml -costs THIS_FILE   or   costs_file: THIS_FILE   in a scenario.\n")
+	fmt.Fprintf(&b, "# The scenario's own costs: keys win over these.\n")
+	b.WriteString("calibration:\n")
+	fmt.Fprintf(&b, "  server: %q\n", "PostgreSQL "+r.Server)
+	fmt.Fprintf(&b, "  version: %q          # use server.version: %q in scenarios priced by this file\n", r.Major, r.Major)
+	fmt.Fprintf(&b, "  at: %s\n", r.At.Format("2006-01-02T15:04:05Z"))
+	fmt.Fprintf(&b, "  passes: %d                # each experiment measured this many times; the median is fitted\n", r.Passes)
+	b.WriteString("  settings:\n")
+	keys := make([]string, 0, len(r.Settings))
+	for k := range r.Settings {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "    %s: %q\n", k, r.Settings[k])
+	}
+	b.WriteString("  experiments:              # latency average per transaction, one client\n")
+	for _, x := range r.Residuals {
+		kind := "fitted"
+		if x.HeldOut {
+			kind = "held out"
+		}
+		fmt.Fprintf(&b, "    - {name: %s, %s: true, measured_ms: %.4f, simulated_ms: %.4f, error: %q}\n",
+			x.Experiment, strings.ReplaceAll(kind, " ", "_"), x.MeasuredMS, x.SimMS, fmt.Sprintf("%+.1f%%", 100*x.Error()))
+	}
+	b.WriteString("  storage:\n")
+	fmt.Fprintf(&b, "    wal_flush_ms: %.3f       # a commit's WAL flush (synchronous_commit on minus off)\n", r.Storage.WALFlushMS)
+	if r.Storage.ColdSeqReadUS > 0 {
+		fmt.Fprintf(&b, "    cold_sequential_read_us: %.1f   # a page of a sequential scan from the device\n", r.Storage.ColdSeqReadUS)
+		fmt.Fprintf(&b, "    cold_random_read_ms: %.3f       # a random lookup's extra latency from the device\n", r.Storage.ColdRandomReadMS)
+	}
+	fmt.Fprintf(&b, "    cold_reads: %q\n", r.Storage.ColdRead)
+	if len(r.Skipped) > 0 {
+		b.WriteString("  skipped:\n")
+		for _, s := range r.Skipped {
+			fmt.Fprintf(&b, "    - %q\n", s)
+		}
+	}
+	b.WriteString("costs:\n")
+	for _, f := range r.Fitted {
+		by := "no experiment: kept near its default"
+		if len(f.DeterminedBy) > 0 {
+			by = "from " + strings.Join(f.DeterminedBy, ", ")
+		}
+		fmt.Fprintf(&b, "  %s: %s   # default %s; %s\n", f.Key, nsText(f.Value), nsText(f.Default), by)
+	}
+	out := []byte(b.String())
+	// What is written must load back as it is meant.
+	costs, err := configs.ParseCostsFile("costs.yaml", out)
+	if err != nil {
+		return nil, fmt.Errorf("calibrate: the costs file does not load back: %v", err)
+	}
+	for _, f := range r.Fitted {
+		if got, want := Price(costs, f.Key), Price(r.Costs, f.Key); got != want {
+			return nil, fmt.Errorf("calibrate: %s loads back as %v ns, not %v", f.Key, got, want)
+		}
+	}
+	return out, nil
+}

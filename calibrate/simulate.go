@@ -1,0 +1,113 @@
+package calibrate
+
+import (
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/pgbufsim/pgbufsim/configs"
+	"github.com/pgbufsim/pgbufsim/model"
+)
+
+// Prices are the costs keys calibration fits, by their YAML names. The
+// other prices (the client's CPU and round trip, the clog and hint-bit
+// cache prices, locks) keep their values: the experiments do not separate
+// them (docs/calibration.md).
+var Prices = []string{"statement", "statement_table", "buffer_hit", "scan_page", "tuple_deform", "resident_tuple", "hinted_check",
+	"index_level", "tuple_fetch", "tuple_update", "index_insert", "wal_record", "commit", "os_read"}
+
+// costField returns the model.Costs field of a YAML key.
+func costField(c *model.Costs, key string) reflect.Value {
+	v := reflect.ValueOf(c).Elem()
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); name == key {
+			return v.Field(i)
+		}
+	}
+	panic("calibrate: no costs key " + key)
+}
+
+// Price returns a price in ns.
+func Price(c model.Costs, key string) float64 { return float64(costField(&c, key).Int()) }
+
+// SetPrice sets a price in ns (rounded to whole ns, at least 1).
+func SetPrice(c *model.Costs, key string, ns float64) {
+	costField(c, key).SetInt(max(1, int64(ns+0.5)))
+}
+
+// Simulator runs the experiments in the model, on a server like the one
+// measured: its version and shared_buffers, its tables at their measured
+// sizes.
+type Simulator struct {
+	Major         string
+	SharedBuffers int64
+	Plan          *Plan
+	// Base is the scenario every experiment starts from (its costs are
+	// replaced per run).
+	Base model.Costs
+}
+
+// scenario builds the simulated experiment.
+func (sm *Simulator) scenario(e Experiment, costs model.Costs) (model.Scenario, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "name: calibrate-%s\nseed: 1\n", e.Name)
+	fmt.Fprintf(&b, "server:\n  version: %q\n  shared_buffers: %dkB\n  synchronous_commit: %v\n  autovacuum: false\n", sm.Major, sm.SharedBuffers/1024, e.SyncCommit)
+	b.WriteString("os:\n  page_cache: 16GB\n")
+	if e.Scale == 0 && len(e.Tables) == 0 {
+		b.WriteString("tables: {pgbench: {scale: 0}}\n")
+	} else {
+		b.WriteString("tables:\n")
+	}
+	if e.Scale > 0 {
+		fmt.Fprintf(&b, "  pgbench: {scale: %d}\n", e.Scale)
+	}
+	if len(e.Tables) > 0 {
+		b.WriteString("  relations:\n")
+		for _, name := range e.Tables {
+			t := sm.Plan.Table(name)
+			if t == nil {
+				return model.Scenario{}, fmt.Errorf("experiment %s: no table %s", e.Name, name)
+			}
+			switch {
+			case t.Rows == 0:
+				fmt.Fprintf(&b, "    - {name: %s, rows: 0, row_width: 12, index: true}\n", t.Name)
+			default:
+				perPage := (t.Rows + max(t.Pages, 1) - 1) / max(t.Pages, 1)
+				fmt.Fprintf(&b, "    - {name: %s, rows: %d, rows_per_page: %d, state: %s, index: true}\n", t.Name, t.Rows, perPage, t.State)
+			}
+		}
+	}
+	script := func() string {
+		if e.Builtin != "" {
+			return "{builtin: " + e.Builtin + "}"
+		}
+		return "{text: " + strconv.Quote(e.Script) + "}"
+	}()
+	b.WriteString("workload:\n  phases:\n")
+	if e.Warmup > 0 {
+		fmt.Fprintf(&b, "    - {name: warmup, warmup: true, clients: 1, transactions: %d, script: %s}\n", e.Warmup, script)
+	}
+	fmt.Fprintf(&b, "    - {name: run, clients: 1, transactions: %d, script: %s}\n", e.Transactions, script)
+	sc, err := configs.Parse("calibrate-"+e.Name+".yaml", []byte(b.String()))
+	if err != nil {
+		return model.Scenario{}, fmt.Errorf("experiment %s: the simulated scenario: %w", e.Name, err)
+	}
+	sc.Costs = costs
+	return sc, nil
+}
+
+// Latency simulates an experiment with the given prices and returns its
+// mean transaction latency (ms), as pgbench's latency average.
+func (sm *Simulator) Latency(e Experiment, costs model.Costs) (float64, error) {
+	sc, err := sm.scenario(e, costs)
+	if err != nil {
+		return 0, err
+	}
+	res, err := model.Run(sc)
+	if err != nil {
+		return 0, fmt.Errorf("experiment %s: simulating: %w", e.Name, err)
+	}
+	return res.Totals.LatencyMS.Mean, nil
+}
