@@ -16,7 +16,7 @@ import (
 	"github.com/pgbufsim/pgbufsim/internal/outdir"
 )
 
-const usage = `usage: simulate calibrate -dsn CONNSTRING [-out costs.yaml] [-budget 5min] [-passes 3] [-scale 1]
+const usage = `usage: simulate calibrate -dsn CONNSTRING [-out costs.yaml] [-budget 10m] [-passes 9] [-scale 1]
                           [-database NAME -i-know] [-pgbench PATH]
 
 Measures a live PostgreSQL server with micro-benchmarks run by pgbench (one
@@ -47,7 +47,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		dsn      = fs.String("dsn", "", "the server to measure: a libpq connection string or URL (postgres://user@host:5432/postgres)")
 		out      = fs.String("out", "costs.yaml", "the costs file to write (an existing file is replaced only if simulate calibrate wrote it)")
 		budget   = fs.Duration("budget", 10*time.Minute, "stop measuring after this long (the experiments left are skipped, and said so)")
-		passes   = fs.Int("passes", 3, "measure each experiment this many times and fit the median (1-20)")
+		passes   = fs.Int("passes", 9, "measure each experiment this many times (after a warm-up pass) and fit the median (1-30)")
 		scale    = fs.Int("scale", 1, "pgbench scale of the held-out select-only and tpcb-like runs (1-100)")
 		database = fs.String("database", "", "use this existing database instead of a scratch one (needs -i-know: its cal_* and pgbench_* tables are replaced)")
 		iKnow    = fs.Bool("i-know", false, "allow -database")
@@ -69,8 +69,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return fail(1, "unexpected argument %q (see -h)", fs.Arg(0))
 	case *dsn == "":
 		return fail(1, "-dsn is required: the server to measure, e.g. -dsn postgres://postgres@localhost:5432/postgres")
-	case *passes < 1 || *passes > 20:
-		return fail(1, "-passes %d: between 1 and 20", *passes)
+	case *passes < 1 || *passes > 30:
+		return fail(1, "-passes %d: between 1 and 30", *passes)
 	case *scale < 1 || *scale > 100:
 		return fail(1, "-scale %d: between 1 and 100", *scale)
 	}

@@ -41,6 +41,9 @@ type Residual struct {
 	Experiment        string
 	HeldOut           bool
 	MeasuredMS, SimMS float64
+	// DefaultMS is the simulated latency at the default prices, for
+	// comparison: what calibration changed.
+	DefaultMS float64
 }
 
 // Error is the relative error of the simulation.
@@ -199,7 +202,11 @@ func (sm *Simulator) Validate(costs model.Costs, measured map[string]float64) ([
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Residual{Experiment: e.Name, HeldOut: e.HeldOut, MeasuredMS: m, SimMS: l})
+		d, err := sm.Latency(e, model.DefaultCosts())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Residual{Experiment: e.Name, HeldOut: e.HeldOut, MeasuredMS: m, SimMS: l, DefaultMS: d})
 	}
 	return out, nil
 }

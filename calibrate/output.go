@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pgbufsim/pgbufsim/configs"
+	"github.com/pgbufsim/pgbufsim/model"
 )
 
 // CostsYAML is the costs file: a calibration: record (the server, its
@@ -38,8 +39,8 @@ func (r *Result) CostsYAML() ([]byte, error) {
 		if x.HeldOut {
 			kind = "held out"
 		}
-		fmt.Fprintf(&b, "    - {name: %s, %s: true, measured_ms: %.4f, simulated_ms: %.4f, error: %q}\n",
-			x.Experiment, strings.ReplaceAll(kind, " ", "_"), x.MeasuredMS, x.SimMS, fmt.Sprintf("%+.1f%%", 100*x.Error()))
+		fmt.Fprintf(&b, "    - {name: %s, %s: true, measured_ms: %.4f, simulated_ms: %.4f, error: %q, at_defaults_ms: %.4f}\n",
+			x.Experiment, strings.ReplaceAll(kind, " ", "_"), x.MeasuredMS, x.SimMS, fmt.Sprintf("%+.1f%%", 100*x.Error()), x.DefaultMS)
 	}
 	b.WriteString("  storage:\n")
 	fmt.Fprintf(&b, "    wal_flush_ms: %.3f       # a commit's WAL flush (synchronous_commit on minus off)\n", r.Storage.WALFlushMS)
@@ -55,6 +56,7 @@ func (r *Result) CostsYAML() ([]byte, error) {
 		}
 	}
 	b.WriteString("costs:\n")
+	fmt.Fprintf(&b, "  os_read: %s   # default %s; %s\n", nsText(Price(r.Costs, "os_read")), nsText(Price(model.DefaultCosts(), "os_read")), r.OSRead)
 	for _, f := range r.Fitted {
 		by := "no experiment: kept near its default"
 		if len(f.DeterminedBy) > 0 {
@@ -68,7 +70,7 @@ func (r *Result) CostsYAML() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("calibrate: the costs file does not load back: %v", err)
 	}
-	for _, f := range r.Fitted {
+	for _, f := range append(r.Fitted, Fitted{Key: "os_read"}) {
 		if got, want := Price(costs, f.Key), Price(r.Costs, f.Key); got != want {
 			return nil, fmt.Errorf("calibrate: %s loads back as %v ns, not %v", f.Key, got, want)
 		}

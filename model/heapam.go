@@ -378,9 +378,6 @@ func (b *backend) execKeyedSeq(o *op) bool {
 			groups := t.heap.Groups(blk, &buf)
 			for _, g := range groups {
 				b.cpu += int64(g.N) * e.costs.TupleDeform
-				if !b.lastMiss {
-					b.cpu += int64(g.N) * e.costs.ResidentTuple
-				}
 			}
 			b.checkPage(t, blk, slot, gid, groups)
 			if !k.found && t.hasRow(o.key) && t.heap.BlockOf(o.key) == blk {

@@ -267,9 +267,6 @@ func (b *backend) execScan(o *op) bool {
 				tuples += int64(g.N)
 			}
 			b.cpu += tuples * e.costs.TupleDeform
-			if !b.lastMiss {
-				b.cpu += tuples * e.costs.ResidentTuple
-			}
 			if b.skipAV && t.heap.AllVisible(blk) && o.kind == opSeqscan {
 				e.vis.allVisibleSkips++
 			} else {

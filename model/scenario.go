@@ -326,14 +326,6 @@ type Costs struct {
 	// walk) and per tuple (executor work of count(*)).
 	ScanPage    int64 `yaml:"scan_page" unit:"duration" range:"0,1s"`
 	TupleDeform int64 `yaml:"tuple_deform" unit:"duration" range:"0,1s"`
-	// ResidentTuple is a sequential scan's further CPU per tuple of a page
-	// it found in shared buffers, over one it has just read in: a page
-	// copied from the OS cache a moment ago is in the CPU's caches, a
-	// resident one is fetched from memory line by line (measured on
-	// PostgreSQL 15: about 39 ns a tuple warm against 24 ns through the
-	// BULKREAD ring). 0 by default, as before this price existed; simulate
-	// calibrate measures it (docs/calibration.md, docs/model.md).
-	ResidentTuple int64 `yaml:"resident_tuple" unit:"duration" range:"0,1s"`
 	// Visibility (docs/model.md): the hinted fast path of
 	// HeapTupleSatisfiesMVCC; a snapshot xip entry searched; a proc-array
 	// entry visited (TransactionIdIsInProgress, GetSnapshotData); the
