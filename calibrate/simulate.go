@@ -15,7 +15,7 @@ import (
 // client's CPU and round trip, the clog and hint-bit cache prices, locks)
 // keep their values: the experiments do not separate them
 // (docs/calibration.md).
-var Prices = []string{"statement", "statement_table", "buffer_hit", "scan_page", "tuple_deform", "hinted_check",
+var Prices = []string{"statement", "statement_table", "statement_update", "buffer_hit", "scan_page", "tuple_deform", "hinted_check",
 	"index_level", "tuple_fetch", "tuple_update", "index_insert", "wal_record", "commit"}
 
 // costField returns the model.Costs field of a YAML key.

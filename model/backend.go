@@ -326,6 +326,9 @@ func (b *backend) advance() {
 				if o.t != nil {
 					b.cpu += e.costs.StatementTable
 				}
+				if o.kind == opUpdate || o.kind == opUpdateAll {
+					b.cpu += e.costs.StatementUpdate
+				}
 				if e.costs.ClientRoundTrip > 0 {
 					b.block(wRTT)
 					continue
