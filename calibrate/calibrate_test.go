@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pgbufsim/pgbufsim/configs"
 	"github.com/pgbufsim/pgbufsim/internal/pgcompare"
@@ -127,6 +128,12 @@ func TestMainRefuses(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(mine); string(data) != "costs:\n  statement: 1us\n" {
 		t.Error("a foreign file was changed")
+	}
+	if d, err := parseBudget("5min"); err != nil || d != 5*time.Minute {
+		t.Errorf("-budget 5min: %v %v", d, err)
+	}
+	if _, err := parseBudget("soon"); err == nil {
+		t.Error("-budget soon accepted")
 	}
 	if nsText(46821.4) != "46.821us" || nsText(250) != "250ns" || nsText(2000) != "2us" {
 		t.Errorf("nsText: %s %s %s", nsText(46821.4), nsText(250), nsText(2000))

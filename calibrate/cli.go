@@ -16,18 +16,18 @@ import (
 	"github.com/pgbufsim/pgbufsim/internal/outdir"
 )
 
-const usage = `usage: simulate calibrate -dsn CONNSTRING [-out costs.yaml] [-budget 10m] [-passes 9] [-scale 1]
+const usage = `usage: simulate calibrate -dsn CONNSTRING [-out costs.yaml] [-budget 10min] [-passes 9] [-scale 1]
                           [-database NAME -i-know] [-pgbench PATH]
 
 Measures a live PostgreSQL server with micro-benchmarks run by pgbench (one
 client: SELECT 1, scans of all-visible and hinted tables narrow and wide,
-through the BULKREAD ring from the OS cache, index lookups, updates and
-inserts) in a scratch database it creates and drops, fits the model's CPU
-prices to them by least squares, and writes a costs file that scenarios
-use with -costs FILE or costs_file: (docs/calibration.md). pgbench's
-select-only and tpcb-like are measured too but never fitted: they check the
-fitted prices. It also records the WAL flush time and, where it may drop
-the OS cache, cold reads.
+keyed lookups, updates and inserts) in a scratch database it creates and
+drops, simulates the same, fits the model's CPU prices by least squares,
+measures os_read directly (EXPLAIN's read time of a scan through the
+BULKREAD ring), and writes a costs file that scenarios use with -costs FILE
+or costs_file: (docs/calibration.md). pgbench's select-only and tpcb-like
+are measured too but never fitted: they check the fitted prices. It also
+records the WAL flush time and, where it may drop the OS cache, cold reads.
 
 exit codes: 0 ok, 1 cannot run (no connection, a replica, missing rights or
 pgbench, bad flags; nothing left behind), 2 failure while measuring
@@ -46,7 +46,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	var (
 		dsn      = fs.String("dsn", "", "the server to measure: a libpq connection string or URL (postgres://user@host:5432/postgres)")
 		out      = fs.String("out", "costs.yaml", "the costs file to write (an existing file is replaced only if simulate calibrate wrote it)")
-		budget   = fs.Duration("budget", 10*time.Minute, "stop measuring after this long (the experiments left are skipped, and said so)")
+		budget   = new(time.Duration)
 		passes   = fs.Int("passes", 9, "measure each experiment this many times (after a warm-up pass) and fit the median (1-30)")
 		scale    = fs.Int("scale", 1, "pgbench scale of the held-out select-only and tpcb-like runs (1-100)")
 		database = fs.String("database", "", "use this existing database instead of a scratch one (needs -i-know: its cal_* and pgbench_* tables are replaced)")
@@ -54,6 +54,14 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		pgbench  = fs.String("pgbench", "", "the pgbench binary (default: pg_config --bindir, then PATH)")
 		quiet    = fs.Bool("q", false, "no progress lines on stderr")
 	)
+	*budget = 10 * time.Minute
+	fs.Func("budget", "stop measuring after this long, e.g. 5min, 300s, 2m30s (default 10min; the experiments left are skipped, and said so)", func(v string) error {
+		d, err := parseBudget(v)
+		if err == nil {
+			*budget = d
+		}
+		return err
+	})
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -134,4 +142,18 @@ func checkOut(path string) error {
 		return fmt.Errorf("-out %s: exists and simulate calibrate did not write it; it would be replaced (choose another -out, or move it away)", path)
 	}
 	return nil
+}
+
+// parseBudget reads a duration as Go writes it (2m30s) or as PostgreSQL
+// does (5min, 300s).
+func parseBudget(v string) (time.Duration, error) {
+	t := strings.TrimSpace(v)
+	if n, ok := strings.CutSuffix(t, "min"); ok {
+		t = n + "m"
+	}
+	d, err := time.ParseDuration(t)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%q is not a positive duration (e.g. 5min, 300s)", v)
+	}
+	return d, nil
 }
