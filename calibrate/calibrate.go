@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -101,6 +102,23 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 	}()
 	say("calibrate: PostgreSQL %s, shared_buffers %d MB, scratch database %s", s.Version, s.SharedBuffers>>20, s.Database)
 	plan := NewPlan(s.SharedBuffers, opts.Scale)
+	cpus := 0
+	if s.Local() {
+		// pgbench and the server share this machine's cores, as the
+		// simulated client_host: server has them.
+		cpus = runtime.NumCPU()
+		// With more clients than cores the CPU is the bottleneck: what
+		// separates a statement's server CPU from the time it only waits
+		// (the client round trip). Fitted; tpcb-like at as many clients is
+		// held out.
+		plan.Experiments = append(plan.Experiments,
+			Experiment{Name: fmt.Sprintf("select-only-%dc", 2*cpus), Isolates: "client_round_trip against statement (CPU-bound)", Builtin: "select-only", Scale: opts.Scale,
+				Clients: 2 * cpus, Threads: cpus, Warmup: 1000, Transactions: 1500},
+			Experiment{Name: fmt.Sprintf("tpcb-like-%dc", 2*cpus), Builtin: "tpcb-like", Scale: opts.Scale,
+				HeldOut: true, Clients: 2 * cpus, Threads: cpus, Warmup: 300, Transactions: 600})
+	} else {
+		plan.Skipped = append(plan.Skipped, "select-only with several clients: the server is not on this machine, so its CPU count is not known")
+	}
 	say("calibrate: creating %d tables and pgbench's at scale %d", len(plan.Tables), opts.Scale)
 	if err := plan.Setup(ctx, s, pg); err != nil {
 		return nil, err
@@ -165,7 +183,7 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 	} else {
 		res.OSRead = "not measured (" + why + "): kept at its default " + nsText(Price(base, "os_read"))
 	}
-	sm := &Simulator{Major: s.Major, SharedBuffers: s.SharedBuffers, Plan: plan, Base: base}
+	sm := &Simulator{Major: s.Major, SharedBuffers: s.SharedBuffers, Plan: plan, Base: base, CPUs: cpus}
 	say("calibrate: fitting %d prices to %d experiments", len(Prices), len(res.Measured))
 	res.Costs, res.Fitted, err = sm.Fit(res.Measured)
 	if err != nil {

@@ -51,6 +51,10 @@ type Experiment struct {
 	Scale   int
 	// HeldOut experiments are never fitted: they check the fitted prices.
 	HeldOut bool
+	// Clients and Threads are pgbench's -c and -j (0: one client, one
+	// thread). Several clients are only run against a server on this
+	// machine, whose CPU count the simulated server takes.
+	Clients, Threads int
 }
 
 // Plan is what calibration runs on a server of a given size.
@@ -236,7 +240,8 @@ var latencyRE = regexp.MustCompile(`latency average = ([0-9.]+) ms`)
 // Measure runs an experiment on the server: its warm-up, then the
 // measured transactions, and returns pgbench's latency average (ms).
 func (pg *Pgbench) Measure(ctx context.Context, s *Server, e Experiment, dir string) (float64, error) {
-	args := []string{"-n", "-c", "1"}
+	clients, threads := max(e.Clients, 1), max(e.Threads, 1)
+	args := []string{"-n", "-c", strconv.Itoa(clients), "-j", strconv.Itoa(threads)}
 	if e.Builtin != "" {
 		args = append(args, "-b", e.Builtin)
 	} else {

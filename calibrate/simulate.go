@@ -15,7 +15,7 @@ import (
 // client's CPU and round trip, the clog and hint-bit cache prices, locks)
 // keep their values: the experiments do not separate them
 // (docs/calibration.md).
-var Prices = []string{"statement", "statement_table", "statement_update", "buffer_hit", "scan_page", "tuple_deform", "hinted_check",
+var Prices = []string{"statement", "client_round_trip", "statement_table", "statement_update", "buffer_hit", "scan_page", "tuple_deform", "hinted_check",
 	"index_level", "tuple_fetch", "tuple_update", "index_insert", "wal_record", "commit"}
 
 // costField returns the model.Costs field of a YAML key.
@@ -48,6 +48,9 @@ type Simulator struct {
 	// Base is the scenario every experiment starts from (its costs are
 	// replaced per run).
 	Base model.Costs
+	// CPUs is the server's core count when known (a server on this
+	// machine), 0 otherwise (the scenario's default).
+	CPUs int
 }
 
 // scenario builds the simulated experiment.
@@ -55,6 +58,9 @@ func (sm *Simulator) scenario(e Experiment, costs model.Costs) (model.Scenario, 
 	var b strings.Builder
 	fmt.Fprintf(&b, "name: calibrate-%s\nseed: 1\n", e.Name)
 	fmt.Fprintf(&b, "server:\n  version: %q\n  shared_buffers: %dkB\n  synchronous_commit: %v\n  autovacuum: false\n", sm.Major, sm.SharedBuffers/1024, e.SyncCommit)
+	if sm.CPUs > 0 {
+		fmt.Fprintf(&b, "  cpus: %d\n", sm.CPUs)
+	}
 	b.WriteString("os:\n  page_cache: 16GB\n")
 	if e.Scale == 0 && len(e.Tables) == 0 {
 		b.WriteString("tables: {pgbench: {scale: 0}}\n")
@@ -104,9 +110,9 @@ func (sm *Simulator) scenario(e Experiment, costs model.Costs) (model.Scenario, 
 	}
 	fmt.Fprintf(&b, "workload:\n  prewarm: %d\n  phases:\n", prewarm)
 	if e.Warmup > 0 {
-		fmt.Fprintf(&b, "    - {name: warmup, warmup: true, clients: 1, transactions: %d, script: %s}\n", e.Warmup, script)
+		fmt.Fprintf(&b, "    - {name: warmup, warmup: true, clients: %d, threads: %d, transactions: %d, script: %s}\n", max(e.Clients, 1), max(e.Threads, 1), e.Warmup, script)
 	}
-	fmt.Fprintf(&b, "    - {name: run, clients: 1, transactions: %d, script: %s}\n", e.Transactions, script)
+	fmt.Fprintf(&b, "    - {name: run, clients: %d, threads: %d, transactions: %d, script: %s}\n", max(e.Clients, 1), max(e.Threads, 1), e.Transactions, script)
 	sc, err := configs.Parse("calibrate-"+e.Name+".yaml", []byte(b.String()))
 	if err != nil {
 		return model.Scenario{}, fmt.Errorf("experiment %s: the simulated scenario: %w", e.Name, err)
