@@ -37,6 +37,9 @@ type Options struct {
 	Budget time.Duration
 	// Progress gets a line per step (nil: none).
 	Progress io.Writer
+	// CPUs is the server's core count for the several-client experiments
+	// (0: this machine's when the server is local, else they are skipped).
+	CPUs int
 }
 
 // Result is a calibration: what was measured and what was fitted.
@@ -102,11 +105,13 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 	}()
 	say("calibrate: PostgreSQL %s, shared_buffers %d MB, scratch database %s", s.Version, s.SharedBuffers>>20, s.Database)
 	plan := NewPlan(s.SharedBuffers, opts.Scale)
-	cpus := 0
-	if s.Local() {
+	cpus := opts.CPUs
+	if cpus == 0 && s.Local() {
 		// pgbench and the server share this machine's cores, as the
 		// simulated client_host: server has them.
 		cpus = runtime.NumCPU()
+	}
+	if cpus > 0 {
 		// With more clients than cores the CPU is the bottleneck: what
 		// separates a statement's server CPU from the time it only waits
 		// (the client round trip). Fitted; tpcb-like at as many clients is
@@ -117,7 +122,7 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 			Experiment{Name: fmt.Sprintf("tpcb-like-%dc", 2*cpus), Builtin: "tpcb-like", Scale: opts.Scale,
 				HeldOut: true, Clients: 2 * cpus, Threads: cpus, Warmup: 300, Transactions: 600})
 	} else {
-		plan.Skipped = append(plan.Skipped, "select-only with several clients: the server is not on this machine, so its CPU count is not known")
+		plan.Skipped = append(plan.Skipped, "several clients: the server is not on this machine and -cpus was not given, so its CPU count is not known; client_round_trip keeps its default")
 	}
 	say("calibrate: creating %d tables and pgbench's at scale %d", len(plan.Tables), opts.Scale)
 	if err := plan.Setup(ctx, s, pg); err != nil {
@@ -183,7 +188,7 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 	} else {
 		res.OSRead = "not measured (" + why + "): kept at its default " + nsText(Price(base, "os_read"))
 	}
-	sm := &Simulator{Major: s.Major, SharedBuffers: s.SharedBuffers, Plan: plan, Base: base, CPUs: cpus}
+	sm := &Simulator{Major: s.Major, SharedBuffers: s.SharedBuffers, Plan: plan, Base: base, CPUs: cpus, RemoteClient: !s.Local()}
 	say("calibrate: fitting %d prices to %d experiments", len(Prices), len(res.Measured))
 	res.Costs, res.Fitted, err = sm.Fit(res.Measured)
 	if err != nil {

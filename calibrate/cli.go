@@ -17,7 +17,7 @@ import (
 )
 
 const usage = `usage: simulate calibrate -dsn CONNSTRING [-out costs.yaml] [-budget 10min] [-passes 9] [-scale 1]
-                          [-database NAME -i-know] [-pgbench PATH]
+                          [-cpus N] [-database NAME -i-know] [-pgbench PATH]
 
 Measures a live PostgreSQL server with micro-benchmarks run by pgbench (one
 client: SELECT 1, scans of all-visible and hinted tables narrow and wide,
@@ -53,6 +53,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		iKnow    = fs.Bool("i-know", false, "allow -database")
 		pgbench  = fs.String("pgbench", "", "the pgbench binary (default: pg_config --bindir, then PATH)")
 		quiet    = fs.Bool("q", false, "no progress lines on stderr")
+		cpus     = fs.Int("cpus", 0, "the server's CPU cores, for the several-client experiments (default: this machine's when the server is on it; otherwise they are skipped)")
 	)
 	*budget = 10 * time.Minute
 	fs.Func("budget", "stop measuring after this long, e.g. 5min, 300s, 2m30s (default 10min; the experiments left are skipped, and said so)", func(v string) error {
@@ -81,13 +82,15 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return fail(1, "-passes %d: between 1 and 30", *passes)
 	case *scale < 1 || *scale > 100:
 		return fail(1, "-scale %d: between 1 and 100", *scale)
+	case *cpus < 0 || *cpus > 1024:
+		return fail(1, "-cpus %d: between 1 and 1024 (or leave it out)", *cpus)
 	}
 	if err := checkOut(*out); err != nil {
 		return fail(1, "%v", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opts := Options{DSN: *dsn, Database: *database, IKnow: *iKnow, Pgbench: *pgbench, Passes: *passes, Scale: *scale, Budget: *budget}
+	opts := Options{DSN: *dsn, Database: *database, IKnow: *iKnow, Pgbench: *pgbench, Passes: *passes, Scale: *scale, Budget: *budget, CPUs: *cpus}
 	if !*quiet {
 		opts.Progress = stderr
 	}

@@ -49,8 +49,10 @@ type Simulator struct {
 	// replaced per run).
 	Base model.Costs
 	// CPUs is the server's core count when known (a server on this
-	// machine), 0 otherwise (the scenario's default).
+	// machine, or -cpus), 0 otherwise (the scenario's default).
 	CPUs int
+	// RemoteClient: pgbench runs on another machine than the server.
+	RemoteClient bool
 }
 
 // scenario builds the simulated experiment.
@@ -108,7 +110,11 @@ func (sm *Simulator) scenario(e Experiment, costs model.Costs) (model.Scenario, 
 	if strings.Contains(e.Script, "count(*)") {
 		prewarm = 2 // a scan touches every page
 	}
-	fmt.Fprintf(&b, "workload:\n  prewarm: %d\n  phases:\n", prewarm)
+	fmt.Fprintf(&b, "workload:\n  prewarm: %d\n", prewarm)
+	if sm.RemoteClient {
+		b.WriteString("  client_host: remote\n") // pgbench's CPU is not the server's
+	}
+	b.WriteString("  phases:\n")
 	if e.Warmup > 0 {
 		fmt.Fprintf(&b, "    - {name: warmup, warmup: true, clients: %d, threads: %d, transactions: %d, script: %s}\n", max(e.Clients, 1), max(e.Threads, 1), e.Warmup, script)
 	}
