@@ -48,7 +48,6 @@ type Result struct {
 	Major         string
 	Settings      map[string]string
 	At            time.Time
-	Tables        []*Table
 	Measured      map[string]float64
 	Costs         model.Costs
 	Fitted        []Fitted
@@ -117,7 +116,7 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 		// (the client round trip). Fitted; tpcb-like at as many clients is
 		// held out.
 		plan.Experiments = append(plan.Experiments,
-			Experiment{Name: fmt.Sprintf("select-only-%dc", 2*cpus), Isolates: "client_round_trip against statement (CPU-bound)", Builtin: "select-only", Scale: opts.Scale,
+			Experiment{Name: fmt.Sprintf("select-only-%dc", 2*cpus), Builtin: "select-only", Scale: opts.Scale,
 				Clients: 2 * cpus, Threads: cpus, Warmup: 1000, Transactions: 1500},
 			Experiment{Name: fmt.Sprintf("tpcb-like-%dc", 2*cpus), Builtin: "tpcb-like", Scale: opts.Scale,
 				HeldOut: true, Clients: 2 * cpus, Threads: cpus, Warmup: 300, Transactions: 600})
@@ -133,7 +132,7 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	res := &Result{Server: s.Version, Major: s.Major, Settings: s.Settings, At: time.Now().UTC(), Tables: plan.Tables,
+	res := &Result{Server: s.Version, Major: s.Major, Settings: s.Settings, At: time.Now().UTC(),
 		Measured: map[string]float64{}, Skipped: plan.Skipped, Passes: opts.Passes, SharedBuffers: s.SharedBuffers}
 	samples := map[string][]float64{}
 	exps := plan.Experiments

@@ -84,14 +84,13 @@ func TestFitRecoversKnownPrices(t *testing.T) {
 // The costs file loads back as the prices that were fitted, with the
 // calibration record read past.
 func TestCostsFileLoadsBack(t *testing.T) {
-	p := testPlan()
 	costs := model.DefaultCosts()
 	SetPrice(&costs, "statement", 46821)
 	SetPrice(&costs, "os_read", 2400)
 	r := &Result{OSRead: "measured directly: test", Server: "15.18", Major: "15", Settings: map[string]string{"shared_buffers": "131072kB"}, Costs: costs, Passes: 3,
-		SharedBuffers: 128 << 20, Tables: p.Tables,
-		Residuals: []Residual{{Experiment: "select-one", MeasuredMS: 0.073, SimMS: 0.0738}, {Experiment: "tpcb-like", HeldOut: true, MeasuredMS: 0.8, SimMS: 0.79}},
-		Storage:   Storage{WALFlushMS: 0.1, ColdRead: "not measured: test"}, Skipped: []string{"scan-ring: test"}}
+		SharedBuffers: 128 << 20,
+		Residuals:     []Residual{{Experiment: "select-one", MeasuredMS: 0.073, SimMS: 0.0738}, {Experiment: "tpcb-like", HeldOut: true, MeasuredMS: 0.8, SimMS: 0.79}},
+		Storage:       Storage{WALFlushMS: 0.1, ColdRead: "not measured: test"}, Skipped: []string{"scan-ring: test"}}
 	for _, key := range Prices {
 		r.Fitted = append(r.Fitted, Fitted{Key: key, Default: Price(model.DefaultCosts(), key), Value: Price(costs, key)})
 	}

@@ -34,12 +34,10 @@ type Table struct {
 // Experiment is one micro-benchmark: a pgbench script run by one client,
 // first Warmup transactions (not measured), then Transactions measured.
 type Experiment struct {
-	Name string
-	// Isolates names the prices it is there to determine (docs/calibration.md).
-	Isolates string
-	Script   string
-	Tables   []string
-	Warmup   int
+	Name   string
+	Script string
+	Tables []string
+	Warmup int
 	// Transactions is how many transactions are measured.
 	Transactions int
 	// SyncCommit false runs the session with synchronous_commit = off, so
@@ -93,22 +91,16 @@ func NewPlan(sharedBuffers int64, scale int) *Plan {
 	p.Tables = []*Table{narrow, wide, hinted, upd, ins}
 	scans := int(max(10, min(80, 30000/warm)))
 	p.Experiments = []Experiment{
-		{Name: "select-one", Isolates: "statement", Script: "SELECT 1;\n", Warmup: 200, Transactions: 1000},
-		{Name: "scan-narrow", Isolates: "scan_page, buffer_hit, tuple_deform (all-visible: no visibility checks)",
-			Script: "SELECT count(*) FROM cal_narrow;\n", Tables: []string{"cal_narrow"}, Warmup: 5, Transactions: scans},
-		{Name: "scan-wide", Isolates: "scan_page, buffer_hit against tuple_deform (11 rows a page)",
-			Script: "SELECT count(*) FROM cal_wide;\n", Tables: []string{"cal_wide"}, Warmup: 5, Transactions: scans},
-		{Name: "scan-hinted", Isolates: "hinted_check (hint bits set, the page not all-visible)",
-			Script: "SELECT count(*) FROM cal_hinted;\n", Tables: []string{"cal_hinted"}, Warmup: 5, Transactions: scans},
-		{Name: "lookup", Isolates: "index_level, tuple_fetch, buffer_hit",
-			Script: fmt.Sprintf("\\set k random(1, %d)\nSELECT v FROM cal_narrow WHERE id = :k;\n", narrow.Rows),
+		{Name: "select-one", Script: "SELECT 1;\n", Warmup: 200, Transactions: 1000},
+		{Name: "scan-narrow", Script: "SELECT count(*) FROM cal_narrow;\n", Tables: []string{"cal_narrow"}, Warmup: 5, Transactions: scans},
+		{Name: "scan-wide", Script: "SELECT count(*) FROM cal_wide;\n", Tables: []string{"cal_wide"}, Warmup: 5, Transactions: scans},
+		{Name: "scan-hinted", Script: "SELECT count(*) FROM cal_hinted;\n", Tables: []string{"cal_hinted"}, Warmup: 5, Transactions: scans},
+		{Name: "lookup", Script: fmt.Sprintf("\\set k random(1, %d)\nSELECT v FROM cal_narrow WHERE id = :k;\n", narrow.Rows),
 			Tables: []string{"cal_narrow"}, Warmup: 500, Transactions: 1000},
 		{Name: "select-only", Builtin: "select-only", Scale: scale, HeldOut: true, Warmup: 1000, Transactions: 1500},
-		{Name: "update", Isolates: "statement_update, tuple_update, wal_record, commit",
-			Script: fmt.Sprintf("\\set k random(1, %d)\nUPDATE cal_update SET v = v + 1 WHERE id = :k;\n", upd.Rows),
+		{Name: "update", Script: fmt.Sprintf("\\set k random(1, %d)\nUPDATE cal_update SET v = v + 1 WHERE id = :k;\n", upd.Rows),
 			Tables: []string{"cal_update"}, Warmup: 200, Transactions: 800},
-		{Name: "insert", Isolates: "tuple_update (heap_insert), index_insert, wal_record, commit",
-			Script: "INSERT INTO cal_insert (v) VALUES (1);\n", Tables: []string{"cal_insert"}, Warmup: 200, Transactions: 800},
+		{Name: "insert", Script: "INSERT INTO cal_insert (v) VALUES (1);\n", Tables: []string{"cal_insert"}, Warmup: 200, Transactions: 800},
 		{Name: "tpcb-like", Builtin: "tpcb-like", Scale: scale, HeldOut: true, Warmup: 300, Transactions: 600},
 	}
 	ringPages := nbuf/4 + nbuf/2 + 64
@@ -187,7 +179,7 @@ func (p *Plan) Setup(ctx context.Context, s *Server, pg *Pgbench) error {
 		if err := s.Exec(ctx, "DROP SCHEMA IF EXISTS "+tpcbSchema+" CASCADE", "CREATE SCHEMA "+tpcbSchema); err != nil {
 			return err
 		}
-		if _, err := pg.Run(ctx, s, tpcbSchema, "-i", "-q", "-s", strconv.Itoa(scale)); err != nil {
+		if _, err := pg.Run(ctx, s, "-c search_path="+tpcbSchema, "-i", "-q", "-s", strconv.Itoa(scale)); err != nil {
 			return err
 		}
 	}
@@ -219,13 +211,13 @@ func FindPgbench(path string) (*Pgbench, error) {
 }
 
 // Run runs pgbench with args against the scratch database and returns its
-// output (stdout and stderr); a schema puts pgbench's tables there
-// (search_path).
-func (pg *Pgbench) Run(ctx context.Context, s *Server, schema string, args ...string) (string, error) {
+// output (stdout and stderr); pgoptions, if not empty, is the sessions'
+// PGOPTIONS (settings such as -c search_path=...).
+func (pg *Pgbench) Run(ctx context.Context, s *Server, pgoptions string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, pg.Path, append(args, s.ConnInfo())...)
 	cmd.Env = append(os.Environ(), s.Env()...)
-	if schema != "" {
-		cmd.Env = append(cmd.Env, "PGOPTIONS=-c search_path="+schema)
+	if pgoptions != "" {
+		cmd.Env = append(cmd.Env, "PGOPTIONS="+pgoptions)
 	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -262,14 +254,11 @@ func (pg *Pgbench) Measure(ctx context.Context, s *Server, e Experiment, dir str
 		env += " -c search_path=" + tpcbSchema
 	}
 	run := func(n int) (string, error) {
-		cmd := exec.CommandContext(ctx, pg.Path, append(append(append([]string(nil), args...), "-t", strconv.Itoa(n)), s.ConnInfo())...)
-		cmd.Env = append(append(os.Environ(), s.Env()...), "PGOPTIONS="+env)
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Run(); err != nil {
-			return out.String(), fmt.Errorf("experiment %s: pgbench: %v\n%s", e.Name, err, lastLines(out.String(), 5))
+		out, err := pg.Run(ctx, s, env, append(append([]string(nil), args...), "-t", strconv.Itoa(n))...)
+		if err != nil {
+			return out, fmt.Errorf("experiment %s: %w", e.Name, err)
 		}
-		return out.String(), nil
+		return out, nil
 	}
 	if e.Warmup > 0 {
 		if _, err := run(e.Warmup); err != nil {

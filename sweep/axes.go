@@ -14,6 +14,9 @@ type axisScale struct {
 	x       []float64 // per value, in the axis's value order
 	unit    string    // "MB", "s" or ""
 	log     bool      // values spread geometrically: use a log axis
+	// even: the values grow by one constant factor (8MB, 16MB, 32MB), so
+	// evenly spaced labelled points are exactly a log scale.
+	even bool
 }
 
 var (
@@ -49,6 +52,7 @@ func scaleOf(values []string) axisScale {
 	}
 	s.unit = kind
 	s.log = geometric(s.x)
+	s.even = s.log && constantRatio(s.x)
 	return s
 }
 
@@ -85,4 +89,22 @@ func geometric(x []float64) bool {
 		lo, hi = min(lo, r), max(hi, r)
 	}
 	return lo >= 1.5 && hi/lo <= 1.5
+}
+
+// constantRatio reports whether sorted distinct x grow by one factor
+// (within 1%), so that even spacing is exactly a log scale.
+func constantRatio(x []float64) bool {
+	s := slices.Clone(x)
+	slices.Sort(s)
+	s = slices.Compact(s)
+	if len(s) < 2 || s[0] <= 0 || len(s) != len(x) {
+		return false
+	}
+	r0 := s[1] / s[0]
+	for i := 2; i < len(s); i++ {
+		if r := s[i] / s[i-1]; math.Abs(r/r0-1) > 0.01 {
+			return false
+		}
+	}
+	return true
 }

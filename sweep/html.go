@@ -191,7 +191,7 @@ func (r *Results) setX(c *plots.Chart, a int, sc axisScale) []int {
 		c.XName += " (" + sc.unit + ")"
 	}
 	switch {
-	case sc.log && constantRatio(sc.x):
+	case sc.even:
 		c.XType = plots.AxisCategory
 		c.XName += ", log scale"
 		for _, v := range order {
@@ -210,24 +210,6 @@ func (r *Results) setX(c *plots.Chart, a int, sc axisScale) []int {
 		}
 	}
 	return order
-}
-
-// constantRatio reports whether sorted distinct x grow by one factor
-// (within 1%), so that even spacing is exactly a log scale.
-func constantRatio(x []float64) bool {
-	s := slices.Clone(x)
-	slices.Sort(s)
-	s = slices.Compact(s)
-	if len(s) < 2 || s[0] <= 0 || len(s) != len(x) {
-		return false
-	}
-	r0 := s[1] / s[0]
-	for i := 2; i < len(s); i++ {
-		if r := s[i] / s[i-1]; math.Abs(r/r0-1) > 0.01 {
-			return false
-		}
-	}
-	return true
 }
 
 // pairedChart draws the paired difference of metric m along two-valued

@@ -244,3 +244,22 @@ func TestPageCharts(t *testing.T) {
 		}
 	}
 }
+
+// A geometric axis with one constant factor is drawn as evenly spaced
+// labelled points (exactly a log scale); a roughly geometric one gets a log
+// axis.
+func TestEvenAxis(t *testing.T) {
+	for _, c := range []struct {
+		values    []string
+		log, even bool
+	}{
+		{[]string{"8MB", "16MB", "32MB"}, true, true},
+		{[]string{"200ms", "1s", "5s"}, true, true},
+		{[]string{"10", "20", "50", "100"}, true, false},
+		{[]string{"16", "32", "48", "64"}, false, false},
+	} {
+		if s := scaleOf(c.values); s.log != c.log || s.even != c.even {
+			t.Errorf("%v: log %v even %v, want %v %v", c.values, s.log, s.even, c.log, c.even)
+		}
+	}
+}
