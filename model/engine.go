@@ -111,6 +111,7 @@ type engine struct {
 	rowLocks                  map[rowKey]*rowLock
 	freeLocks                 []*rowLock
 	rowLockWaits, deadlocks   int64
+	epqRechecks               int64 // statements that went on with a newer version (EvalPlanQual)
 	extLockWaits, extraBlocks int64 // hio.go: extension lock waits, RelationAddExtraBlocks pages
 	failedTxns                int64
 	notFound                  int64 // keyed statements whose key matched no row

@@ -45,6 +45,7 @@ type keyedState struct {
 	newSlot   int32
 	vmBlk     int32 // heap block whose VM bit heap_update/heap_delete clears, -1 none
 	epq       int   // EvalPlanQual's re-reads of the row's page still to do
+	epqMove   bool  // EvalPlanQual goes on with the newest version, on another page
 	chain     []heap.Group
 	// A range scan's current key and leaf, and its dead entries
 	// (rangescan.go).
@@ -105,7 +106,18 @@ func (b *backend) execKeyed(o *op) bool {
 			b.sub = 20
 		} else {
 			b.sub = 5
+			b.checkUpdated(t, o)
 		}
+	}
+	if b.sub == 5 && k.epqMove { // heap_fetch of the newer version (heapam_tuple_lock)
+		blk := t.heap.BlockOf(o.key)
+		slot, ok := b.readBuffer(e.cat.GID(t.rel, blk), nil, false, false)
+		if !ok {
+			return false
+		}
+		b.cpu += e.costs.TupleFetch
+		k.foundBlk, k.foundSlot, k.epqMove = blk, slot, false
+		k.epq--
 	}
 	if b.sub >= 5 && b.sub < 20 {
 		if !b.modifyRow(o, t, k.foundBlk, k.foundSlot) {
@@ -114,6 +126,29 @@ func (b *backend) execKeyed(o *op) bool {
 		b.sub = 20
 	}
 	return b.endIndexScan(t, o.key)
+}
+
+// checkUpdated is heap_update's or heap_delete's TM_Updated under READ
+// COMMITTED (nodeModifyTable.c ExecUpdate / ExecDelete): the version the
+// statement's snapshot sees was updated by a transaction that committed
+// after the snapshot was taken, so the statement locks the row's newest
+// version (table_tuple_lock with TUPLE_LOCK_FLAG_FIND_LAST_VERSION),
+// rechecks it (EvalPlanQual) and changes that one, making EvalPlanQual's
+// re-reads. The row's lock is held here, so every updater has ended; a
+// wait for one was already handled (with a new snapshot).
+func (b *backend) checkUpdated(t *table, o *op) {
+	k := &b.k
+	if k.epq > 0 {
+		return
+	}
+	newest := t.heap.BlockOf(o.key)
+	ch := b.chain(t, o.key, newest)
+	if len(ch) == 0 || b.judgedVisible(ch[len(ch)-1]) {
+		return
+	}
+	k.epq = epqReads(o.kind, b.e.ver)
+	k.epqMove = newest != k.foundBlk
+	b.e.epqRechecks++
 }
 
 // fetchEntry is one index_fetch_heap: the entry's heap page (read unless it
@@ -277,6 +312,7 @@ func (b *backend) modifyRow(o *op, t *table, blk, slot int32) bool {
 		b.clearVMBit(t, k.vmBlk)
 		switch {
 		case o.kind == opDeleteKey:
+			e.countTuples(t, 0, 0, 0, 1)
 			b.modify(slot, gid, walDelete)
 			b.releaseVM()
 			return true
@@ -285,6 +321,7 @@ func (b *backend) modifyRow(o *op, t *table, blk, slot int32) bool {
 			t.heap.InsertVersion(blk, b.xid, o.key)
 			b.undo[len(b.undo)-1].newBlk = blk
 			t.heap.Stats.HOTUpdates++
+			e.countTuples(t, 0, 1, 1, 0)
 			b.modify(slot, gid, walUpdate)
 			b.releaseVM()
 			return true
@@ -303,6 +340,7 @@ func (b *backend) modifyRow(o *op, t *table, blk, slot int32) bool {
 		t.heap.InsertVersion(nb, b.xid, o.key)
 		b.undo[len(b.undo)-1].newBlk = nb
 		t.heap.Stats.Updates++
+		e.countTuples(t, 0, 1, 0, 0)
 		t.addOldEntry(o.key, blk)
 		b.cpu += e.costs.TupleUpdate
 		b.modify(s, ngid, walInsert)
@@ -383,8 +421,19 @@ func (b *backend) execKeyedSeq(o *op) bool {
 			if !k.found && t.hasRow(o.key) && t.heap.BlockOf(o.key) == blk {
 				// The page's check above judged every tuple; this one is
 				// the row's newest version.
-				if ch := b.chain(t, o.key, blk); len(ch) > 0 && b.judgedVisible(ch[len(ch)-1]) {
-					k.found, k.foundBlk, k.foundSlot = true, blk, slot
+				if ch := b.chain(t, o.key, blk); len(ch) > 0 {
+					switch {
+					case b.judgedVisible(ch[len(ch)-1]):
+						k.found, k.foundBlk, k.foundSlot = true, blk, slot
+					case o.kind != opFetch:
+						// The snapshot sees an older version: its updater
+						// committed after the snapshot (checkUpdated).
+						k.found, k.foundBlk, k.foundSlot = true, blk, slot
+						if k.epq == 0 {
+							k.epq = epqReads(o.kind, e.ver)
+							e.epqRechecks++
+						}
+					}
 				}
 			}
 			if !(k.found && k.foundSlot == slot) {

@@ -58,6 +58,7 @@ const (
 	cPasses
 	cFailed
 	cRowLockWaits
+	cEPQRechecks
 	cDeadlocks
 	cExtLockWaits
 	cExtraBlocks
@@ -133,6 +134,7 @@ func (e *engine) snapshot() counters {
 		cPruned:           e.vis.pruned,
 		cFailed:           e.failedTxns,
 		cRowLockWaits:     e.rowLockWaits,
+		cEPQRechecks:      e.epqRechecks,
 		cDeadlocks:        e.deadlocks,
 		cExtLockWaits:     e.extLockWaits,
 		cExtraBlocks:      e.extraBlocks,
@@ -304,9 +306,7 @@ func (t *accum) add(c counters, rel []relCounters, dur int64, ph *phase) {
 		t.rel = append(t.rel, relCounters{})
 	}
 	for i, r := range rel {
-		t.rel[i].hits += r.hits
-		t.rel[i].reads += r.reads
-		t.rel[i].extends += r.extends
+		t.rel[i] = t.rel[i].plus(r)
 	}
 	t.dur += dur
 	t.txns += ph.txns
@@ -324,6 +324,7 @@ func (e *engine) metrics(c counters, rel []relCounters, dur int64, txns, skipped
 		Transactions:       txns,
 		Failed:             c.n[cFailed],
 		RowLockWaits:       c.n[cRowLockWaits],
+		EPQRechecks:        c.n[cEPQRechecks],
 		Deadlocks:          c.n[cDeadlocks],
 		ExtensionLockWaits: c.n[cExtLockWaits],
 		ExtraBlocks:        c.n[cExtraBlocks],
@@ -404,6 +405,8 @@ func (e *engine) metrics(c counters, rel []relCounters, dur int64, txns, skipped
 // pgViews fills the metrics that mirror PostgreSQL's statistics views.
 func (e *engine) pgViews(m *Metrics, c counters, rel []relCounters) {
 	m.StatioTables, m.StatioIndexes = e.relationStats(rel, nil)
+	m.StatUserTables = e.userTableStats(rel)
+	m.RelationSize = e.relationSizes()
 	for _, r := range m.StatioTables {
 		m.PGStatDatabase.BlksHit += r.HeapBlksHit + r.IdxBlksHit
 		m.PGStatDatabase.BlksRead += r.HeapBlksRead + r.IdxBlksRead

@@ -151,6 +151,7 @@ func (b *backend) execInsert(o *op) bool {
 			}
 			b.releaseVM()
 			b.noteIns(t, 1)
+			e.countTuples(t, 1, 0, 0, 0)
 			b.cpu += e.costs.TupleUpdate
 			b.modify(slot, gid, walInsert)
 			b.rowsLeft--
@@ -337,6 +338,11 @@ func (b *backend) changeTuples(o *op, t *table, blk int32) bool {
 			b.scanN = int64(n)
 		}
 		b.noteDead(t, b.scanN)
+		if o.kind == opDeleteAll {
+			e.countTuples(t, 0, 0, 0, b.scanN)
+		} else {
+			e.countTuples(t, 0, b.scanN, 0, 0) // the HOT ones are counted as they are placed
+		}
 		reads := b.scanN
 		if o.kind == opUpdateAll && e.ver >= 1400 {
 			reads *= 2
@@ -357,6 +363,7 @@ func (b *backend) changeTuples(o *op, t *table, blk int32) bool {
 		if t.heap.Free(blk) > 0 && !b.insPending {
 			t.heap.Insert(blk, b.xid, 1)
 			t.heap.Stats.HOTUpdates++
+			e.countTuples(t, 0, 0, 1, 0)
 			b.scanDone++
 			continue
 		}

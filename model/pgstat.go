@@ -69,9 +69,37 @@ type ioCounters struct {
 	hits, reads, extends, writes, evictions, reuses uint64
 }
 
-// relCounters are one relation fork's access counters.
+// relCounters are one relation fork's access counters and, for a table's
+// main fork, its row counters (pgstat_count_heap_insert, _update, _delete:
+// pg_stat_user_tables' n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del).
 type relCounters struct {
-	hits, reads, extends uint64
+	hits, reads, extends  uint64
+	ins, upd, hotUpd, del uint64
+}
+
+// minus returns c - b, counter by counter.
+func (c relCounters) minus(b relCounters) relCounters {
+	return relCounters{c.hits - b.hits, c.reads - b.reads, c.extends - b.extends,
+		c.ins - b.ins, c.upd - b.upd, c.hotUpd - b.hotUpd, c.del - b.del}
+}
+
+// plus returns c + b, counter by counter.
+func (c relCounters) plus(b relCounters) relCounters {
+	return relCounters{c.hits + b.hits, c.reads + b.reads, c.extends + b.extends,
+		c.ins + b.ins, c.upd + b.upd, c.hotUpd + b.hotUpd, c.del + b.del}
+}
+
+// countTuples counts rows inserted, updated (hot of them HOT) and deleted
+// in table t, as heap_insert, heap_update and heap_delete call
+// pgstat_count_heap_insert, pgstat_count_heap_update and
+// pgstat_count_heap_delete (pgstat_relation.c): per tuple, whether the
+// transaction commits or not.
+func (e *engine) countTuples(t *table, ins, upd, hot, del int64) {
+	c := e.relCounter(t.rel)
+	c.ins += uint64(ins)
+	c.upd += uint64(upd)
+	c.hotUpd += uint64(hot)
+	c.del += uint64(del)
 }
 
 // usageCounters is pgBufferUsage summed over one backend type.
@@ -150,12 +178,69 @@ type RelationStats struct {
 	TidxBlksHit   int64  `json:"tidx_blks_hit"`
 }
 
+// TableStats is one relation's row counters of pg_stat_user_tables: rows
+// inserted, updated (HOT ones among them) and deleted, counted per tuple
+// by the heap access method whether the transaction commits or not.
+type TableStats struct {
+	Relname    string `json:"relname"`
+	NTupIns    int64  `json:"n_tup_ins"`
+	NTupUpd    int64  `json:"n_tup_upd"`
+	NTupDel    int64  `json:"n_tup_del"`
+	NTupHotUpd int64  `json:"n_tup_hot_upd"`
+}
+
+// RelationSize is a relation's size in 8 kB pages at the end of the
+// phase (or of the run, in the totals), fork by fork, as
+// pg_relation_size(rel, fork) / 8192 reports it: main, and for a table its
+// free space map and visibility map forks (0 until they exist).
+type RelationSize struct {
+	Relname string `json:"relname"`
+	Kind    string `json:"kind"` // "table" or "index"
+	Main    int64  `json:"main"`
+	FSM     int64  `json:"fsm"`
+	VM      int64  `json:"vm"`
+}
+
 // IndexStats is one index's row of pg_statio_user_indexes.
 type IndexStats struct {
 	Relname      string `json:"relname"`
 	Indexrelname string `json:"indexrelname"`
 	IdxBlksRead  int64  `json:"idx_blks_read"`
 	IdxBlksHit   int64  `json:"idx_blks_hit"`
+}
+
+// userTableStats is pg_stat_user_tables' row counters from the per-relation
+// counter difference rel, in relname order.
+func (e *engine) userTableStats(rel []relCounters) []TableStats {
+	var ts []TableStats
+	for _, t := range e.db.tables {
+		var c relCounters
+		if int(t.rel) < len(rel) {
+			c = rel[t.rel]
+		}
+		ts = append(ts, TableStats{Relname: t.name, NTupIns: int64(c.ins), NTupUpd: int64(c.upd), NTupDel: int64(c.del), NTupHotUpd: int64(c.hotUpd)})
+	}
+	sort.SliceStable(ts, func(i, j int) bool { return ts[i].Relname < ts[j].Relname })
+	return ts
+}
+
+// relationSizes is every user relation's size now, tables then indexes,
+// each in relname order.
+func (e *engine) relationSizes() []RelationSize {
+	blocks := func(rel catalog.RelID) int64 { return int64(e.cat.Rel(rel).NBlocks) }
+	var tables, indexes []RelationSize
+	for _, t := range e.db.tables {
+		tables = append(tables, RelationSize{Relname: t.name, Kind: "table", Main: blocks(t.rel), FSM: blocks(t.fsm.rel), VM: blocks(t.vm)})
+		if t.pkey != nil {
+			indexes = append(indexes, RelationSize{Relname: t.pkey.name, Kind: "index", Main: blocks(t.pkey.rel)})
+		}
+	}
+	byName := func(a []RelationSize) {
+		sort.SliceStable(a, func(i, j int) bool { return a[i].Relname < a[j].Relname })
+	}
+	byName(tables)
+	byName(indexes)
+	return append(tables, indexes...)
 }
 
 // IORow is one row of pg_stat_io (object "relation", op_bytes 8192).
@@ -192,7 +277,7 @@ func (e *engine) relationStats(cur, base []relCounters) ([]RelationStats, []Inde
 		if int(rel) < len(base) {
 			b = base[rel]
 		}
-		return relCounters{c.hits - b.hits, c.reads - b.reads, c.extends - b.extends}
+		return c.minus(b)
 	}
 	var rs []RelationStats
 	var is []IndexStats

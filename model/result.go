@@ -101,6 +101,11 @@ type Metrics struct {
 	// would have closed a cycle.
 	RowLockWaits int64 `json:"row_lock_waits"`
 	Deadlocks    int64 `json:"deadlocks"`
+	// EPQRechecks counts UPDATE/DELETE statements that found the version
+	// their snapshot sees updated by a transaction that committed after
+	// it, with or without a wait, and went on with the row's newest
+	// version (READ COMMITTED's EvalPlanQual).
+	EPQRechecks int64 `json:"epq_rechecks"`
 	// ExtensionLockWaits counts waits for a relation's extension lock;
 	// ExtraBlocks the pages RelationAddExtraBlocks added for the waiters
 	// (PostgreSQL 9.6-15).
@@ -135,6 +140,8 @@ type Metrics struct {
 	BufferUsage        BufferUsage         `json:"buffer_usage"`
 	StatioTables       []RelationStats     `json:"pg_statio_user_tables"`
 	StatioIndexes      []IndexStats        `json:"pg_statio_user_indexes"`
+	StatUserTables     []TableStats        `json:"pg_stat_user_tables"`
+	RelationSize       []RelationSize      `json:"relation_size"`
 	PGStatBgwriter     PGStatBgwriter      `json:"pg_stat_bgwriter"`
 	PGStatCheckpointer *PGStatCheckpointer `json:"pg_stat_checkpointer,omitempty"`
 	PGStatIO           []IORow             `json:"pg_stat_io,omitempty"`

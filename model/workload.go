@@ -282,7 +282,7 @@ func (e *engine) endPhase(ph *phase) {
 		if i < len(ph.relBase) {
 			b = ph.relBase[i]
 		}
-		rel[i] = relCounters{c.hits - b.hits, c.reads - b.reads, c.extends - b.extends}
+		rel[i] = c.minus(b)
 	}
 	ph.result = PhaseResult{
 		Name:     ph.cfg.Name,

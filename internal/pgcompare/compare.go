@@ -3,10 +3,12 @@ package pgcompare
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,6 +29,8 @@ type Measure struct {
 	HasExplain                        bool
 	Alloc, Clean, Backend, Checkpoint int64
 	Rel                               map[string][2]int64 // relation -> hit, read
+	Tup                               map[string][4]int64 // table -> n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del
+	Pages                             map[string]int64    // relation -> main fork pages at the step's end
 	Usage                             [6]int64
 	RelUsage                          map[string][6]int64
 	Transactions                      int64
@@ -35,9 +39,13 @@ type Measure struct {
 
 // fromPG extracts a Measure from a PostgreSQL result.
 func fromPG(c Case, r Result) Measure {
-	m := Measure{Rel: map[string][2]int64{}, RelUsage: map[string][6]int64{}, Transactions: r.Transactions}
+	m := Measure{Rel: map[string][2]int64{}, RelUsage: map[string][6]int64{}, Tup: map[string][4]int64{}, Pages: map[string]int64{}, Transactions: r.Transactions}
 	for _, rel := range c.Relations {
+		if sz, ok := r.Delta.Sizes[rel]; ok {
+			m.Pages[rel] = sz["main"]
+		}
 		if t, ok := r.Delta.Tables[rel]; ok {
+			m.Tup[rel] = [4]int64{t["n_tup_ins"], t["n_tup_upd"], t["n_tup_hot_upd"], t["n_tup_del"]}
 			h, rd := t["heap_blks_hit"], t["heap_blks_read"]
 			m.Rel[rel] = [2]int64{h, rd}
 			m.Hit += h
@@ -82,10 +90,20 @@ func parseLatency(out string) float64 {
 
 // fromSim extracts a Measure from a simulated phase.
 func fromSim(c Case, ph model.PhaseResult, stmt bool) Measure {
-	m := Measure{Rel: map[string][2]int64{}, RelUsage: map[string][6]int64{}, Transactions: ph.Transactions}
+	m := Measure{Rel: map[string][2]int64{}, RelUsage: map[string][6]int64{}, Tup: map[string][4]int64{}, Pages: map[string]int64{}, Transactions: ph.Transactions}
 	want := map[string]bool{}
 	for _, r := range c.Relations {
 		want[r] = true
+	}
+	for _, t := range ph.StatUserTables {
+		if want[t.Relname] {
+			m.Tup[t.Relname] = [4]int64{t.NTupIns, t.NTupUpd, t.NTupHotUpd, t.NTupDel}
+		}
+	}
+	for _, r := range ph.RelationSize {
+		if want[r.Relname] {
+			m.Pages[r.Relname] = r.Main
+		}
 	}
 	for _, t := range ph.StatioTables {
 		if want[t.Relname] {
@@ -254,12 +272,36 @@ func (cr *CaseResult) compare() {
 		counter(st, "read", p.Read, s.Read, per)
 		pr, sr := ratio(p.Hit, p.Read), ratio(s.Hit, s.Read)
 		add(st, "hit ratio", pr, sr, "0.01", math.Abs(pr-sr) <= ratioTolerance, true)
-		for _, rel := range sortedRels(p.Rel) {
+		for _, rel := range sortedKeys(p.Rel) {
 			if len(c.Relations) > 20 {
 				break // many small tables: their sums above say it
 			}
 			counter(st, rel+" hit", p.Rel[rel][0], s.Rel[rel][0], per)
 			counter(st, rel+" read", p.Rel[rel][1], s.Rel[rel][1], per)
+		}
+		// pg_stat_user_tables' row counters and the relations' sizes: what
+		// the statements did to the tables (every UPDATE updated its row;
+		// HOT or not decides where new versions and index entries go).
+		for _, rel := range sortedKeys(p.Tup) {
+			if len(c.Relations) > 20 {
+				break
+			}
+			pt, stt := p.Tup[rel], s.Tup[rel]
+			for i, col := range []string{"n_tup_ins", "n_tup_upd", "n_tup_hot_upd", "n_tup_del"} {
+				if pt[i] == 0 && stt[i] == 0 {
+					continue
+				}
+				counter(st, rel+" "+col, pt[i], stt[i], per)
+			}
+		}
+		for _, rel := range c.Relations {
+			pp, okp := p.Pages[rel]
+			sp, oks := s.Pages[rel]
+			if !okp || !oks || len(c.Relations) > 20 {
+				continue
+			}
+			ok := math.Abs(float64(pp-sp)) <= math.Max(relTolerance*float64(pp), absTolerance)
+			add(st, rel+" pages", float64(pp), float64(sp), "10% or 5", ok, true)
 		}
 		if p.HasExplain {
 			counter(st, "EXPLAIN shared hit", p.ExplainHit, s.ExplainHit, per)
@@ -346,6 +388,11 @@ func scaleMeasure(m Measure, f float64) Measure {
 		rel[k] = [2]int64{s(v[0]), s(v[1])}
 	}
 	m.Rel = rel
+	tup := map[string][4]int64{}
+	for k, v := range m.Tup {
+		tup[k] = [4]int64{s(v[0]), s(v[1]), s(v[2]), s(v[3])}
+	}
+	m.Tup = tup
 	return m
 }
 
@@ -381,18 +428,8 @@ func sign(x float64) int {
 	return 0
 }
 
-func sortedRels(m map[string][2]int64) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	for i := 1; i < len(ks); i++ {
-		for j := i; j > 0 && ks[j] < ks[j-1]; j-- {
-			ks[j], ks[j-1] = ks[j-1], ks[j]
-		}
-	}
-	return ks
-}
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // Failures lists the asserted rows that are out of tolerance and not a
 // known deviation.

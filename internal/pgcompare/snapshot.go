@@ -26,6 +26,11 @@ type Snapshot struct {
 	// context ("io_<context>_<column>"); on 17+ pg_stat_checkpointer
 	// ("checkpointer_<column>").
 	Bgwriter map[string]int64
+	// Sizes maps each user table and index (named as Tables and Indexes
+	// are) to its forks' sizes in 8 kB pages, pg_relation_size(rel, fork)
+	// / 8192: "main", "fsm", "vm". They are states, not counters: Minus
+	// keeps the later snapshot's.
+	Sizes map[string]map[string]int64
 }
 
 // TakeSnapshot reads the statistics views in the session conn. It first calls
@@ -77,6 +82,7 @@ func (a Snapshot) Minus(b Snapshot) Snapshot {
 		Tables:   minusNested(a.Tables, b.Tables),
 		Indexes:  minusNested(a.Indexes, b.Indexes),
 		Bgwriter: minusMap(a.Bgwriter, b.Bgwriter),
+		Sizes:    a.Sizes,
 	}
 }
 

@@ -31,6 +31,14 @@ FROM pg_statio_user_tables io JOIN pg_stat_user_tables st ON st.relid = io.relid
 	io.idx_blks_read, io.idx_blks_hit, st.idx_scan, st.idx_tup_read, st.idx_tup_fetch
 FROM pg_statio_user_indexes io JOIN pg_stat_user_indexes st ON st.indexrelid = io.indexrelid`
 
+	// pg_relation_size reads the files' sizes, not their buffers: it adds
+	// nothing to the relations' counters.
+	sizesQuery = `SELECT ` + fmtRelName("n.nspname", "c.relname") + ` AS name,
+	pg_relation_size(c.oid, 'main') / 8192 AS main, pg_relation_size(c.oid, 'fsm') / 8192 AS fsm,
+	pg_relation_size(c.oid, 'vm') / 8192 AS vm
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relkind IN ('r', 'i') AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')`
+
 	bgwriterQuery = `SELECT * FROM pg_stat_bgwriter`
 
 	// Summing over backend types and objects keeps the map small; the
@@ -67,6 +75,9 @@ func readSnapshot(ctx context.Context, tx pgx.Tx, major int) (Snapshot, error) {
 	}
 	if s.Bgwriter, err = readBgwriter(ctx, tx, major); err != nil {
 		return Snapshot{}, err
+	}
+	if s.Sizes, err = queryKeyed(ctx, tx, sizesQuery); err != nil {
+		return Snapshot{}, fmt.Errorf("snapshot: relation sizes: %w", err)
 	}
 	return s, nil
 }

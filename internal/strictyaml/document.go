@@ -132,7 +132,12 @@ func syntaxError(file string, data []byte, err error) *FieldError {
 		// moves the problem to line 2, which it does report.
 		line = firstLineRetry(data)
 	}
-	if line > 0 && strings.Contains(msg, "cannot start any token") && bytes.Contains(lineOf(data, line), []byte{'\t'}) {
+	switch {
+	case strings.Contains(msg, "tab character"):
+		// The parser names the tab itself ("found a tab character that
+		// violates indentation"); only the fix is missing.
+		msg += " (YAML indents with spaces only; replace the tabs by spaces)"
+	case line > 0 && strings.Contains(msg, "cannot start any token") && bytes.Contains(lineOf(data, line), []byte{'\t'}):
 		msg += " (a tab: YAML indents with spaces only; replace the tabs by spaces)"
 	}
 	return &FieldError{File: file, Line: line, Msg: "syntax error: " + msg}

@@ -260,8 +260,13 @@ func TestManyErrorsAndHugeFiles(t *testing.T) {
 
 // A tab used for indentation gets a hint, not only the parser's words.
 func TestTabIndentationHint(t *testing.T) {
-	_, err := Parse("t.yaml", []byte("server:\n\tshared_buffers: 1GB\n"))
-	if err == nil || !strings.Contains(err.Error(), "t.yaml:2:") || !strings.Contains(err.Error(), "YAML indents with spaces only") {
-		t.Fatalf("tab: %v", err)
+	for _, c := range []struct{ doc, at string }{
+		{"server:\n\tshared_buffers: 1GB\n", "t.yaml:2:"}, // "cannot start any token"
+		{"name: x\n\tserver: 1\n", "t.yaml:2:"},           // "a tab character that violates indentation"
+	} {
+		_, err := Parse("t.yaml", []byte(c.doc))
+		if err == nil || !strings.Contains(err.Error(), c.at) || !strings.Contains(err.Error(), "YAML indents with spaces only") {
+			t.Errorf("%q: %v", c.doc, err)
+		}
 	}
 }

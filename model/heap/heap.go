@@ -29,7 +29,11 @@
 // reach a steady state instead of growing with every transaction.
 package heap
 
-import "fmt"
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
 
 const (
 	pageBytes   = 8192
@@ -92,6 +96,8 @@ type Table struct {
 
 	moved  []movedRows // per chunk of rows: the blocks of rows not on their load block
 	nmoved int         // rows not on their load block
+
+	chain chainScratch // RowChain's working space
 
 	Stats Stats
 }
@@ -485,17 +491,36 @@ func (m *movedRows) set(off, blk int32) int {
 	return 1
 }
 
-// rowVersion returns the index in gs of row's current version: the
-// newest group tagged with the row (versions of one row have increasing
-// xmins), or, for a row never changed since it was loaded or whose page was
-// collapsed, an untagged live group (the load's, else the frozen one).
-// It returns -1 if the page holds neither.
+// rowVersion returns the index in gs of row's current version: the last
+// of the versions tagged with the row in update-chain order (the live one,
+// else the one whose xmax starts no later version here: deleted, or moved
+// to another page), or, for a row never changed since it was loaded or
+// whose page was collapsed, an untagged live group (the load's, else the
+// frozen one). It returns -1 if the page holds neither.
+//
+// The chain is followed by xmin and xmax, not ordered by xmin: xids are
+// assigned at a transaction's first write, so a transaction that got its
+// xid early and waited for the row's lock writes a newer version with a
+// smaller xmin (heap_update links the versions by t_ctid; their xmin and
+// xmax match, as heap_hot_search_buffer checks).
 func (t *Table) rowVersion(gs []Group, row int64) int {
-	best := -1
+	best, newest := -1, -1
 	for i, g := range gs {
-		if g.Row == row && (best < 0 || g.Xmin > gs[best].Xmin) {
+		if g.Row != row {
+			continue
+		}
+		if g.Xmax == 0 {
+			return i
+		}
+		if newest < 0 || g.Xmin > gs[newest].Xmin {
+			newest = i
+		}
+		if !hasSuccessor(gs, row, i) && (best < 0 || g.Xmin > gs[best].Xmin) {
 			best = i
 		}
+	}
+	if best < 0 {
+		best = newest // a chain that loops (one transaction's own versions): its newest xmin
 	}
 	if best >= 0 {
 		return best
@@ -531,12 +556,7 @@ func (t *Table) RowChain(row int64, b int32, out []Group) []Group {
 			live = live || g.Xmax == 0
 		}
 	}
-	// Oldest first: a row's versions have increasing xmins.
-	for i := n0 + 1; i < len(out); i++ {
-		for j := i; j > n0 && out[j].Xmin < out[j-1].Xmin; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
+	t.chainOrder(out[n0:])
 	if !live && len(out) == n0 && t.BlockOf(row) == b {
 		if i := t.rowVersion(gs, row); i >= 0 {
 			g := gs[i]
@@ -545,6 +565,117 @@ func (t *Table) RowChain(row int64, b int32, out []Group) []Group {
 		}
 	}
 	return out
+}
+
+// hasSuccessor reports whether the page holds a version of row that
+// version i's update wrote (its xmin is i's xmax).
+func hasSuccessor(gs []Group, row int64, i int) bool {
+	x := gs[i].Xmax
+	for j, g := range gs {
+		if j != i && x != 0 && g.Row == row && g.Xmin == x {
+			return true
+		}
+	}
+	return false
+}
+
+// chainRank orders the candidates for the version after one whose xmax is
+// x: one that x updated again (a transaction updating a row twice gives
+// both versions its xid as xmin), then one updated by another, then the
+// live one.
+func chainRank(g Group, x uint32) int {
+	switch {
+	case g.Xmax == x:
+		return 0
+	case g.Xmax != 0:
+		return 1
+	}
+	return 2
+}
+
+// chainScratch is chainOrder's working space, kept between calls (the
+// engine is single-threaded): a hot row's page can hold a few hundred of
+// its versions before pruning.
+type chainScratch struct {
+	xmax []uint32
+	used []bool
+	out  []Group
+}
+
+// chainOrder sorts one row's versions on a page oldest first along its
+// update chain: each version is followed by the one its xmax wrote (the
+// t_ctid link heap_update sets). The chain starts at the version no other
+// one leads to; versions the walk does not reach (a gap left by pruning)
+// follow, each starting its own walk, in xmin order.
+func (t *Table) chainOrder(vs []Group) {
+	n := len(vs)
+	if n < 2 {
+		return
+	}
+	// xmin order: for the binary searches below, and the order of several
+	// heads. Versions are mostly appended in chain order, so this is
+	// nearly linear.
+	for i := 1; i < n; i++ {
+		for j := i; j > 0 && vs[j].Xmin < vs[j-1].Xmin; j-- {
+			vs[j], vs[j-1] = vs[j-1], vs[j]
+		}
+	}
+	sc := &t.chain
+	sc.xmax = sc.xmax[:0]
+	for _, g := range vs {
+		if g.Xmax != 0 {
+			sc.xmax = append(sc.xmax, g.Xmax)
+		}
+	}
+	slices.Sort(sc.xmax)
+	sc.used = sc.used[:0]
+	for range n {
+		sc.used = append(sc.used, false)
+	}
+	sc.out = sc.out[:0]
+	firstWithXmin := func(x uint32) int {
+		i, _ := slices.BinarySearchFunc(vs, x, func(g Group, x uint32) int { return cmp.Compare(g.Xmin, x) })
+		return i
+	}
+	// led reports whether some version's xmax is vs[i]'s xmin (a version
+	// updated by its own transaction leads to itself only through another).
+	led := func(i int) bool {
+		x := vs[i].Xmin
+		k, found := slices.BinarySearch(sc.xmax, x)
+		if !found {
+			return false
+		}
+		self := 0
+		if vs[i].Xmax == x {
+			self = 1
+		}
+		c := 0
+		for ; k < len(sc.xmax) && sc.xmax[k] == x; k++ {
+			c++
+		}
+		return c > self
+	}
+	for pass := 0; pass < 2 && len(sc.out) < n; pass++ {
+		for start := 0; start < n; start++ {
+			if sc.used[start] || (pass == 0 && led(start)) {
+				continue
+			}
+			for i := start; i >= 0; {
+				sc.used[i] = true
+				sc.out = append(sc.out, vs[i])
+				x, next := vs[i].Xmax, -1
+				if x != 0 {
+					for j := firstWithXmin(x); j < n && vs[j].Xmin == x; j++ {
+						if !sc.used[j] && (next < 0 || chainRank(vs[j], x) < chainRank(vs[next], x)) {
+							next = j
+						}
+					}
+				}
+				i = next
+			}
+		}
+	}
+	copy(vs, sc.out)
 }
 
 // RowGroup returns the header of row's current version on block b (N = 1),

@@ -195,3 +195,67 @@ func TestMovedRowsSparseAndDense(t *testing.T) {
 		t.Errorf("row 38 moved home: block %d, %d moved", tb.BlockOf(38), tb.Moved())
 	}
 }
+
+// A transaction that took its xid early (at an earlier write) and then
+// waited for a row's lock writes a newer version with a smaller xmin than
+// the version it replaces. The row's chain follows xmax to xmin, as
+// heap_update's t_ctid links do, not xmin order: the newest version is the
+// one the last update wrote, and the next update replaces that one.
+func TestChainFollowsXmaxNotXminOrder(t *testing.T) {
+	tb, _ := New("branches", 61, 132, 100, frozen, true)
+	b := tb.BlockOf(1)
+	for _, xid := range []uint32{6, 10, 4, 14, 12} { // 4 and 12 updated after 10 and 14
+		tb.DeleteRow(1, b, xid)
+		tb.InsertVersion(b, xid, 1)
+	}
+	ch := tb.RowChain(1, b, nil)
+	want := []struct{ xmin, xmax uint32 }{{frozen.Xmin, 6}, {6, 10}, {10, 4}, {4, 14}, {14, 12}, {12, 0}}
+	if len(ch) != len(want) {
+		t.Fatalf("chain %+v, want %d versions", ch, len(want))
+	}
+	for i, w := range want {
+		if ch[i].Xmin != w.xmin || ch[i].Xmax != w.xmax {
+			t.Fatalf("chain[%d] = %+v, want xmin %d xmax %d (chain %+v)", i, ch[i], w.xmin, w.xmax, ch)
+		}
+	}
+	if g := tb.RowGroup(1, b); g.Xmin != 12 || g.Xmax != 0 {
+		t.Fatalf("current version %+v, want the one xid 12 wrote", g)
+	}
+	// A transaction updating the row twice: both its versions have its
+	// xid as xmin, the first its xid as xmax too.
+	tb.DeleteRow(1, b, 20)
+	tb.InsertVersion(b, 20, 1)
+	tb.DeleteRow(1, b, 20)
+	tb.InsertVersion(b, 20, 1)
+	ch = tb.RowChain(1, b, nil)
+	n := len(ch)
+	if ch[n-3].Xmin != 12 || ch[n-3].Xmax != 20 || ch[n-2].Xmin != 20 || ch[n-2].Xmax != 20 || ch[n-1].Xmin != 20 || ch[n-1].Xmax != 0 {
+		t.Fatalf("own double update: chain tail %+v", ch[n-3:])
+	}
+}
+
+// A hot row's page holds many versions before pruning; the chain order
+// holds for all of them.
+func TestLongChainOrder(t *testing.T) {
+	tb, _ := New("branches", 61, 132, 100, frozen, true)
+	b := tb.BlockOf(1)
+	xids := make([]uint32, 200)
+	for i := range xids {
+		// pairs swapped: 101, 100, 103, 102, ... each pair's later updater has
+		// the smaller xid
+		xids[i] = uint32(100 + i + 1 - 2*(i%2))
+	}
+	for _, xid := range xids {
+		tb.DeleteRow(1, b, xid)
+		tb.InsertVersion(b, xid, 1)
+	}
+	ch := tb.RowChain(1, b, nil)
+	if len(ch) != len(xids)+1 {
+		t.Fatalf("%d versions, want %d", len(ch), len(xids)+1)
+	}
+	for i := 1; i < len(ch); i++ {
+		if ch[i].Xmin != xids[i-1] || ch[i-1].Xmax != ch[i].Xmin {
+			t.Fatalf("chain[%d] = %+v after %+v, want xmin %d", i, ch[i], ch[i-1], xids[i-1])
+		}
+	}
+}
