@@ -501,7 +501,7 @@ PGBUFSIM_DIFFERENTIAL=1) asserts the same tolerances.
 	}
 	fmt.Fprintf(&b, "Summary: %d figures within tolerance, %d known deviations (below), %d other figures outside.\n\n", pass, known, fail)
 	if len(knownRows) > 0 {
-		b.WriteString("## Known deviations\n\nThese figures are outside tolerance and not yet explained or fixed; the differential test reports them and fails on any other.\n\n")
+		b.WriteString("## Known deviations\n\nThese figures are outside tolerance and not fixed; the last column says what is measured of why. The differential test reports them and fails on any other.\n\n")
 		b.WriteString("| case | step | figure | PostgreSQL | pgbufsim | why |\n| --- | --- | --- | ---: | ---: | --- |\n")
 		for _, r := range knownRows {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", r.Case, r.Step, r.Metric, num(r.PG), num(r.Sim), r.Known)
