@@ -13,6 +13,7 @@
 package configs
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -33,11 +34,23 @@ var scenarioType = reflect.TypeFor[model.Scenario]()
 // "server.shared_buffers=64MB" or "workload.phases.run.clients=32") and
 // returns the validated, fully defaulted scenario.
 func Load(path string, overrides ...string) (model.Scenario, error) {
-	data, err := os.ReadFile(path)
+	data, err := readConfig(path, "scenario")
 	if err != nil {
 		return model.Scenario{}, fmt.Errorf("%s: cannot read the scenario: %v", path, unwrapPathError(err))
 	}
 	return Parse(path, data, overrides...)
+}
+
+// readConfig reads a scenario (what "scenario") or costs file of at most
+// strictyaml.MaxBytes (8 MB), whatever it is (a device or a pipe is read
+// only that far).
+func readConfig(path, what string) ([]byte, error) {
+	data, err := strictyaml.ReadFile(path, strictyaml.MaxBytes)
+	var tl *strictyaml.TooLargeError
+	if errors.As(err, &tl) {
+		return nil, fmt.Errorf("%v; a %s file is a few kB", err, what)
+	}
+	return data, err
 }
 
 func unwrapPathError(err error) error {
@@ -94,7 +107,7 @@ func ParseScriptArg(flag, arg string) (ScriptArg, error) {
 
 // LoadWith is Load with pgbench's script options applied.
 func LoadWith(path string, opts RunOptions, overrides ...string) (model.Scenario, error) {
-	data, err := os.ReadFile(path)
+	data, err := readConfig(path, "scenario")
 	if err != nil {
 		return model.Scenario{}, fmt.Errorf("%s: cannot read the scenario: %v", path, unwrapPathError(err))
 	}

@@ -2,7 +2,6 @@ package configs
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"go.yaml.in/yaml/v3"
@@ -36,7 +35,7 @@ func applyCostsFile(sc *model.Scenario, doc *strictyaml.Document) error {
 	where := func(err error) error {
 		return doc.Errorf("costs_file", "%v (the path is relative to the scenario file)", err)
 	}
-	data, err := os.ReadFile(path)
+	data, err := readConfig(path, "costs")
 	if err != nil {
 		return where(fmt.Errorf("cannot read the costs file %s: %v", path, unwrapPathError(err)))
 	}
@@ -73,7 +72,7 @@ func ParseCostsFile(name string, data []byte) (model.Costs, error) {
 // it (costs_file with an absolute path), after checking that the file
 // reads as a costs file, so that a bad one is reported as -costs's.
 func CostsOverride(file string) (string, error) {
-	data, err := os.ReadFile(file)
+	data, err := readConfig(file, "costs")
 	if err != nil {
 		return "", fmt.Errorf("-costs %s: cannot read it: %v", file, unwrapPathError(err))
 	}

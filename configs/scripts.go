@@ -1,8 +1,8 @@
 package configs
 
 import (
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -74,18 +74,14 @@ func applyRunOptions(sc *model.Scenario, opts RunOptions) error {
 // readScript reads a script file, refusing one larger than a scenario may
 // be.
 func readScript(path string) (string, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return "", fmt.Errorf("cannot read the script: %v", unwrapPathError(err))
-	}
-	if st.IsDir() {
+	data, err := strictyaml.ReadFile(path, maxScriptBytes)
+	var tl *strictyaml.TooLargeError
+	switch {
+	case errors.As(err, &tl):
+		return "", fmt.Errorf("%v; a pgbench script is a few kB", err)
+	case err != nil && strings.Contains(err.Error(), "is a directory"):
 		return "", fmt.Errorf("is a directory, not a script file")
-	}
-	if st.Size() > maxScriptBytes {
-		return "", fmt.Errorf("%d bytes: a script file may have at most %d", st.Size(), maxScriptBytes)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
+	case err != nil:
 		return "", fmt.Errorf("cannot read the script: %v", unwrapPathError(err))
 	}
 	if len(data) == 0 {

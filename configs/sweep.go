@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -89,7 +88,7 @@ func (p *SweepPlan) Index(values ...string) int {
 // how the CLI tells a sweep from a single run. A file that cannot be read
 // or parsed is not a sweep (loading it then reports the problem).
 func IsSweep(path string) bool {
-	data, err := os.ReadFile(path)
+	data, err := readConfig(path, "scenario")
 	if err != nil {
 		return false
 	}
@@ -110,7 +109,7 @@ func IsSweep(path string) bool {
 // -set "path=value" texts (applied to every point), axes are -sweep
 // "path=v1,v2,..." texts (see ParseAxis).
 func LoadSweep(path string, overrides, axes []string) (*SweepPlan, error) {
-	data, err := os.ReadFile(path)
+	data, err := readConfig(path, "scenario")
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot read the scenario: %v", path, unwrapPathError(err))
 	}

@@ -107,6 +107,7 @@ type backend struct {
 	// transaction timing
 	scheduled int64
 	started   int64
+	zeroTxns  int // transactions in a row that took no simulated time
 	txNo      int64
 	done      bool
 	abortThis bool // this execution ends in ROLLBACK (abort_fraction)
@@ -690,7 +691,19 @@ func (b *backend) endTxn() {
 	if b.client.phase.cmdStats != nil {
 		b.nextCommand(0)
 	}
-	b.client.phase.complete(b, b.e.k.Now())
+	now := b.e.k.Now()
+	if now == b.started {
+		// A transaction that took no simulated time (a script of \sleep 0
+		// and meta commands): many in a row mean the phase cannot reach
+		// its end.
+		if b.zeroTxns++; b.zeroTxns >= maxZeroTimeTxns {
+			b.e.fail(fmt.Errorf("phase %q: a client ran %d transactions in a row that took no simulated time (its script's statements are all \\sleep 0 or meta commands): the phase could never end; give the script a statement or a \\sleep longer than 0", b.client.phase.cfg.Name, b.zeroTxns))
+			return
+		}
+	} else {
+		b.zeroTxns = 0
+	}
+	b.client.phase.complete(b, now)
 	b.txNo++
 	b.inTxn = false
 }
@@ -703,6 +716,10 @@ func (b *backend) finish() {
 	b.e.removeProc(b)
 	b.client.phase.clientDone()
 }
+
+// maxZeroTimeTxns is how many transactions in a row a client may run in
+// no simulated time before the run is stopped as unable to end.
+const maxZeroTimeTxns = 1_000_000
 
 // poisson is pgbench's getPoissonRand: an exponential inter-arrival time
 // with the given mean, drawn in whole microseconds.

@@ -329,7 +329,9 @@ func (e *engine) run(opt Options) (*Result, error) {
 		}
 		opt.ProgressLine(fmt.Sprintf("tables: %d relations built, %d pages (%s)", e.cat.NumRelations(), pages, SizeText(pages*8192)))
 	}
-	e.prewarm(e.sc.Workload.Prewarm)
+	if !e.prewarm(e.sc.Workload.Prewarm) {
+		return nil, ErrInterrupted
+	}
 	e.t0 = e.k.Now()
 	e.sampler.start()
 	e.bgw.start()

@@ -138,6 +138,12 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 	if len(cmds) == 0 {
 		return nil, nil, problem(1, "the script has no commands (pgbench: empty command list for script)")
 	}
+	if !slices.ContainsFunc(cmds, func(c pgscript.Command) bool { return c.Meta == "" || c.Meta == "sleep" }) {
+		// pgbench would run such transactions on the client's CPU alone,
+		// which the model does not price: they would take no simulated
+		// time, and a phase of a duration would never end.
+		return nil, nil, problem(cmds[0].Line, "the script has no SQL command and no \\sleep: its transactions would take no simulated time (pgbench spins on the client's CPU, which the model does not price), so a phase would never end; add a statement")
+	}
 
 	// pgbench's startup variables, then -D's (pgbench.c main: -D first,
 	// then scale, client_id, default_seed and random_seed unless
@@ -691,7 +697,9 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 				if d <= 0 {
 					continue
 				}
-				o.dur = satMul(d, p.unit)
+				// A variable's sleep beyond the longest the loader accepts
+				// as a constant sleeps that long: past any phase's end.
+				o.dur = min(satMul(d, p.unit), maxSleepNs)
 			}
 			ops = append(ops, o)
 			// Autocommit: a statement outside BEGIN ... END commits at
@@ -787,9 +795,16 @@ func sleepStep(c pgscript.Command, ref func(int, string) (int, int64, error), pr
 	if err != nil {
 		return p, problem(c.Line, "\\sleep: invalid sleep time %q: an integer or a :variable", arg)
 	}
+	if x > 0 && satMul(x, p.unit) > maxSleepNs {
+		return p, problem(c.Line, "\\sleep: %s %s is longer than the %d days a sleep may last", arg, map[int64]string{1e3: "us", 1e6: "ms", 1e9: "s"}[p.unit], maxSleepNs/(86400*1e9))
+	}
 	p.durConst = x
 	return p, nil
 }
+
+// maxSleepNs bounds a \sleep (about 36 years: far past any phase, and far
+// from the int64 nanoseconds' end).
+const maxSleepNs = int64(1) << 60
 
 // gsetVars handles \gset and \aset after a lookup: the only value the
 // model knows of a row is its key, so each target must be the key column,

@@ -2,7 +2,9 @@ package model
 
 import (
 	"fmt"
+
 	"github.com/pgbufsim/pgbufsim/model/bufpool"
+	"github.com/pgbufsim/pgbufsim/model/oscache"
 	"github.com/pgbufsim/pgbufsim/sim"
 )
 
@@ -14,9 +16,11 @@ import (
 // that missed shared buffers. The run then starts at the prewarm's end.
 // Keys come from a stream of their own, so the measured run's draws are the
 // same with or without prewarming.
-func (e *engine) prewarm(n int64) {
+//
+// It returns false if the run was interrupted meanwhile.
+func (e *engine) prewarm(n int64) bool {
 	if n <= 0 || len(e.phases) == 0 {
-		return
+		return true
 	}
 	ph := e.phases[0]
 	gap := int64(sim.Millisecond)
@@ -34,6 +38,11 @@ func (e *engine) prewarm(n int64) {
 	// once at the end (oscache.WarmAll: the same final LRU, far fewer random
 	// memory accesses). Nothing else uses the page cache during a prewarm.
 	var reads []int32
+	// Only the order of the last reads of the most recent CapacityPages
+	// distinct pages decides the page cache's final state (an LRU): when
+	// the list grows past twice that, it keeps just those, so a long
+	// prewarm's memory stays bounded by the cache's size.
+	keep := int(max(e.os.Config().CapacityPages, 1))
 	touch := func(gid int32, now int64) {
 		if s := p.Lookup(gid); s >= 0 {
 			// A shared-buffer hit never reaches the kernel: the page
@@ -50,6 +59,9 @@ func (e *engine) prewarm(n int64) {
 		p.ReadDone(s)
 		p.Unpin(s)
 		reads = append(reads, gid)
+		if len(reads) >= 2*keep+1<<16 {
+			reads = oscache.LastDistinct(reads, keep)
+		}
 	}
 	// The server has been running the workload: its connections have read
 	// the system catalogs (syscatalog.go), which then sit in the page
@@ -63,6 +75,9 @@ func (e *engine) prewarm(n int64) {
 	// With -P the prewarm reports its own progress, every tenth of it.
 	report := e.opt.ProgressLine != nil && e.sc.Output.Progress > 0
 	for i := int64(0); i < n; i++ {
+		if i%4096 == 0 && e.opt.Interrupted != nil && e.opt.Interrupted() {
+			return false
+		}
 		if report && i > 0 && i%max(n/10, 1) == 0 {
 			e.opt.ProgressLine(fmt.Sprintf("prewarm: %d of %d transactions (%d%%)", i, n, i*100/n))
 		}
@@ -121,4 +136,5 @@ func (e *engine) prewarm(n int64) {
 	e.stats = pgStats{}
 	e.os.Stats.Hits, e.os.Stats.Misses, e.os.Stats.Evictions = 0, 0, 0
 	e.k.RunUntil(n * gap)
+	return true
 }

@@ -422,7 +422,7 @@ type Workload struct {
 	// cache before the run, instantly and without I/O, spaced at the
 	// phase's rate (or 1 ms apart): the run starts with caches in the state
 	// that workload leaves them in (a long-running server), not empty.
-	Prewarm int64 `yaml:"prewarm" range:"0,"`
+	Prewarm int64 `yaml:"prewarm" range:"0,1000000000"`
 	// ClientHost is where the client program runs: "server" (pgbench on
 	// the database machine, the usual setup: its CPU uses the server's
 	// cores) or "remote" (its CPU only delays the client).

@@ -2,7 +2,6 @@ package replay
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -96,7 +95,7 @@ func (e *PolicyEntry) Validate() error { return e.Policy.label() }
 // move together; a relative out directory, like -out, is relative to the
 // working directory.
 func LoadConfig(path string) (ConfigFile, error) {
-	data, err := os.ReadFile(path)
+	data, err := strictyaml.ReadFile(path, strictyaml.MaxBytes)
 	if err != nil {
 		return ConfigFile{}, err
 	}

@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"os"
 	"strings"
 
 	"github.com/pgbufsim/pgbufsim/internal/strictyaml"
@@ -32,7 +31,7 @@ func WantsReplay(args []string) bool {
 // configHasTrace reports whether the YAML file's top-level mapping has a
 // trace key.
 func configHasTrace(path string) bool {
-	data, err := os.ReadFile(path)
+	data, err := strictyaml.ReadFile(path, strictyaml.MaxBytes)
 	if err != nil {
 		return false
 	}

@@ -278,3 +278,45 @@ func TestEmptyTraces(t *testing.T) {
 		}
 	}
 }
+
+// Inputs that used to fill memory or never end (found by trying every bad
+// input): an endless device as a configuration, a script file or a costs
+// file; a script whose transactions take no simulated time; a \sleep past
+// the int64 nanoseconds; an unbounded prewarm. Each is refused with exit 1
+// before any work, or (a \sleep 0 known only while running) stopped with
+// exit 2 and a message, never a hang.
+func TestEndlessInputsRefused(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	onlySet := write("onlyset.sql", "\\set a 1\n")
+	sleep0 := write("sleep0.sql", "\\set x 0\n\\sleep :x\n")
+	bigSleep := write("bigsleep.sql", "\\sleep 99999999999999 s\nSELECT 1;\n")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"-config", "/dev/zero"}, 1, "more than the 8388608 bytes"},
+		{tinyArgs("-f", "/dev/zero"), 1, "more than the 8388608 bytes"},
+		{tinyArgs("-costs", "/dev/zero"), 1, "more than the 8388608 bytes"},
+		{tinyArgs("-f", onlySet), 1, "no SQL command and no \\sleep"},
+		{tinyArgs("-f", bigSleep), 1, "longer than the 13343 days a sleep may last"},
+		{tinyArgs("-set", "workload.prewarm=999999999999"), 1, "out of range [0, 1000000000]"},
+		{tinyArgs("-f", sleep0), 2, "transactions in a row that took no simulated time"},
+	} {
+		out := filepath.Join(dir, "out")
+		code, _, errs := runCLI(t, append(c.args, "-out", out)...)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, want %d with %q: %s", c.args, code, c.code, c.want, errs)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: wrote %s", c.args, out)
+		}
+	}
+}

@@ -240,6 +240,23 @@ func (c *Cache) DropClean() {
 // (prewarming caches before a run).
 func (c *Cache) Warm(gid int32) { c.touch(gid) }
 
+// LastDistinct returns the last capacity distinct pages of seq, each at
+// its last position, in order: WarmAll of the result leaves a cache of
+// that capacity (with nothing dirty) as WarmAll of seq would, so a caller
+// collecting a long sequence can shorten it as it goes.
+func LastDistinct(seq []int32, capacity int) []int32 {
+	seen := make(map[int32]bool, capacity)
+	out := make([]int32, 0, min(capacity, len(seq)))
+	for i := len(seq) - 1; i >= 0 && len(out) < capacity; i-- {
+		if !seen[seq[i]] {
+			seen[seq[i]] = true
+			out = append(out, seq[i])
+		}
+	}
+	slices.Reverse(out)
+	return out
+}
+
 // WarmAll is Warm of every page of seq in order, computed at once. An LRU's
 // contents after a run of touches are the first CapacityPages entries of the
 // recency stack (each page ordered by its last touch), so walking seq

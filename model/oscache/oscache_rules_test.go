@@ -302,13 +302,16 @@ func TestWarmAllEqualsSequentialWarm(t *testing.T) {
 		cfg.CapacityPages = int64(1 + rng.IntN(300))
 		_, _, a := testCache(t, 1, cfg)
 		_, _, b := testCache(t, 1, cfg)
+		_, _, c := testCache(t, 1, cfg)
 		span := 1 + rng.IntN(600)
 		for i := rng.IntN(400); i > 0; i-- { // content before
 			g := int32(rng.IntN(span))
 			a.Warm(g)
 			b.Warm(g)
+			c.Warm(g)
 		}
-		if trial%4 == 3 { // a dirty page: eviction must skip it (the fallback path)
+		dirty := trial%4 == 3
+		if dirty { // a dirty page: eviction must skip it (the fallback path)
 			g := int32(rng.IntN(span))
 			a.Write(g, nil, 0)
 			b.Write(g, nil, 0)
@@ -325,18 +328,36 @@ func TestWarmAllEqualsSequentialWarm(t *testing.T) {
 			a.Warm(g)
 		}
 		b.WarmAll(seq)
-		if a.n != b.n || a.head != b.head || a.tail != b.tail {
-			t.Fatalf("trial %d: n %d/%d head %d/%d tail %d/%d", trial, a.n, b.n, a.head, b.head, a.tail, b.tail)
-		}
-		for g, n := a.head, 0; g != nilPage; g, n = a.next[g], n+1 {
-			if b.prev[g] != a.prev[g] || b.next[g] != a.next[g] {
-				t.Fatalf("trial %d: page %d (position %d) linked differently", trial, g, n)
+		sameCache(t, trial, "WarmAll", a, b)
+		if !dirty {
+			// The shortened sequence a long prewarm keeps (LastDistinct)
+			// leaves the same cache.
+			short := LastDistinct(seq, int(cfg.CapacityPages))
+			if len(short) > int(cfg.CapacityPages) {
+				t.Fatalf("trial %d: LastDistinct kept %d pages of a %d-page cache", trial, len(short), cfg.CapacityPages)
 			}
-		}
-		for g := 0; g < max(len(a.flags), len(b.flags)); g++ {
-			if a.Contains(int32(g)) != b.Contains(int32(g)) {
-				t.Fatalf("trial %d: page %d cached %v sequentially, %v by WarmAll", trial, g, a.Contains(int32(g)), b.Contains(int32(g)))
+			if len(short) > 0 {
+				c.WarmAll(short)
 			}
+			sameCache(t, trial, "WarmAll(LastDistinct)", a, c)
+		}
+	}
+}
+
+// sameCache fails unless b's LRU list and contents are a's.
+func sameCache(t *testing.T, trial int, how string, a, b *Cache) {
+	t.Helper()
+	if a.n != b.n || a.head != b.head || a.tail != b.tail {
+		t.Fatalf("trial %d, %s: n %d/%d head %d/%d tail %d/%d", trial, how, a.n, b.n, a.head, b.head, a.tail, b.tail)
+	}
+	for g, n := a.head, 0; g != nilPage; g, n = a.next[g], n+1 {
+		if b.prev[g] != a.prev[g] || b.next[g] != a.next[g] {
+			t.Fatalf("trial %d, %s: page %d (position %d) linked differently", trial, how, g, n)
+		}
+	}
+	for g := 0; g < max(len(a.flags), len(b.flags)); g++ {
+		if a.Contains(int32(g)) != b.Contains(int32(g)) {
+			t.Fatalf("trial %d, %s: page %d cached %v sequentially, %v here", trial, how, g, a.Contains(int32(g)), b.Contains(int32(g)))
 		}
 	}
 }
