@@ -73,6 +73,26 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	inputs := rest
 	if runsSweep(rest) {
+		// Everything the sweep and the comparison need is checked before
+		// anything is written: the sweep's flags and configuration, and
+		// that it gives two sides or more, as many as -names.
+		sweepDir := filepath.Join(out, SweepDir)
+		sweepArgs := append(append([]string(nil), rest...), "-out", sweepDir, "-q")
+		plan, shards, code := sweep.Plan(sweepArgs, stderr)
+		if plan == nil {
+			return code
+		}
+		switch n := len(plan.Points); {
+		case shards > 1:
+			fmt.Fprintf(stderr, "simulate compare: -shard: a comparison needs every point; run the shards with simulate -config, merge them (simulate merge) and compare the merged directory\n")
+			return 1
+		case n < 2:
+			fmt.Fprintf(stderr, "simulate compare: the sweep has %d point: a comparison needs two sides or more (give an axis with two values or more, -sweep path=a,b)\n", n)
+			return 1
+		case names != "" && len(strings.Split(names, ",")) != n:
+			fmt.Fprintf(stderr, "simulate compare: -names gives %d names for the sweep's %d points\n", len(strings.Split(names, ",")), n)
+			return 1
+		}
 		// DIR is claimed first, so that the sweep under it (which a
 		// rerun resumes) is part of a compare output from the start.
 		if err := os.MkdirAll(out, 0o755); err != nil {
@@ -83,8 +103,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "simulate compare: %v\n", err)
 			return 1
 		}
-		sweepDir := filepath.Join(out, SweepDir)
-		code := sweep.Main(append(append([]string(nil), rest...), "-out", sweepDir, "-q"), io.Discard, stderr)
+		code = sweep.Main(sweepArgs, io.Discard, stderr)
 		if code != 0 {
 			return code
 		}

@@ -216,3 +216,31 @@ func TestMainRunsTheSweep(t *testing.T) {
 type io0 struct{}
 
 func (io0) Write(p []byte) (int, error) { return len(p), nil }
+
+// The one-step form checks the sweep and the comparison before it writes
+// anything: bad flags or configuration, one point, -shard, a -names of the
+// wrong length all exit 1 and leave no directory behind.
+func TestMainChecksBeforeWriting(t *testing.T) {
+	dir := t.TempDir()
+	base := []string{"-config", "../configs/quickstart.yaml", "-set", "workload.phases.run.duration=1s"}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-sweep", "server.cpus=1,abc"}, "invalid integer"},
+		{[]string{"-sweep", "server.cpus=1,2", "-bogus"}, "-bogus"},
+		{[]string{"-sweep", "server.cpus=1"}, "a comparison needs two sides"},
+		{[]string{"-sweep", "server.cpus=1,2", "-shard", "0/2"}, "a comparison needs every point"},
+		{[]string{"-sweep", "server.cpus=1,2", "-names", "a"}, "-names gives 1 names for the sweep's 2 points"},
+	} {
+		out := filepath.Join(dir, "cmp")
+		var stderr bytes.Buffer
+		args := append(append(append([]string(nil), base...), c.args...), "-out", out)
+		if code := Main(args, io0{}, &stderr); code != 1 || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%v: exit %d, want 1 with %q: %s", c.args, code, c.want, stderr.String())
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: %s was created", c.args, out)
+		}
+	}
+}

@@ -261,6 +261,14 @@ func TestBadInput(t *testing.T) {
 			[]string{"bad.yaml:", "set.xid", "no script of the mix"}},
 		{"key without index", custom("        - update: {table: t, key: \"random(1, :rows)\"}\n"), nil,
 			[]string{"bad.yaml:", "no index"}},
+		{"a relation named as pgbench's", strings.Replace(good, "  pgbench: {scale: 1}\n", "  pgbench: {scale: 1}\n  relations: [{name: pgbench_accounts, rows: 10}]\n", 1), nil,
+			[]string{"bad.yaml:6:", "tables.relations[0].name", `"pgbench_accounts" is a pgbench table`}},
+		{"a relation named as one of a group", strings.Replace(custom("        - seqscan: t\n"), "{name: t, rows: 0}", "{name: t, rows: 0}\n    - {name: g, rows: 10, count: 3}\n    - {name: g_2, rows: 10}", 1), nil,
+			[]string{"bad.yaml:6:", "tables.relations[2].name", `"g_2" is tables.relations[2] (g_2) and also one of tables.relations[1] (g)`}},
+		{"a relation named as another's key", strings.Replace(custom("        - seqscan: t\n"), "{name: t, rows: 0}", "{name: t, rows: 0, index: true}\n    - {name: t_pkey, rows: 10}", 1), nil,
+			[]string{"bad.yaml:", "tables.relations[1].name", `"t_pkey" is tables.relations[0] (t)'s primary key`}},
+		{"a relation declared twice", strings.Replace(custom("        - seqscan: t\n"), "{name: t, rows: 0}", "{name: t, rows: 0}\n    - {name: t, rows: 10}", 1), nil,
+			[]string{"bad.yaml:", "tables.relations[1].name", `"t" is tables.relations[0] (t) and also tables.relations[1] (t)`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

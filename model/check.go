@@ -2,7 +2,10 @@ package model
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/pgbufsim/pgbufsim/internal/strictyaml"
@@ -65,15 +68,76 @@ func Check(sc Scenario) []Problem {
 	if needPGBench && sc.Tables.PGBench.Scale < 1 {
 		add("tables.pgbench.scale", "a built-in pgbench script needs pgbench tables: set a scale >= 1")
 	}
-	seen := map[string]bool{}
+	// Every relation the run creates has a name of its own, as in
+	// PostgreSQL (pg_class_relname_nsp_index): pgbench's tables and their
+	// primary keys, each declared relation (name_1 .. name_N with count),
+	// its primary key (NAME_pkey), and the system catalogs. Groups (count
+	// > 1) are checked by their pattern, not name by name.
+	owner := map[string]string{sysCatalogName: "the system catalogs"}
+	ownerKey := map[string]string{}
+	claim := func(name, by, key string) {
+		if prev, ok := owner[name]; ok {
+			add(key, "relation %q is %s and also %s: relation names must differ (rename one)", name, prev, by)
+			return
+		}
+		owner[name], ownerKey[name] = by, key
+	}
+	if sc.Tables.PGBench.Scale > 0 {
+		for _, n := range []string{"pgbench_accounts", "pgbench_branches", "pgbench_tellers", "pgbench_history", "pgbench_accounts_pkey", "pgbench_branches_pkey", "pgbench_tellers_pkey"} {
+			claim(n, "a pgbench table or index (tables.pgbench)", "tables.pgbench.scale")
+		}
+	}
+	type group struct {
+		prefix, by, key string
+		n               int
+		index           bool
+	}
+	var groups []group
 	for i, tc := range sc.Tables.Relations {
 		at := "tables.relations[" + strconv.Itoa(i) + "]"
-		if seen[tc.Name] {
-			add(at+".name", "table %q is declared twice", tc.Name)
+		by := at + " (" + tc.Name + ")"
+		if tc.Count > 1 {
+			for _, g := range groups {
+				if g.prefix == tc.Name {
+					add(at+".name", "relations %q_1.. are %s and also %s: relation names must differ (rename one)", tc.Name, g.by, by)
+				}
+			}
+			groups = append(groups, group{tc.Name, by, at + ".name", tc.Count, tc.Index})
+		} else {
+			claim(tc.Name, by, at+".name")
+			if tc.Index {
+				claim(tc.Name+"_pkey", by+"'s primary key", at+".name")
+			}
 		}
-		seen[tc.Name] = true
 		if _, _, err := tableLayout(tc); err != nil {
 			add(at+".row_width", "%v", err)
+		}
+	}
+	// inGroup reports whether name is one of g's relations.
+	inGroup := func(name string, g group) bool {
+		member := func(n string) bool { // n is prefix_i, 1 <= i <= g.n
+			num, ok := strings.CutPrefix(n, g.prefix+"_")
+			if !ok || num == "" || num[0] == '0' {
+				return false
+			}
+			m, err := strconv.Atoi(num)
+			return err == nil && m >= 1 && m <= g.n
+		}
+		if member(name) {
+			return true
+		}
+		base, isKey := strings.CutSuffix(name, "_pkey")
+		return isKey && g.index && member(base)
+	}
+	for _, name := range slices.Sorted(maps.Keys(owner)) {
+		for _, g := range groups {
+			if inGroup(name, g) {
+				key := ownerKey[name]
+				if key == "" {
+					key = g.key
+				}
+				add(key, "relation %q is %s and also one of %s: relation names must differ (rename one)", name, owner[name], g.by)
+			}
 		}
 	}
 	if _, err := EstimateRun(sc); err != nil {

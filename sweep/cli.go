@@ -51,11 +51,20 @@ exit codes: 0 ok, 1 bad flags or configuration (nothing written), 2 failure duri
 flags:
 `
 
-// Main runs a sweep from command-line arguments (the simulate CLI calls
-// it for a config with a sweep: block or any -sweep flag) and returns the
-// exit code: 0 ok, 1 bad flags or configuration (nothing written), 2 a
-// run failed or outputs could not be written.
-func Main(args []string, stdout, stderr io.Writer) int {
+// invocation is a parsed, checked sweep command line.
+type invocation struct {
+	plan             *configs.SweepPlan
+	dir              string
+	parallel         int
+	shardI, shardN   int
+	force, dryRun, q bool
+	maxMemory        string
+}
+
+// parse parses and checks a sweep's command line and loads its plan; on a
+// problem it prints it and returns nil with the exit code (exitOK for -h).
+// It writes nothing.
+func parse(args []string, stderr io.Writer) (*invocation, int) {
 	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -81,13 +90,13 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&axes, "sweep", "add an axis, path=v1,v2,... (repeatable; replaces a sweep.axes entry with the same path)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
+			return nil, exitOK
 		}
-		return exitConfig
+		return nil, exitConfig
 	}
-	fail := func(code int, format string, a ...any) int {
+	fail := func(code int, format string, a ...any) (*invocation, int) {
 		fmt.Fprintf(stderr, "simulate: "+format+"\n", a...)
-		return code
+		return nil, code
 	}
 	if fs.NArg() > 0 {
 		return fail(exitConfig, "unexpected argument %q (see -h)", fs.Arg(0))
@@ -131,13 +140,42 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return exitConfig
+		return nil, exitConfig
 	}
 	dir := *outDir
 	if dir == "" {
 		dir = filepath.Join("out", outdir.SafeName(plan.Name)+"-sweep")
 	}
-	if *dryRun {
+	return &invocation{plan: plan, dir: dir, parallel: *parallel, shardI: shardI, shardN: shardN, force: *force, dryRun: *dryRun, q: *quiet, maxMemory: *maxMemory}, exitOK
+}
+
+// Plan parses and checks a sweep's command line as Main does before it
+// runs anything, writing nothing: the plan and the number of shards, or
+// nil and the exit code Main would give (the problem printed on stderr).
+func Plan(args []string, stderr io.Writer) (*configs.SweepPlan, int, int) {
+	inv, code := parse(args, stderr)
+	if inv == nil {
+		return nil, 0, code
+	}
+	return inv.plan, inv.shardN, exitOK
+}
+
+// Main runs a sweep from command-line arguments (the simulate CLI calls
+// it for a config with a sweep: block or any -sweep flag) and returns the
+// exit code: 0 ok, 1 bad flags or configuration (nothing written), 2 a
+// run failed or outputs could not be written.
+func Main(args []string, stdout, stderr io.Writer) int {
+	inv, code := parse(args, stderr)
+	if inv == nil {
+		return code
+	}
+	fail := func(code int, format string, a ...any) int {
+		fmt.Fprintf(stderr, "simulate: "+format+"\n", a...)
+		return code
+	}
+	plan, dir, parallel, maxMemory := inv.plan, inv.dir, &inv.parallel, &inv.maxMemory
+	shardI, shardN, force, quiet := inv.shardI, inv.shardN, &inv.force, &inv.q
+	if inv.dryRun {
 		return printDryRun(plan, dir, stdout, stderr)
 	}
 	if err := outdir.Check(dir, outdir.Sweep); err != nil {

@@ -186,6 +186,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := outdir.Check(dir, outdir.Run); err != nil {
 		return fail(exitConfig, "-out %v", err)
 	}
+	absDir, _ := filepath.Abs(dir)
+	taken := map[string]string{} // absolute path -> the flag that writes it
 	for _, f := range []struct {
 		flag, path, what string
 		ours             func(string) bool
@@ -196,6 +198,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	} {
 		if f.path == "" {
 			continue
+		}
+		abs, _ := filepath.Abs(f.path)
+		if other, ok := taken[abs]; ok {
+			return fail(exitConfig, "-%s %s: -%s writes that file too; give each output its own name", f.flag, f.path, other)
+		}
+		taken[abs] = f.flag
+		// -out holds pgbufsim's run outputs only (outdir): a file of ours
+		// written into it would make the next run refuse the directory.
+		if rel, err := filepath.Rel(absDir, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return fail(exitConfig, "-%s %s: is inside -out %s, which holds the run's outputs only; write it elsewhere (e.g. next to the directory)", f.flag, f.path, dir)
 		}
 		if err := outdir.CheckFile(f.path, f.what, f.ours); err != nil {
 			return fail(exitConfig, "-%s %v", f.flag, err)

@@ -320,3 +320,27 @@ func TestEndlessInputsRefused(t *testing.T) {
 		}
 	}
 }
+
+// An output flag's file inside -out would make the next run refuse its own
+// directory, and two flags naming one file would lose one of them: both
+// are refused before the run.
+func TestOutputFlagsDoNotCollide(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "run")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-write-trace", filepath.Join(out, "t.csv")}, "is inside -out"},
+		{[]string{"-cpuprofile", filepath.Join(dir, "p"), "-memprofile", filepath.Join(dir, "p")}, "-cpuprofile writes that file too"},
+		{[]string{"-write-trace", filepath.Join(dir, "t.csv"), "-cpuprofile", filepath.Join(dir, "t.csv")}, "-write-trace writes that file too"},
+	} {
+		code, _, errs := runCLI(t, tinyArgs(append(c.args, "-out", out)...)...)
+		if code != 1 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, want 1 with %q: %s", c.args, code, c.want, errs)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("%v: wrote %d files", c.args, len(entries))
+		}
+	}
+}
