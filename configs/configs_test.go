@@ -267,6 +267,12 @@ func TestBadInput(t *testing.T) {
 			[]string{"bad.yaml:6:", "tables.relations[2].name", `"g_2" is tables.relations[2] (g_2) and also one of tables.relations[1] (g)`}},
 		{"a relation named as another's key", strings.Replace(custom("        - seqscan: t\n"), "{name: t, rows: 0}", "{name: t, rows: 0, index: true}\n    - {name: t_pkey, rows: 10}", 1), nil,
 			[]string{"bad.yaml:", "tables.relations[1].name", `"t_pkey" is tables.relations[0] (t)'s primary key`}},
+		{"an empty script list", strings.Replace(good, "clients: 2", "clients: 2\n      script: []", 1), nil,
+			[]string{"bad.yaml:11:", "workload.phases[0].script", "the list is empty"}},
+		{"a step that does nothing", custom("        - sleep: 0s\n"), nil,
+			[]string{"bad.yaml:", "script[0]", "the step does nothing"}},
+		{"a negative completion target", good, []string{"server.checkpoint_completion_target=-0.5"},
+			[]string{"server.checkpoint_completion_target", "in [0, 1], or -1"}},
 		{"a relation declared twice", strings.Replace(custom("        - seqscan: t\n"), "{name: t, rows: 0}", "{name: t, rows: 0}\n    - {name: t, rows: 10}", 1), nil,
 			[]string{"bad.yaml:", "tables.relations[1].name", `"t" is tables.relations[0] (t) and also tables.relations[1] (t)`}},
 	}

@@ -57,6 +57,9 @@ func Check(sc Scenario) []Problem {
 	} else if spec.Offline {
 		add("policies.replacement.name", "%q needs to know the future, so it only works in trace replay (simulate -trace FILE -policy %s); choose an online policy for a live simulation", spec.Name, spec.Name)
 	}
+	if t := sc.Server.CheckpointCompletionTarget; t != -1 && t < 0 {
+		add("server.checkpoint_completion_target", "%g: the fraction of the checkpoint interval to spread writes over is in [0, 1], or -1 for the version's default", t)
+	}
 	needPGBench := false
 	for _, ph := range sc.Workload.Phases {
 		for _, w := range ph.ScriptList() {

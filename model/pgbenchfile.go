@@ -138,12 +138,6 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 	if len(cmds) == 0 {
 		return nil, nil, problem(1, "the script has no commands (pgbench: empty command list for script)")
 	}
-	if !slices.ContainsFunc(cmds, func(c pgscript.Command) bool { return c.Meta == "" || c.Meta == "sleep" }) {
-		// pgbench would run such transactions on the client's CPU alone,
-		// which the model does not price: they would take no simulated
-		// time, and a phase of a duration would never end.
-		return nil, nil, problem(cmds[0].Line, "the script has no SQL command and no \\sleep: its transactions would take no simulated time (pgbench spins on the client's CPU, which the model does not price), so a phase would never end; add a statement")
-	}
 
 	// pgbench's startup variables, then -D's (pgbench.c main: -D first,
 	// then scale, client_id, default_seed and random_seed unless
@@ -268,6 +262,11 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 	// checkReads refuses an expression that reads a variable not surely
 	// set (Bind reports undefined names itself).
 	checkReads := func(line int, src string) error {
+		for _, k := range defNames {
+			if strs[k] && !setLater[k] && containsVar(src, k) {
+				return problem(line, "-D %s=%s is not an integer, so an expression cannot use :%s (pgbench: malformed variable %q value: %q); give an integer, or use it in SQL text only", k, ph.Define[k], k, k, ph.Define[k])
+			}
+		}
 		if containsVar(src, "client_id") {
 			if _, _, err := ref(line, "client_id"); err != nil {
 				return err
@@ -709,6 +708,12 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 			}
 		}
 		return ops
+	}
+	if !slices.ContainsFunc(cmds, func(c pgscript.Command) bool { return c.Meta == "" || c.Meta == "sleep" }) {
+		// pgbench would run such transactions on the client's CPU alone,
+		// which the model does not price: they would take no simulated
+		// time, and a phase of a duration would never end.
+		return nil, nil, problem(cmds[0].Line, "the script has no SQL command and no \\sleep: its transactions would take no simulated time (pgbench spins on the client's CPU, which the model does not price), so a phase would never end; add a statement")
 	}
 	return s, carriedOut, nil
 }

@@ -343,3 +343,15 @@ SELECT abalance FROM pgbench_accounts WHERE aid = :k;
 		t.Errorf("a counter carried across transactions: %v", err)
 	}
 }
+
+// A -D value that is not an integer is text for SQL only; an expression
+// that reads it fails in pgbench ("malformed variable"), and the loader
+// says so rather than calling the variable undefined.
+func TestNonIntegerDefineInAnExpression(t *testing.T) {
+	sql := filepath.Join("builtin", "tpcb-like.sql")
+	_, err := configs.ParseWith(filepath.Join("testdata", "files.yaml"), []byte(fileScenario),
+		configs.RunOptions{Scripts: []configs.ScriptArg{{File: sql, Weight: 1}}, Defines: []string{"scale=abc"}})
+	if err == nil || !strings.Contains(err.Error(), `-D scale=abc is not an integer`) || !strings.Contains(err.Error(), "tpcb-like.sql:") {
+		t.Fatalf("-D scale=abc: %v", err)
+	}
+}

@@ -440,7 +440,7 @@ type Phase struct {
 	// Duration (pgbench -T) or Transactions per client (pgbench -t);
 	// exactly one must be set.
 	Duration     int64 `yaml:"duration" unit:"duration" range:"0,"`
-	Transactions int64 `yaml:"transactions" range:"0,"`
+	Transactions int64 `yaml:"transactions" range:"0,2147483647"`
 	// Rate is pgbench -R in transactions per second over all clients (0 =
 	// as fast as possible); LatencyLimit is pgbench -L.
 	Rate         float64 `yaml:"rate" range:"0,"`
@@ -581,7 +581,7 @@ func (k *KeyStep) Defaults() { k.Pick = "client" }
 type InsertStep struct {
 	Table       string `yaml:"table"`
 	Pick        string `yaml:"pick" enum:"client|random|cycle"`
-	Rows        int64  `yaml:"rows" range:"1,"`
+	Rows        int64  `yaml:"rows" range:"1,1073741824"`
 	CommitEvery int64  `yaml:"commit_every" range:"0,"`
 }
 
@@ -595,6 +595,12 @@ func (s *Step) Validate() error {
 		if set {
 			n++
 		}
+	}
+	if n == 0 && s.Sleep < 0 {
+		return fmt.Errorf("sleep: a duration is > 0 (this one is negative)")
+	}
+	if n == 0 {
+		return fmt.Errorf("the step does nothing (sleep: 0s, checkpoint: false?): a step is exactly one of begin, commit, abort, seqscan, select, insert, copy, update, delete, truncate, vacuum, checkpoint: true, sleep: DURATION > 0; remove it or give one")
 	}
 	if n != 1 {
 		return fmt.Errorf("a step is exactly one of begin, commit, abort, seqscan, select, insert, copy, update, delete, truncate, vacuum, checkpoint, sleep (found %d)", n)
@@ -776,6 +782,9 @@ func (p *Phase) Validate() error {
 	if p.Rate > 0 && p.Duration > 0 && p.Rate*float64(p.Duration)/1e9 > MaxScheduled {
 		return &strictyaml.FieldError{Path: "rate", Msg: fmt.Sprintf("%g transactions per second for %s schedules %.3g transactions, more than the %.0g a run may schedule; lower the rate or the duration", p.Rate, time.Duration(p.Duration), p.Rate*float64(p.Duration)/1e9, MaxScheduled)}
 	}
+	if p.Transactions > 0 && float64(p.Transactions)*float64(max(p.Clients, 1)) > MaxScheduled {
+		return &strictyaml.FieldError{Path: "transactions", Msg: fmt.Sprintf("%d transactions per client for %d clients is %.3g transactions, more than the %.0g a phase may run; lower it", p.Transactions, p.Clients, float64(p.Transactions)*float64(p.Clients), MaxScheduled)}
+	}
 	if p.Threads > p.Clients {
 		return &strictyaml.FieldError{Path: "threads", Msg: fmt.Sprintf("%d threads for %d clients (pgbench requires threads <= clients)", p.Threads, p.Clients)}
 	}
@@ -808,7 +817,7 @@ func ResolveVersionDefaults(sc *Scenario) {
 		return
 	}
 	s := &sc.Server
-	if s.CheckpointCompletionTarget < 0 {
+	if s.CheckpointCompletionTarget == -1 {
 		s.CheckpointCompletionTarget = 0.9
 		if v < 1400 {
 			s.CheckpointCompletionTarget = 0.5

@@ -223,6 +223,14 @@ func indexPage(dir string, runs []indexedRun) plots.Page {
 // index.html is replaced only if pgbufsim wrote it. It returns the number
 // of runs listed.
 func WriteIndex(dir string) (int, error) {
+	if abs, err := filepath.Abs(dir); err == nil && filepath.Dir(abs) == abs {
+		return 0, fmt.Errorf("%s is the filesystem's root: index the directory that holds your runs (e.g. out)", dir)
+	}
+	if k, ok := outdir.KindOf(dir); ok {
+		// An output directory holds its own files only: an index.html
+		// there would make the next run into it refuse the directory.
+		return 0, fmt.Errorf("%s is a pgbufsim %s output itself: index the directory that holds the runs (e.g. %s)", dir, k, filepath.Dir(filepath.Clean(dir)))
+	}
 	runs, err := findRuns(dir)
 	if err != nil {
 		return 0, err

@@ -24,6 +24,17 @@ func TestWriteIndex(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A run's own directory is not indexed (an index.html there would
+	// make the next run into it refuse the directory), nor the root.
+	if _, err := report.WriteIndex(filepath.Join(dir, "a")); err == nil || !strings.Contains(err.Error(), "is a pgbufsim run output itself") {
+		t.Errorf("WriteIndex of a run directory: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a", report.IndexFile)); err == nil {
+		t.Errorf("an index was written into a run's directory")
+	}
+	if _, err := report.WriteIndex("/"); err == nil || !strings.Contains(err.Error(), "root") {
+		t.Errorf("WriteIndex(/): %v", err)
+	}
 	n, err := report.WriteIndex(dir)
 	if err != nil || n != 2 {
 		t.Fatalf("WriteIndex: %d runs, %v", n, err)

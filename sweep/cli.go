@@ -226,7 +226,8 @@ func printDryRun(plan *configs.SweepPlan, dir string, stdout, stderr io.Writer) 
 func isBadInput(err error) bool {
 	var conflict *ConflictError
 	var damaged *DamagedError
-	return errors.As(err, &conflict) || errors.As(err, &damaged) || outdir.IsRefusal(err)
+	var plan *PlanError
+	return errors.As(err, &conflict) || errors.As(err, &damaged) || errors.As(err, &plan) || outdir.IsRefusal(err)
 }
 
 // checkMemory refuses a sweep whose largest point, times the runs at once,

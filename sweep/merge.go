@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/pgbufsim/pgbufsim/internal/outdir"
 	"github.com/pgbufsim/pgbufsim/report"
@@ -188,6 +189,10 @@ func MergeMain(args []string, stdout, stderr io.Writer) int {
 		*out = dirs[0]
 	}
 	for _, d := range dirs {
+		if strings.HasPrefix(d, "-") {
+			fmt.Fprintf(stderr, "simulate merge: %s after the directories: give the flags first (simulate merge [-out DIR] [-force] [-q] SWEEP_DIR...)\n", d)
+			return exitConfig
+		}
 		if _, err := os.Stat(filepath.Join(d, PlanFile)); err != nil {
 			fmt.Fprintf(stderr, "simulate merge: %s is not a sweep directory (no %s)\n", d, PlanFile)
 			return exitConfig

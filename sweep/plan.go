@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -80,6 +81,17 @@ func encodePlan(plan *configs.SweepPlan, hashes []string) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
+// PlanError is a sweep-plan.json that does not read as one (edited or
+// truncated): bad input, with the way out.
+type PlanError struct {
+	Path string
+	Err  error
+}
+
+func (e *PlanError) Error() string {
+	return fmt.Sprintf("%s: the sweep's plan is damaged (%v); re-run the sweep's own command into this directory with -force to rewrite it, or run the sweep again elsewhere", e.Path, e.Err)
+}
+
 // readPlan loads DIR/sweep-plan.json as a plan without scenarios, plus
 // the points' configuration hashes and the file's bytes.
 func readPlan(dir string) (*configs.SweepPlan, []string, []byte, error) {
@@ -94,7 +106,7 @@ func readPlan(dir string) (*configs.SweepPlan, []string, []byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&pj); err != nil {
-		return nil, nil, nil, fmt.Errorf("%s: %v", filepath.Join(dir, PlanFile), err)
+		return nil, nil, nil, &PlanError{Path: filepath.Join(dir, PlanFile), Err: err}
 	}
 	plan := &configs.SweepPlan{Name: pj.Name, Seed: pj.Seed, Replicates: pj.Replicates, Metrics: pj.Metrics}
 	for _, a := range pj.Axes {
@@ -103,13 +115,13 @@ func readPlan(dir string) (*configs.SweepPlan, []string, []byte, error) {
 	hashes := make([]string, len(pj.Points))
 	for i, p := range pj.Points {
 		if len(p.Values) != len(plan.Axes) {
-			return nil, nil, nil, fmt.Errorf("%s: point %s has %d values for %d axes", filepath.Join(dir, PlanFile), p.ID, len(p.Values), len(plan.Axes))
+			return nil, nil, nil, &PlanError{Path: filepath.Join(dir, PlanFile), Err: fmt.Errorf("point %s has %d values for %d axes", p.ID, len(p.Values), len(plan.Axes))}
 		}
 		plan.Points = append(plan.Points, configs.SweepPoint{Index: i, ID: p.ID, Values: p.Values})
 		hashes[i] = p.Config
 	}
 	if plan.Replicates < 1 {
-		return nil, nil, nil, fmt.Errorf("%s: replicates must be at least 1", filepath.Join(dir, PlanFile))
+		return nil, nil, nil, &PlanError{Path: filepath.Join(dir, PlanFile), Err: errors.New("replicates must be at least 1")}
 	}
 	return plan, hashes, data, nil
 }

@@ -88,3 +88,22 @@ func TestDamagedJournalAndMergeForce(t *testing.T) {
 		t.Errorf("merge -force: exit %d %q", code, stderr.String())
 	}
 }
+
+// A damaged sweep-plan.json is bad input with the way out (exit 1), and a
+// flag after merge's directories is named, not taken for a directory.
+func TestDamagedPlanAndLateFlag(t *testing.T) {
+	cfg := writeTiny(t, "")
+	out := filepath.Join(t.TempDir(), "s")
+	if code, errs := sweepCLI("-config", cfg, "-sweep", "server.cpus=1,2", "-duration", "1s", "-out", out); code != 0 {
+		t.Fatalf("sweep: %d %s", code, errs)
+	}
+	os.WriteFile(filepath.Join(out, PlanFile), []byte("{"), 0o644)
+	var stdout, stderr bytes.Buffer
+	if code := MergeMain([]string{"-out", filepath.Join(t.TempDir(), "m"), out}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "the sweep's plan is damaged") {
+		t.Errorf("damaged plan: exit %d %q", code, stderr.String())
+	}
+	stderr.Reset()
+	if code := MergeMain([]string{out, "-force"}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "-force after the directories") {
+		t.Errorf("late flag: exit %d %q", code, stderr.String())
+	}
+}

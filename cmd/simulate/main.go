@@ -123,7 +123,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if fs.NArg() > 0 {
-		return fail(exitConfig, "unexpected argument %q (flags come before nothing else; see -h)", fs.Arg(0))
+		return fail(exitConfig, "unexpected argument %q: the modes are simulate -config FILE [flags], simulate merge|index|compare|calibrate ..., simulate -trace FILE ...; flags go before any other argument (see -h)", fs.Arg(0))
 	}
 	if *version {
 		fmt.Fprintln(stdout, versionString())

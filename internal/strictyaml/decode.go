@@ -283,6 +283,12 @@ func (dec *decoder) childPath(path string, k *yaml.Node) string {
 
 func (dec *decoder) structValue(n *yaml.Node, v reflect.Value, path string, o *fieldOpts) bool {
 	if n.Kind != yaml.MappingNode {
+		if n.Kind == yaml.SequenceNode && len(n.Content) == 0 && o != nil && o.seqShorthand != "" {
+			// An empty list would decode as the struct's zero value, which
+			// means "not given" (a default) to the model.
+			dec.failValue(n, path, "the list is empty: give at least one entry ("+o.seqShorthand+"), or leave the key out for the default")
+			return false
+		}
 		if m := dec.shorthandForm(n, o, ""); m != nil {
 			n = m
 		} else {
