@@ -30,3 +30,34 @@ func TestCachedHorizonEqualsAScan(t *testing.T) {
 		}
 	}
 }
+
+// A VACUUM's snapshot holds back no horizon (PROC_IN_VACUUM, skipped by
+// procarray.c ComputeXidHorizons): an autovacuum worker's, and a client's
+// while it runs a VACUUM statement; any other client's does.
+func TestVacuumSnapshotHoldsNoHorizon(t *testing.T) {
+	e := rtBuild(t, rtIdleScenario(64, 8))
+	e.x.next = 100
+	old := func(b *backend) *backend {
+		b.e, b.snapValid = e, true
+		b.snap.xmin, b.snap.xmax = 10, 100
+		return b
+	}
+	worker := old(&backend{worker: true})
+	vacuuming := old(&backend{ops: []op{{kind: opVacuum}}, sub: 1})
+	reading := old(&backend{ops: []op{{kind: opFetch}}, sub: 1})
+	for _, c := range []struct {
+		procs []*backend
+		want  uint32
+	}{
+		{[]*backend{worker}, 100},
+		{[]*backend{vacuuming}, 100},
+		{[]*backend{reading}, 10},
+		{[]*backend{worker, vacuuming, reading}, 10},
+	} {
+		e.procs = c.procs
+		e.x.horizonOK = false
+		if got := e.oldestXmin(); got != c.want {
+			t.Errorf("%d procs: horizon %d, want %d", len(c.procs), got, c.want)
+		}
+	}
+}

@@ -33,7 +33,13 @@ func (b *backend) exec(o *op) bool {
 	case opSeqscan, opDeleteAll, opUpdateAll:
 		return b.execScan(o)
 	case opVacuum:
-		return b.execVacuum(o)
+		if !b.execVacuum(o) {
+			return false
+		}
+		// VACUUM runs in transactions of its own: the statement leaves no
+		// snapshot behind (and one held now would count again).
+		b.releaseSnapshot()
+		return true
 	case opTruncate:
 		b.execTruncate(o.t)
 		return true

@@ -21,6 +21,9 @@ func (b *backend) execVacuum(o *op) bool {
 	t := o.t
 	s := &e.sc.Server
 	if b.sub == 1 {
+		// PROC_IN_VACUUM from here on: b's snapshot stops holding back the
+		// horizon (inLazyVacuum), which may rise.
+		e.x.horizonOK = false
 		if t.vacuuming {
 			return true // another vacuum holds the table's lock: skip, as autovacuum does
 		}

@@ -132,11 +132,20 @@ func (e *engine) computeOldestXmin() uint32 {
 		h = min(h, x)
 	}
 	for _, b := range e.activeBackends() {
-		if b.snapValid && b.snap.xmin < h {
+		if b.snapValid && b.snap.xmin < h && !b.inLazyVacuum() {
 			h = b.snap.xmin
 		}
 	}
 	return h
+}
+
+// inLazyVacuum reports whether b runs a (lazy) VACUUM now: an autovacuum
+// worker, or a client's VACUUM statement. Its snapshot then holds back no
+// horizon: VACUUM sets PROC_IN_VACUUM, which ComputeXidHorizons and
+// GetSnapshotData skip (procarray.c; since 8.3), so a long VACUUM of a
+// large table does not keep other backends from pruning.
+func (b *backend) inLazyVacuum() bool {
+	return b.worker || (b.pc < len(b.ops) && b.ops[b.pc].kind == opVacuum && b.sub > 0)
 }
 
 // activeBackends lists the backends of the current phase and the vacuum
