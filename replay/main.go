@@ -163,6 +163,14 @@ func parseArgs(args []string, stderr io.Writer) (settings, int) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 
+	if *workers < 0 {
+		fmt.Fprintf(stderr, "simulate: -parallel %d: must be at least 1 (0 or leaving it out: one replay per core)\n", *workers)
+		return settings{}, exitInput
+	}
+	if *config != "" && set["trace"] && !configHasTrace(*config) {
+		fmt.Fprintf(stderr, "simulate: -config %s is a scenario, and -trace replays a trace: they do not combine (a trace-replay configuration has a top-level trace: mapping; docs/traces.md)\n", *config)
+		return settings{}, exitInput
+	}
 	var s settings
 	if *config != "" {
 		cfg, err := LoadConfig(*config)

@@ -171,6 +171,8 @@ func TestMainBadInput(t *testing.T) {
 		{[]string{"-trace", bad, "-cache", "10,20"}, "bad.txt:3:"},
 		{[]string{"-trace", small, "-cache", "10", "-bogus"}, "flag provided but not defined"},
 		{[]string{"-trace", small, "-cache", "10", "extra"}, "unexpected argument"},
+		{[]string{"-trace", small, "-cache", "10", "-parallel", "-1"}, "-parallel -1: must be at least 1"},
+		{[]string{"-config", "../configs/quickstart.yaml", "-trace", small, "-cache", "10"}, "is a scenario, and -trace replays a trace: they do not combine"},
 	}
 	for _, c := range cases {
 		args := append(c.args, "-out", out)
