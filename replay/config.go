@@ -114,6 +114,10 @@ func LoadConfig(path string) (ConfigFile, error) {
 		}
 		return cfg, doc.Errorf("trace.file", "missing: name the trace file")
 	}
+	if len(t.Cache) == 0 && doc.Line("trace.cache") != 0 {
+		// Absent, -cache may still give it; given empty, it is a mistake.
+		return cfg, doc.Errorf("trace.cache", "empty: give the cache sizes to replay at (pages, bytes such as 64MB, or a percentage such as 5%%)")
+	}
 	for i, s := range t.Cache {
 		if _, err := ParseSizes(s); err != nil {
 			return cfg, doc.Errorf(fmt.Sprintf("trace.cache[%d]", i), "%v", err)

@@ -151,6 +151,8 @@ func TestMainBadInput(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.txt")
 	os.WriteFile(bad, []byte("1\n2\nthree\n"), 0o644)
+	emptyCache := filepath.Join(dir, "emptycache.yaml")
+	os.WriteFile(emptyCache, []byte("trace:\n  file: bad.txt\n  cache: []\n"), 0o644)
 	out := filepath.Join(dir, "out")
 	cases := []struct {
 		args []string
@@ -172,6 +174,7 @@ func TestMainBadInput(t *testing.T) {
 		{[]string{"-trace", small, "-cache", "10", "-bogus"}, "flag provided but not defined"},
 		{[]string{"-trace", small, "-cache", "10", "extra"}, "unexpected argument"},
 		{[]string{"-trace", small, "-cache", "10", "-parallel", "-1"}, "-parallel -1: must be at least 1"},
+		{[]string{"-config", emptyCache}, "emptycache.yaml:3: trace.cache: empty"},
 		{[]string{"-config", "../configs/quickstart.yaml", "-trace", small, "-cache", "10"}, "is a scenario, and -trace replays a trace: they do not combine"},
 	}
 	for _, c := range cases {

@@ -42,7 +42,33 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	out := &checkedWriter{w: os.Stdout}
+	os.Exit(out.exitCode(run(os.Args[1:], out, os.Stderr), os.Stderr))
+}
+
+// exitCode is the run's exit code, made a failure if what it printed on
+// standard output could not be written (a full disk, a closed descriptor):
+// the outputs are written, the summary is not, and exit 0 would hide it.
+func (c *checkedWriter) exitCode(code int, stderr io.Writer) int {
+	if c.err != nil && code == exitOK {
+		fmt.Fprintf(stderr, "simulate: writing to standard output: %v\n", c.err)
+		return exitFailure
+	}
+	return code
+}
+
+// checkedWriter remembers the first error writing to w.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
+	return n, err
 }
 
 // Exit codes.

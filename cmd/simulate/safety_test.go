@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -342,5 +343,25 @@ func TestOutputFlagsDoNotCollide(t *testing.T) {
 		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 			t.Errorf("%v: wrote %d files", c.args, len(entries))
 		}
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// A summary that cannot be written to standard output is a failure (exit
+// 2 with the reason), not exit 0.
+func TestStdoutWriteErrorIsAFailure(t *testing.T) {
+	out := &checkedWriter{w: failingWriter{}}
+	var stderr bytes.Buffer
+	args := []string{"-config", "../../configs/quickstart.yaml", "-set", short, "-set", "workload.phases.warmup.duration=1s", "-out", filepath.Join(t.TempDir(), "run")}
+	code := out.exitCode(run(args, out, &stderr), &stderr)
+	if code != exitFailure || !strings.Contains(stderr.String(), "writing to standard output: no space left on device") {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+	ok := &checkedWriter{w: io.Discard}
+	if code := ok.exitCode(exitOK, &stderr); code != exitOK {
+		t.Errorf("a written summary: exit %d", code)
 	}
 }
