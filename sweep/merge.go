@@ -144,8 +144,14 @@ func copyRun(src, dst string) error {
 	}
 	files := report.Files{}
 	for _, e := range entries {
-		if !e.Type().IsRegular() || e.Name() == outdir.MarkerFile || !slices.Contains(outdir.Files[outdir.Run], e.Name()) {
+		if e.Name() == outdir.MarkerFile || !slices.Contains(outdir.Files[outdir.Run], e.Name()) {
 			continue
+		}
+		if !e.Type().IsRegular() {
+			// pgbufsim writes plain files: a link or a directory under one
+			// of its names is not its output, and a run copied without it
+			// would be incomplete.
+			return &outdir.Error{Path: filepath.Join(src, e.Name()), Reason: "is not a plain file, so not pgbufsim's output", Hint: "put the file itself there, or re-run the sweep to write it"}
 		}
 		b, err := os.ReadFile(filepath.Join(src, e.Name()))
 		if err != nil {

@@ -107,3 +107,23 @@ func TestDamagedPlanAndLateFlag(t *testing.T) {
 		t.Errorf("late flag: exit %d %q", code, stderr.String())
 	}
 }
+
+// A run whose summary.json is a link is not merged silently without it.
+func TestMergeRefusesLinkedRunFiles(t *testing.T) {
+	cfg := writeTiny(t, "")
+	src := filepath.Join(t.TempDir(), "s")
+	if code, errs := sweepCLI("-config", cfg, "-sweep", "server.cpus=1,2", "-duration", "1s", "-out", src); code != 0 {
+		t.Fatalf("sweep: %d %s", code, errs)
+	}
+	runs, _ := filepath.Glob(filepath.Join(src, "runs", "*", "*", "summary.json"))
+	if len(runs) == 0 {
+		t.Fatal("no run's summary.json found")
+	}
+	moved := runs[0] + ".real"
+	os.Rename(runs[0], moved)
+	os.Symlink(moved, runs[0])
+	var stdout, stderr bytes.Buffer
+	if code := MergeMain([]string{"-out", filepath.Join(t.TempDir(), "m"), src}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "is not a plain file") {
+		t.Errorf("merge with a linked summary.json: exit %d %q", code, stderr.String())
+	}
+}
