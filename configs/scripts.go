@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/pgbufsim/pgbufsim/internal/strictyaml"
 	"github.com/pgbufsim/pgbufsim/model"
@@ -79,7 +80,7 @@ func readScript(path string) (string, error) {
 	switch {
 	case errors.As(err, &tl):
 		return "", fmt.Errorf("%v; a pgbench script is a few kB", err)
-	case err != nil && strings.Contains(err.Error(), "is a directory"):
+	case errors.Is(err, syscall.EISDIR):
 		return "", fmt.Errorf("is a directory, not a script file")
 	case err != nil:
 		return "", fmt.Errorf("cannot read the script: %v", unwrapPathError(err))

@@ -76,14 +76,14 @@ func Check(sc Scenario) []Problem {
 	// primary keys, each declared relation (name_1 .. name_N with count),
 	// its primary key (NAME_pkey), and the system catalogs. Groups (count
 	// > 1) are checked by their pattern, not name by name.
-	owner := map[string]string{sysCatalogName: "the system catalogs"}
-	ownerKey := map[string]string{}
+	type claimant struct{ by, key string } // who names the relation, at which key ("" for the catalogs)
+	owner := map[string]claimant{sysCatalogName: {by: "the system catalogs"}}
 	claim := func(name, by, key string) {
 		if prev, ok := owner[name]; ok {
-			add(key, "relation %q is %s and also %s: relation names must differ (rename one)", name, prev, by)
+			add(key, "relation %q is %s and also %s: relation names must differ (rename one)", name, prev.by, by)
 			return
 		}
-		owner[name], ownerKey[name] = by, key
+		owner[name] = claimant{by, key}
 	}
 	if sc.Tables.PGBench.Scale > 0 {
 		for _, n := range []string{"pgbench_accounts", "pgbench_branches", "pgbench_tellers", "pgbench_history", "pgbench_accounts_pkey", "pgbench_branches_pkey", "pgbench_tellers_pkey"} {
@@ -135,11 +135,11 @@ func Check(sc Scenario) []Problem {
 	for _, name := range slices.Sorted(maps.Keys(owner)) {
 		for _, g := range groups {
 			if inGroup(name, g) {
-				key := ownerKey[name]
+				key := owner[name].key
 				if key == "" {
 					key = g.key
 				}
-				add(key, "relation %q is %s and also one of %s: relation names must differ (rename one)", name, owner[name], g.by)
+				add(key, "relation %q is %s and also one of %s: relation names must differ (rename one)", name, owner[name].by, g.by)
 			}
 		}
 	}

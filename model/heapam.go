@@ -421,19 +421,10 @@ func (b *backend) execKeyedSeq(o *op) bool {
 			if !k.found && t.hasRow(o.key) && t.heap.BlockOf(o.key) == blk {
 				// The page's check above judged every tuple; this one is
 				// the row's newest version.
-				if ch := b.chain(t, o.key, blk); len(ch) > 0 {
-					switch {
-					case b.judgedVisible(ch[len(ch)-1]):
-						k.found, k.foundBlk, k.foundSlot = true, blk, slot
-					case o.kind != opFetch:
-						// The snapshot sees an older version: its updater
-						// committed after the snapshot (checkUpdated).
-						k.found, k.foundBlk, k.foundSlot = true, blk, slot
-						if k.epq == 0 {
-							k.epq = epqReads(o.kind, e.ver)
-							e.epqRechecks++
-						}
-					}
+				// An UPDATE or DELETE whose snapshot sees an older
+				// version goes on with this one (checkUpdated below).
+				if ch := b.chain(t, o.key, blk); len(ch) > 0 && (o.kind != opFetch || b.judgedVisible(ch[len(ch)-1])) {
+					k.found, k.foundBlk, k.foundSlot = true, blk, slot
 				}
 			}
 			if !(k.found && k.foundSlot == slot) {
@@ -453,6 +444,7 @@ func (b *backend) execKeyedSeq(o *op) bool {
 			return true
 		}
 		b.sub = 5
+		b.checkUpdated(t, o) // the newest version is on the found page: no move
 	}
 	if !b.modifyRow(o, t, k.foundBlk, k.foundSlot) {
 		return false

@@ -62,11 +62,7 @@ func TestSweepRefusesForeignDirectory(t *testing.T) {
 // A damaged journal line is reported as damage at file:line (exit 1), not
 // as another sweep's runs; merge has the -force its messages offer.
 func TestDamagedJournalAndMergeForce(t *testing.T) {
-	cfg := writeTiny(t, "")
-	out := filepath.Join(t.TempDir(), "s")
-	if code, errs := sweepCLI("-config", cfg, "-sweep", "server.cpus=1,2", "-duration", "1s", "-out", out); code != 0 {
-		t.Fatalf("sweep: %d %s", code, errs)
-	}
+	cfg, out := tinySweep(t)
 	j := filepath.Join(out, JournalFile)
 	b, _ := os.ReadFile(j)
 	os.WriteFile(j, append([]byte("{not json\n"), b...), 0o644)
@@ -92,11 +88,7 @@ func TestDamagedJournalAndMergeForce(t *testing.T) {
 // A damaged sweep-plan.json is bad input with the way out (exit 1), and a
 // flag after merge's directories is named, not taken for a directory.
 func TestDamagedPlanAndLateFlag(t *testing.T) {
-	cfg := writeTiny(t, "")
-	out := filepath.Join(t.TempDir(), "s")
-	if code, errs := sweepCLI("-config", cfg, "-sweep", "server.cpus=1,2", "-duration", "1s", "-out", out); code != 0 {
-		t.Fatalf("sweep: %d %s", code, errs)
-	}
+	_, out := tinySweep(t)
 	os.WriteFile(filepath.Join(out, PlanFile), []byte("{"), 0o644)
 	var stdout, stderr bytes.Buffer
 	if code := MergeMain([]string{"-out", filepath.Join(t.TempDir(), "m"), out}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "the sweep's plan is damaged") {
@@ -110,11 +102,7 @@ func TestDamagedPlanAndLateFlag(t *testing.T) {
 
 // A run whose summary.json is a link is not merged silently without it.
 func TestMergeRefusesLinkedRunFiles(t *testing.T) {
-	cfg := writeTiny(t, "")
-	src := filepath.Join(t.TempDir(), "s")
-	if code, errs := sweepCLI("-config", cfg, "-sweep", "server.cpus=1,2", "-duration", "1s", "-out", src); code != 0 {
-		t.Fatalf("sweep: %d %s", code, errs)
-	}
+	_, src := tinySweep(t)
 	runs, _ := filepath.Glob(filepath.Join(src, "runs", "*", "*", "summary.json"))
 	if len(runs) == 0 {
 		t.Fatal("no run's summary.json found")
@@ -126,4 +114,16 @@ func TestMergeRefusesLinkedRunFiles(t *testing.T) {
 	if code := MergeMain([]string{"-out", filepath.Join(t.TempDir(), "m"), src}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "is not a plain file") {
 		t.Errorf("merge with a linked summary.json: exit %d %q", code, stderr.String())
 	}
+}
+
+// tinySweep runs a two-point sweep of a tiny scenario and returns the
+// scenario file and the sweep's directory.
+func tinySweep(t *testing.T) (cfg, dir string) {
+	t.Helper()
+	cfg = writeTiny(t, "")
+	dir = filepath.Join(t.TempDir(), "s")
+	if code, errs := sweepCLI("-config", cfg, "-sweep", "server.cpus=1,2", "-duration", "1s", "-out", dir); code != 0 {
+		t.Fatalf("sweep: %d %s", code, errs)
+	}
+	return cfg, dir
 }

@@ -307,6 +307,7 @@ func TestEndlessInputsRefused(t *testing.T) {
 		{tinyArgs("-f", "/dev/zero"), 1, "more than the 8388608 bytes"},
 		{tinyArgs("-costs", "/dev/zero"), 1, "more than the 8388608 bytes"},
 		{tinyArgs("-f", onlySet), 1, "no SQL command and no \\sleep"},
+		{tinyArgs("-f", dir), 1, "is a directory, not a script file"},
 		{tinyArgs("-f", bigSleep), 1, "longer than the 13343 days a sleep may last"},
 		{tinyArgs("-set", "workload.prewarm=999999999999"), 1, "out of range [0, 1000000000]"},
 		{tinyArgs("-f", sleep0), 2, "transactions in a row that took no simulated time"},

@@ -1,11 +1,11 @@
 package strictyaml
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sync"
+	"syscall"
 )
 
 // TooLargeError is ReadFile's error for a file over its limit.
@@ -34,7 +34,8 @@ var streamed struct {
 // more than limit+1 bytes whatever the file is: a regular file over the
 // limit is refused before reading, and a device or a pipe (/dev/zero, a
 // FIFO) is read only up to the limit, so an endless input ends in an
-// error instead of filling memory. A directory is an error too.
+// error instead of filling memory. A directory is an error too
+// (syscall.EISDIR).
 func ReadFile(path string, limit int64) ([]byte, error) {
 	// Stat before opening: opening a FIFO a second time would wait for a
 	// writer that never comes.
@@ -43,7 +44,7 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	if st.IsDir() {
-		return nil, &os.PathError{Op: "read", Path: path, Err: errors.New("is a directory")}
+		return nil, &os.PathError{Op: "read", Path: path, Err: syscall.EISDIR}
 	}
 	regular := st.Mode().IsRegular()
 	if regular && st.Size() > limit {
