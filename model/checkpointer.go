@@ -440,6 +440,7 @@ func (e *engine) restartServer() {
 	e.cycle++ // the shutdown checkpoint is a redo point: next changes log FPIs
 	e.ckpt.list = append(e.ckpt.list, ck)
 	e.marks = append(e.marks, Mark{TimeS: e.at(now), Label: "restart"})
+	e.initFileStale = true
 	for s := p.N - 1; s >= 0; s-- {
 		if p.Tag[s] >= 0 && p.Frames.Pins[s] == 0 && p.Flags[s]&bufpool.Dirty == 0 {
 			p.Invalidate(s)

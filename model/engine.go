@@ -115,6 +115,10 @@ type engine struct {
 	extLockWaits, extraBlocks int64 // hio.go: extension lock waits, RelationAddExtraBlocks pages
 	failedTxns                int64
 	notFound                  int64 // keyed statements whose key matched no row
+	// initFileStale: the relation cache's init files are gone (removed at
+	// the server's start, RelationCacheInitFileRemove), so a connection
+	// rebuilds them (syscatalog.go).
+	initFileStale bool
 
 	lastProgress int64 // when a backend last finished an op (stall detection)
 

@@ -102,11 +102,13 @@ func (b *backend) execKeyed(o *op) bool {
 				return false
 			}
 		}
-		if !k.found || o.kind == opFetch {
+		switch {
+		case !k.found || o.kind == opFetch:
 			b.sub = 20
-		} else {
+		case !b.checkUpdated(t, o):
+			b.sub = 20 // the row is deleted: nothing to change
+		default:
 			b.sub = 5
-			b.checkUpdated(t, o)
 		}
 	}
 	if b.sub == 5 && k.epqMove { // heap_fetch of the newer version (heapam_tuple_lock)
@@ -128,27 +130,51 @@ func (b *backend) execKeyed(o *op) bool {
 	return b.endIndexScan(t, o.key)
 }
 
-// checkUpdated is heap_update's or heap_delete's TM_Updated under READ
-// COMMITTED (nodeModifyTable.c ExecUpdate / ExecDelete): the version the
-// statement's snapshot sees was updated by a transaction that committed
-// after the snapshot was taken, so the statement locks the row's newest
-// version (table_tuple_lock with TUPLE_LOCK_FLAG_FIND_LAST_VERSION),
-// rechecks it (EvalPlanQual) and changes that one, making EvalPlanQual's
-// re-reads. The row's lock is held here, so every updater has ended; a
-// wait for one was already handled (with a new snapshot).
-func (b *backend) checkUpdated(t *table, o *op) {
+// checkUpdated is what heap_update or heap_delete finds under READ
+// COMMITTED (nodeModifyTable.c ExecUpdate / ExecDelete) when the version the
+// statement's snapshot sees is no longer the row's live newest version. It
+// returns false when the row is gone: its newest version was deleted by a
+// committed transaction (TM_Deleted: "tuple already deleted; nothing to
+// do") or by this one (TM_SelfModified / TM_Invisible), so the statement
+// changes nothing. When the newest version is one the snapshot does not see
+// (TM_Updated: updated by a transaction that committed after the snapshot
+// was taken), the statement locks it (table_tuple_lock with
+// TUPLE_LOCK_FLAG_FIND_LAST_VERSION), rechecks it (EvalPlanQual) and
+// changes that one, making EvalPlanQual's re-reads. The row's lock is held
+// here, so every updater has ended; a wait for one was already handled
+// (with a new snapshot).
+func (b *backend) checkUpdated(t *table, o *op) bool {
 	k := &b.k
-	if k.epq > 0 {
-		return
-	}
 	newest := t.heap.BlockOf(o.key)
-	ch := b.chain(t, o.key, newest)
-	if len(ch) == 0 || b.judgedVisible(ch[len(ch)-1]) {
-		return
+	if len(b.chain(t, o.key, newest)) == 0 {
+		return false // pruned away: deleted and dead to everyone
+	}
+	// The row's current version (its live one, if any): the chain on the
+	// page may also hold old versions whose successors went to another
+	// page before the row came back, which no link orders.
+	cur := t.heap.RowGroup(o.key, newest)
+	if cur.Xmax != 0 && (cur.Xmax == b.xid || b.xmaxCommitted(cur)) {
+		return false
+	}
+	if k.epq > 0 || b.judgedVisible(cur) {
+		return true
 	}
 	k.epq = epqReads(o.kind, b.e.ver)
 	k.epqMove = newest != k.foundBlk
 	b.e.epqRechecks++
+	return true
+}
+
+// xmaxCommitted reports whether the version's deleter committed, by its hint
+// bit or the clog (HeapTupleSatisfiesUpdate's TransactionIdDidCommit).
+func (b *backend) xmaxCommitted(g heap.Group) bool {
+	switch {
+	case g.Hints&heap.XmaxCommitted != 0:
+		return true
+	case g.Hints&heap.XmaxInvalid != 0:
+		return false
+	}
+	return b.e.x.clog.Get(g.Xmax) == clog.Committed
 }
 
 // fetchEntry is one index_fetch_heap: the entry's heap page (read unless it
@@ -443,8 +469,12 @@ func (b *backend) execKeyedSeq(o *op) bool {
 			b.releaseAll()
 			return true
 		}
+		// The newest version is on the found page: no move.
+		if !b.checkUpdated(t, o) {
+			b.releaseAll()
+			return true
+		}
 		b.sub = 5
-		b.checkUpdated(t, o) // the newest version is on the found page: no move
 	}
 	if !b.modifyRow(o, t, k.foundBlk, k.foundSlot) {
 		return false

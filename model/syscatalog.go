@@ -20,21 +20,42 @@ import (
 // take room in shared buffers and get usage-count bumps, which decides
 // what else a small pool keeps (docs/fidelity.md).
 //
-// The model has one catalog relation, pg_catalog: a core of pages every
-// lookup shares, then one page per user table for the rows of the table
-// and its index (pg_class, pg_attribute, pg_type, pg_index): 200 tables of
-// two columns each re-read about 200 catalog pages per pass in a 4 MB pool
-// on PostgreSQL 15, pg_attribute's heap most (docs/fidelity.md). The numbers of accesses are measured
-// on PostgreSQL 15 (pg_statio_sys_tables and pg_statio_sys_indexes around
-// each action, on a fresh server; docs/model.md "System catalogs").
+// The model has one catalog relation, pg_catalog: a core of pages the
+// lookups share, then pages that hold the rows of a few user relations
+// each (pg_class, pg_attribute: a relation of a few columns takes about a
+// third of a pg_attribute page) and index leaves that hold the entries of
+// many (docs/model.md "System catalogs"). The numbers of accesses, and of
+// distinct pages each kind of work touches, are measured on PostgreSQL 15
+// (pg_stat_database and pg_buffercache around each action, read by a
+// session that touches no buffer).
 const (
 	catalogCorePages    = 150 // distinct core pages touched by pgbench's connections and plans
 	catalogConnAccesses = 58  // a new connection (psql -c "select 1")
-	catalogRelAccesses  = 20  // a relation's first use in a backend (count(*) of a new table: 20.4)
-	catalogRelOwn       = 6   // of which on the page holding the relation's own rows
-	catalogKindAccesses = 29  // a statement kind's first plan in a backend (pgbench tpcb-like: 284 per client = 58 + 7 x 20 + 3 x 29)
-	catalogSetupAccess  = 686 // pgbench's own setup connection (the scale query, the partition check)
-	catalogStride       = 7   // walks the core pages in an order unrelated to page numbers (coprime with the core's size)
+	catalogConnPages    = 24  // ... on this many distinct core pages
+	// The first connection after the server started rebuilds the relation
+	// cache's init files (relcache.c: RelationCacheInitFileRemove at
+	// startup, then RelationCacheInitializePhase3 builds the nailed
+	// catalogs' entries from the catalogs and write_relcache_init_file):
+	// measured 1580 accesses more than a connection, about 105 pages.
+	catalogInitAccesses = 1580
+	catalogInitPages    = 105
+	catalogInitHot      = 70 // of which read many times (usage count 5 after the rebuild)
+	catalogRelAccesses  = 20 // a relation's first use in a backend (count(*) of a new table: 18-20)
+	// Of those, one on the pg_attribute page of its columns (a relation
+	// of a few columns takes about a third of a page), one on the
+	// pg_class page of its row (about ten relations a page), one on each
+	// of four index leaves (pg_class_oid_index, pg_attribute's, pg_index's
+	// and pg_statistic's, each leaf holding about 50 relations' entries),
+	// and the rest on the catalog indexes' upper levels, shared by all.
+	catalogRelsPerAttrPage  = 3
+	catalogRelsPerClassPage = 10
+	catalogRelLeaves        = 4
+	catalogRelsPerLeaf      = 50
+	catalogRelPages         = 10  // distinct core pages (the upper levels) of the rest
+	catalogKindAccesses     = 29  // a statement kind's first plan in a backend (pgbench tpcb-like: 284 per client = 58 + 7 x 20 + 3 x 29)
+	catalogKindPages        = 12  // ... on this many distinct core pages
+	catalogSetupAccess      = 686 // pgbench's own setup connection (the scale query, the partition check)
+	catalogStride           = 7   // walks the core pages in an order unrelated to page numbers (coprime with the core's size)
 )
 
 // SystemCatalogRelname is the catalog relation's name in the outputs
@@ -49,9 +70,12 @@ const (
 	catRelation
 	catStmtKind
 	catPgbenchSetup
+	catInitFile
 )
 
-// addSystemCatalog creates pg_catalog once the user relations exist.
+// addSystemCatalog creates pg_catalog once the user relations exist: the
+// core, then the relations' pg_attribute pages, their pg_class pages and
+// the index leaves of their entries.
 func (db *database) addSystemCatalog() {
 	rels := 0
 	for _, t := range db.tables {
@@ -61,47 +85,61 @@ func (db *database) addSystemCatalog() {
 			rels++
 		}
 	}
-	db.sysCatalog = db.cat.Add(sysCatalogName, catalog.Heap, int32(catalogCorePages+len(db.tables)))
+	ceil := func(n, per int) int32 { return int32((n + per - 1) / per) }
+	db.catAttrPages = ceil(rels, catalogRelsPerAttrPage)
+	db.catClassPages = ceil(rels, catalogRelsPerClassPage)
+	db.catLeafPages = ceil(rels, catalogRelsPerLeaf)
+	db.sysCatalog = db.cat.Add(sysCatalogName, catalog.Heap, catalogCorePages+db.catAttrPages+db.catClassPages+catalogRelLeaves*db.catLeafPages)
 }
 
 // catalogPages appends the catalog pages the work item o reads, in order.
 func (e *engine) catalogPages(o *op, out []int32) []int32 {
 	rel := e.db.sysCatalog
-	core := func(from, n int) {
+	// accesses reads n pages cycling over the distinct core pages
+	// from..from+distinct-1 (in stride order).
+	accesses := func(from, distinct, n int) {
 		for i := range n {
-			out = append(out, e.cat.GID(rel, int32((from+i)*catalogStride%catalogCorePages)))
+			out = append(out, e.cat.GID(rel, int32((from+i%distinct)*catalogStride%catalogCorePages)))
 		}
 	}
-	own := func() {
-		gid := e.cat.GID(rel, int32(catalogCorePages+o.t.ord))
-		for range catalogRelOwn {
-			out = append(out, gid)
+	relation := func(ord int) {
+		db := e.db
+		page := int32(catalogCorePages)
+		out = append(out, e.cat.GID(rel, page+int32(ord/catalogRelsPerAttrPage)))
+		page += db.catAttrPages
+		out = append(out, e.cat.GID(rel, page+int32(ord/catalogRelsPerClassPage)))
+		page += db.catClassPages
+		for l := range int32(catalogRelLeaves) {
+			out = append(out, e.cat.GID(rel, page+l*db.catLeafPages+int32(ord/catalogRelsPerLeaf)))
 		}
+		accesses(catalogConnPages, catalogRelPages, catalogRelAccesses-2-catalogRelLeaves)
 	}
 	switch o.n {
 	case catConnect:
-		core(0, catalogConnAccesses)
+		accesses(0, catalogConnPages, catalogConnAccesses)
+	case catInitFile:
+		// Skewed as measured: about 70 pages are read many times (the
+		// nailed catalogs' index upper levels and their own rows), the
+		// rest once.
+		once := catalogInitPages - catalogInitHot
+		accesses(0, catalogInitHot, catalogInitAccesses-once)
+		accesses(catalogInitHot, once, once)
 	case catRelation:
 		// The relation, then its index (the planner opens every index of
 		// the table, and execution each one it updates).
-		for k, ord := range []int{o.t.catOrd, o.t.catOrd + 1} {
-			if k == 1 && o.t.pkey == nil {
-				break
-			}
-			own()
-			core(catalogConnAccesses+ord*(catalogRelAccesses-catalogRelOwn), catalogRelAccesses-catalogRelOwn)
-			if k == 1 {
-				// The planner's _bt_getrootheight (plancat.c
-				// get_relation_info) reads the index's metapage once and
-				// caches it in rd_amcache, which _bt_getroot then uses:
-				// one metapage access per backend and index.
-				out = append(out, e.cat.GID(o.t.pkey.rel, 0))
-			}
+		relation(o.t.catOrd)
+		if o.t.pkey != nil {
+			relation(o.t.catOrd + 1)
+			// The planner's _bt_getrootheight (plancat.c
+			// get_relation_info) reads the index's metapage once and
+			// caches it in rd_amcache, which _bt_getroot then uses:
+			// one metapage access per backend and index.
+			out = append(out, e.cat.GID(o.t.pkey.rel, 0))
 		}
 	case catStmtKind:
-		core(catalogConnAccesses+int(o.key)*catalogKindAccesses, catalogKindAccesses)
+		accesses(catalogConnPages+catalogRelPages+int(o.key)*catalogKindPages, catalogKindPages, catalogKindAccesses)
 	case catPgbenchSetup:
-		core(0, catalogSetupAccess)
+		accesses(0, catalogCorePages, catalogSetupAccess)
 	}
 	return out
 }
@@ -151,6 +189,17 @@ func (b *backend) withCatalogOps(ops []op) []op {
 	}
 	out := b.catOps[:0]
 	if !b.catConnected {
+		// After a restart the first connection rebuilds the relation
+		// cache's init files, and so does every one that starts before
+		// that is done; pgbench's setup connection (a built-in script)
+		// comes before its clients, so it alone does.
+		rebuild := b.e.initFileStale
+		if b.client.phase.mix.builtin {
+			rebuild = rebuild && b.client.id == 0 && !b.catSetupDone
+		}
+		if rebuild {
+			out = append(out, op{kind: opCatalog, n: catInitFile})
+		}
 		if b.client.id == 0 && b.client.phase.mix.builtin && !b.catSetupDone {
 			out = append(out, op{kind: opCatalog, n: catPgbenchSetup})
 		}
@@ -191,6 +240,8 @@ func (b *backend) execCatalog(o *op) bool {
 	switch o.n {
 	case catConnect:
 		b.catConnected = true
+	case catInitFile:
+		b.e.initFileStale = false
 	case catPgbenchSetup:
 		b.catSetupDone = true
 	case catRelation:

@@ -64,6 +64,8 @@ type database struct {
 	groups                               map[string][]*table // declared name -> members
 	heapPerVM                            int32
 	sysCatalog                           catalog.RelID // pg_catalog, if modelled (syscatalog.go)
+	catAttrPages, catClassPages          int32         // pg_catalog's pages of relations' rows
+	catLeafPages                         int32         // ... and of each of their index leaves
 }
 
 // heapPerVMPage is how many heap pages one visibility-map page covers:

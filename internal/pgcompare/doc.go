@@ -15,16 +15,18 @@
 //
 // Statistics caveats (PostgreSQL 15+): a backend publishes its counters to
 // shared memory lazily, at most once a second when it goes idle, and when it
-// exits. TakeSnapshot forces the flush of its own session first, so SQL run
-// in the same session is visible at once. Counters of other sessions (for
-// example pgbench clients) appear only after they flushed, typically right
-// after they disconnect; an idle-but-connected session may hold its counters
-// for up to PGSTAT_IDLE_INTERVAL (10 s). SettleAndSnapshot waits until the
-// counters stop changing.
+// exits. Counters of other sessions (for example pgbench clients) appear only
+// after they flushed, typically right after they disconnect; an
+// idle-but-connected session may hold its counters for up to
+// PGSTAT_IDLE_INTERVAL (10 s). Monitor.Settle waits until the counters stop
+// changing; Run closes a measured step's own session and waits for its
+// backend to exit, which publishes its counters.
 //
-// The snapshot queries read only catalogs and statistics views, so
-// per-relation deltas of user tables are exact, but pg_stat_database counts
-// the snapshot's own catalog buffer hits and transactions. Run measures that
-// cost right before each measured step and subtracts it; see
-// Result.SnapshotOverhead.
+// Measuring without disturbing: the statistics views are joins over
+// pg_class, pg_index, pg_namespace and pg_database, so every read of them
+// scans those catalogs and keeps their pages at high usage counts. Run reads
+// everything through a Monitor, a session of its own that resolves the
+// relations once (outside measured steps) and then calls only the functions
+// the views are built on: a primed Monitor's snapshot touches no buffer and
+// publishes not even its own transactions.
 package pgcompare

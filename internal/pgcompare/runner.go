@@ -100,9 +100,14 @@ func Run(ctx context.Context, e Experiment) (_ []Result, err error) {
 
 // runState is the mutable state of one Run.
 type runState struct {
-	c       *Cluster
-	exp     Experiment
-	shared  *pgx.Conn // session reused across steps; nil until needed
+	c      *Cluster
+	exp    Experiment
+	shared *pgx.Conn // session reused across steps; nil until needed
+	// mon reads the statistics in a session of its own; nil until needed
+	// and after a restart. cat is its catalog map, kept across restarts
+	// (which change no relation) and refreshed after steps that may.
+	mon     *Monitor
+	cat     *catalogMap
 	results []Result
 	// Events since the last measured step, reported in its Result.
 	restarted, dropped bool
@@ -127,11 +132,57 @@ func (r *runState) session(ctx context.Context, fresh bool) (*pgx.Conn, func(), 
 	return r.shared, func() {}, nil
 }
 
-// closeShared ends the shared session; errors are irrelevant since the
-// session is discarded either way (for example, killed by a restart).
+// closeShared ends the shared session and the monitor's; errors are
+// irrelevant since the sessions are discarded either way (for example,
+// killed by a restart).
 func (r *runState) closeShared(ctx context.Context) {
 	if r.shared != nil {
 		_ = r.shared.Close(ctx)
 		r.shared = nil
 	}
+	if r.mon != nil {
+		_ = r.mon.conn.Close(ctx)
+		r.mon = nil
+	}
+}
+
+// monitor returns the monitor session, opening and priming it if needed. A
+// new monitor reuses the catalog map of the previous one when no step changed
+// relations since, so that reopening it after a restart reads no catalog
+// pages beyond its own caches' first loads.
+func (r *runState) monitor(ctx context.Context) (*Monitor, error) {
+	if r.mon != nil {
+		return r.mon, nil
+	}
+	conn, err := r.c.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m := &Monitor{conn: conn, major: r.c.Major()}
+	if r.cat != nil {
+		m.cat = *r.cat
+	} else if err := m.Refresh(ctx); err != nil {
+		_ = conn.Close(ctx)
+		return nil, err
+	}
+	if err := m.Prime(ctx); err != nil {
+		_ = conn.Close(ctx)
+		return nil, err
+	}
+	r.mon, r.cat = m, &m.cat
+	return m, nil
+}
+
+// refresh re-reads the relations after a step that may have changed them.
+func (r *runState) refresh(ctx context.Context) error {
+	if r.mon == nil {
+		r.cat = nil
+		_, err := r.monitor(ctx) // resolves the map as it opens
+		return err
+	}
+	if err := r.mon.Refresh(ctx); err != nil {
+		return err
+	}
+	r.cat = &r.mon.cat
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	pg_query "github.com/pganalyze/pg_query_go/v6"
 )
 
 // gauges are pg_stat_database columns that are current values rather than
@@ -19,8 +20,8 @@ func (r *runState) step(ctx context.Context, st Step) error {
 		return errors.New("Explain is set but the step has no SQL")
 	}
 	if st.Restart != nil {
-		// The restart terminates the session anyway; closing it first
-		// avoids a pointless error on its next use.
+		// The restart terminates the sessions anyway; closing them first
+		// avoids a pointless error on their next use.
 		r.closeShared(ctx)
 		if err := r.c.Restart(ctx, st.Restart); err != nil {
 			return err
@@ -33,19 +34,70 @@ func (r *runState) step(ctx context.Context, st Step) error {
 		}
 		r.dropped = r.dropped || CanDropCaches()
 	}
+	if st.Restart != nil {
+		// The monitor's new session loads its catalog caches now, right
+		// after the restart, rather than between the next steps.
+		if _, err := r.monitor(ctx); err != nil {
+			return err
+		}
+	}
 	if len(st.SQL) == 0 && st.Pgbench == nil && !st.Measure {
 		return nil
 	}
-	conn, release, err := r.session(ctx, st.NewSession)
-	if err != nil {
+	if st.Measure {
+		if err := r.measure(ctx, st); err != nil {
+			return err
+		}
+	} else if err := r.unmeasured(ctx, st); err != nil {
 		return err
 	}
-	defer release()
-	if !st.Measure {
-		_, err := r.work(ctx, conn, st)
-		return err
+	if changesRelations(st) {
+		return r.refresh(ctx)
 	}
-	return r.measure(ctx, conn, st)
+	return nil
+}
+
+// changesRelations reports whether a step may have created, dropped or
+// rewritten relations (so that the monitor's map is stale): pgbench -i, and
+// any SQL statement other than queries, DML, SET, CHECKPOINT, ANALYZE and a
+// VACUUM without FULL. A statement that does not parse counts as a change.
+func changesRelations(st Step) bool {
+	for _, a := range st.Pgbench {
+		if a == "-i" || a == "--initialize" {
+			return true
+		}
+	}
+	for _, sql := range st.SQL {
+		tree, err := pg_query.Parse(sql)
+		if err != nil {
+			return true
+		}
+		for _, raw := range tree.Stmts {
+			if !keepsRelations(raw.Stmt) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func keepsRelations(n *pg_query.Node) bool {
+	switch {
+	case n.GetSelectStmt() != nil, n.GetInsertStmt() != nil, n.GetUpdateStmt() != nil,
+		n.GetDeleteStmt() != nil, n.GetVariableSetStmt() != nil, n.GetCheckPointStmt() != nil,
+		n.GetTransactionStmt() != nil:
+		return true
+	case n.GetExplainStmt() != nil:
+		return keepsRelations(n.GetExplainStmt().Query)
+	case n.GetVacuumStmt() != nil:
+		for _, o := range n.GetVacuumStmt().Options {
+			if d := o.GetDefElem(); d != nil && d.Defname == "full" {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // workOutput is what the SQL and pgbench parts of a step produced.
@@ -86,39 +138,85 @@ func (r *runState) work(ctx context.Context, conn *pgx.Conn, st Step) (workOutpu
 	return out, nil
 }
 
-// measure runs a Measure step between snapshots and records its Result.
-func (r *runState) measure(ctx context.Context, conn *pgx.Conn, st Step) error {
-	isBench := st.Pgbench != nil
-	if isBench {
-		if err := ResetStats(ctx, conn); err != nil {
-			return err
-		}
-	}
-	unit, before, err := calibrate(ctx, conn)
+// bgwriterAbsorb is five cycles of the background writer at the default
+// bgwriter_delay (200 ms).
+const bgwriterAbsorb = time.Second
+
+// unmeasured runs a step's work without measuring it.
+func (r *runState) unmeasured(ctx context.Context, st Step) error {
+	conn, release, err := r.stepSession(ctx, st)
 	if err != nil {
 		return err
 	}
-	// The usage-count query once before the work: its plan's catalog
-	// lookups are then cached in the session, and the query after the
-	// work reads (and evicts) as little as possible of shared buffers.
-	if _, err := UsageCounts(ctx, conn); err != nil {
+	defer release()
+	_, err = r.work(ctx, conn, st)
+	return err
+}
+
+// stepSession returns the session a step's SQL runs in (nil, for a step
+// without SQL) and the function that releases it.
+func (r *runState) stepSession(ctx context.Context, st Step) (*pgx.Conn, func(), error) {
+	if len(st.SQL) == 0 {
+		return nil, func() {}, nil
+	}
+	return r.session(ctx, st.NewSession)
+}
+
+// measure runs a Measure step between snapshots and records its Result.
+// The snapshots and usage counts are read by the monitor, whose reads touch
+// no buffer. The step's SQL runs in its session, opened after the
+// before-snapshot when it is a new one, so that its start-up (InitPostgres'
+// catalog reads) is part of the step, as a simulated phase's connections
+// are; its counters are published before the after-snapshot.
+func (r *runState) measure(ctx context.Context, st Step) error {
+	mon, err := r.monitor(ctx)
+	if err != nil {
 		return err
 	}
+	isBench := st.Pgbench != nil
+	if isBench {
+		// Buffer allocations reach pg_stat_bgwriter.buffers_alloc only
+		// when the background writer next takes them from the strategy's
+		// counter (BgBufferSync -> StrategySyncStart, once per
+		// bgwriter_delay): a reset right after a previous step would
+		// count that step's last allocations in this one.
+		if err := sleep(ctx, bgwriterAbsorb); err != nil {
+			return err
+		}
+		if err := mon.ResetStats(ctx); err != nil {
+			return err
+		}
+	}
+	unit, before, err := calibrate(ctx, mon)
+	if err != nil {
+		return err
+	}
+	conn, release, err := r.stepSession(ctx, st)
+	if err != nil {
+		return err
+	}
+	defer release()
 	out, err := r.work(ctx, conn, st)
 	if err != nil {
 		return err
 	}
+	if conn != nil {
+		if err := r.publish(ctx, conn, st.NewSession); err != nil {
+			return err
+		}
+	}
 	var after Snapshot
 	info := SettleInfo{Reads: 1, Settled: true}
-	if isBench {
-		after, info, err = Settle(ctx, conn, SettleMax)
+	// Before 15 the statistics collector publishes asynchronously.
+	if isBench || mon.major < 15 {
+		after, info, err = mon.Settle(ctx, SettleMax)
 	} else {
-		after, err = TakeSnapshot(ctx, conn)
+		after, err = mon.Snapshot(ctx)
 	}
 	if err != nil {
 		return err
 	}
-	usage, err := UsageCounts(ctx, conn)
+	usage, err := mon.Usage(ctx)
 	if err != nil {
 		return err
 	}
@@ -141,22 +239,44 @@ func (r *runState) measure(ctx context.Context, conn *pgx.Conn, st Step) error {
 	return nil
 }
 
+// publish makes the counters of the step's session visible to the monitor
+// without a catalog access in that session after the work. A fresh session
+// is closed: a backend flushes its statistics as it exits
+// (pgstat_shutdown_hook, a before_shmem_exit callback) before it leaves
+// the backend status array (pgstat_beshutdown_hook, on_shmem_exit), so once
+// its pid is gone from pg_stat_get_activity the counters are published. A
+// shared session is asked to flush (pg_stat_force_next_flush, 15+), which
+// it does before it reports ready for the next query.
+func (r *runState) publish(ctx context.Context, conn *pgx.Conn, fresh bool) error {
+	if fresh {
+		pid := conn.PgConn().PID()
+		_ = conn.Close(ctx)
+		return r.mon.waitGone(ctx, pid)
+	}
+	if r.mon.major < 15 {
+		return nil
+	}
+	if _, err := conn.Exec(ctx, "SELECT pg_stat_force_next_flush()"); err != nil {
+		return fmt.Errorf("force stats flush: %w", err)
+	}
+	return nil
+}
+
 // calibrate measures what one snapshot adds to the database-level counters
 // and returns that cost together with a fresh snapshot to use as "before".
-// A throw-away snapshot comes first because the first one in a session also
-// pays for cold catalog caches and statement preparation; the next two are
-// back to back, so their difference is exactly one snapshot's cost (its
-// reads plus the flush call of the following one). Time columns are left
-// out (noise), as are gauges and zero entries.
-func calibrate(ctx context.Context, conn *pgx.Conn) (map[string]int64, Snapshot, error) {
-	if _, err := TakeSnapshot(ctx, conn); err != nil {
-		return nil, Snapshot{}, fmt.Errorf("calibrate: %w", err)
-	}
-	s0, err := TakeSnapshot(ctx, conn)
+// The monitor is primed (its catalog caches loaded), so two snapshots back
+// to back differ by exactly one snapshot's cost, which is nothing: a warm
+// monitor touches no buffer, and a backend without pending relation
+// counters does not even publish its transactions (pgstat_report_stat
+// returns before pgstat_update_dbstats). The calibration stays as a
+// check of that (the unit is in Result.SnapshotOverhead). Time columns are left out (noise), as are
+// gauges and zero entries.
+func calibrate(ctx context.Context, mon *Monitor) (map[string]int64, Snapshot, error) {
+	s0, err := mon.Snapshot(ctx)
 	if err != nil {
 		return nil, Snapshot{}, fmt.Errorf("calibrate: %w", err)
 	}
-	s1, err := TakeSnapshot(ctx, conn)
+	s1, err := mon.Snapshot(ctx)
 	if err != nil {
 		return nil, Snapshot{}, fmt.Errorf("calibrate: %w", err)
 	}

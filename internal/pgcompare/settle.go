@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 )
 
 const (
@@ -41,8 +39,8 @@ type SettleInfo struct {
 // Use it after other sessions (pgbench clients) did work: their counters
 // appear only once they flushed, usually just after they disconnect. It does
 // not fail when the counters never settle; use Settle to learn that.
-func SettleAndSnapshot(ctx context.Context, conn *pgx.Conn) (Snapshot, error) {
-	s, _, err := Settle(ctx, conn, SettleMax)
+func (m *Monitor) SettleAndSnapshot(ctx context.Context) (Snapshot, error) {
+	s, _, err := m.Settle(ctx, SettleMax)
 	return s, err
 }
 
@@ -57,9 +55,9 @@ func SettleAndSnapshot(ctx context.Context, conn *pgx.Conn) (Snapshot, error) {
 // are part of a delta computed from it. Every read adds one snapshot
 // cost to the database-level counters; Run subtracts Reads times the
 // calibrated cost.
-func Settle(ctx context.Context, conn *pgx.Conn, max time.Duration) (Snapshot, SettleInfo, error) {
+func (m *Monitor) Settle(ctx context.Context, max time.Duration) (Snapshot, SettleInfo, error) {
 	start := time.Now()
-	prev, err := TakeSnapshot(ctx, conn)
+	prev, err := m.Snapshot(ctx)
 	if err != nil {
 		return Snapshot{}, SettleInfo{}, err
 	}
@@ -68,7 +66,7 @@ func Settle(ctx context.Context, conn *pgx.Conn, max time.Duration) (Snapshot, S
 		if err := sleep(ctx, SettleInterval); err != nil {
 			return Snapshot{}, info, fmt.Errorf("settle: %w", err)
 		}
-		cur, err := TakeSnapshot(ctx, conn)
+		cur, err := m.Snapshot(ctx)
 		if err != nil {
 			return Snapshot{}, info, err
 		}

@@ -33,44 +33,23 @@ type Snapshot struct {
 	Sizes map[string]map[string]int64
 }
 
-// TakeSnapshot reads the statistics views in the session conn. It first calls
-// pg_stat_force_next_flush() (15+) so that the session's own pending
-// counters, including those of SQL just run in it, are published before the
-// read. All views are read in one read-only transaction with
-// stats_fetch_consistency=snapshot, so they describe the same moment.
+// TakeSnapshot reads the statistics in the session conn through a Monitor
+// made for the occasion: it resolves the relations (reading the catalogs)
+// and takes one snapshot. It forces the flush of the session's own pending
+// counters first (15+), so SQL run in the same session is visible at once.
+// Measurements that must not disturb shared buffers keep one Monitor instead.
 //
 // Counters of other sessions become visible only when those sessions flush:
 // when they disconnect, and otherwise at most once a second while idle
 // (and an idle session whose last flush was recent waits up to
-// PGSTAT_IDLE_INTERVAL, 10 s). Use SettleAndSnapshot after other sessions
-// did work. The read itself touches catalogs: it adds to the database-level
-// blks_hit, tup_returned and xact_commit counters of the next snapshot, but
-// not to user tables.
+// PGSTAT_IDLE_INTERVAL, 10 s). Use Monitor.Settle after other sessions
+// did work.
 func TakeSnapshot(ctx context.Context, conn *pgx.Conn) (Snapshot, error) {
-	major, err := serverMajor(conn)
+	m, err := NewMonitor(ctx, conn)
 	if err != nil {
 		return Snapshot{}, err
 	}
-	if major >= 15 {
-		if _, err := conn.Exec(ctx, "SELECT pg_stat_force_next_flush()"); err != nil {
-			return Snapshot{}, fmt.Errorf("snapshot: force stats flush: %w", err)
-		}
-	}
-	tx, err := conn.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
-	if err != nil {
-		return Snapshot{}, fmt.Errorf("snapshot: begin: %w", err)
-	}
-	s, err := readSnapshot(ctx, tx, major)
-	if err != nil {
-		// The read error is what matters; rollback fails only if the
-		// connection is already broken.
-		_ = tx.Rollback(ctx)
-		return Snapshot{}, err
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return Snapshot{}, fmt.Errorf("snapshot: commit: %w", err)
-	}
-	return s, nil
+	return m.Snapshot(ctx)
 }
 
 // Minus returns a - b: per-counter differences for every key present in a

@@ -16,30 +16,22 @@ func fmtRelName(schema, rel string) string {
 }
 
 var (
-	databaseQuery = `SELECT * FROM pg_stat_database WHERE datname = current_database()`
-
-	tablesQuery = `SELECT ` + fmtRelName("io.schemaname", "io.relname") + ` AS name,
-	io.heap_blks_read, io.heap_blks_hit, io.idx_blks_read, io.idx_blks_hit,
-	io.toast_blks_read, io.toast_blks_hit, io.tidx_blks_read, io.tidx_blks_hit,
-	st.seq_scan, st.seq_tup_read, st.idx_scan, st.idx_tup_fetch,
-	st.n_tup_ins, st.n_tup_upd, st.n_tup_del, st.n_tup_hot_upd,
-	st.n_live_tup, st.n_dead_tup, st.n_mod_since_analyze,
-	st.vacuum_count, st.autovacuum_count, st.analyze_count, st.autoanalyze_count
-FROM pg_statio_user_tables io JOIN pg_stat_user_tables st ON st.relid = io.relid`
-
-	indexesQuery = `SELECT ` + fmtRelName("io.schemaname", "io.indexrelname") + ` AS name,
-	io.idx_blks_read, io.idx_blks_hit, st.idx_scan, st.idx_tup_read, st.idx_tup_fetch
-FROM pg_statio_user_indexes io JOIN pg_stat_user_indexes st ON st.indexrelid = io.indexrelid`
-
-	// pg_relation_size reads the files' sizes, not their buffers: it adds
-	// nothing to the relations' counters.
-	sizesQuery = `SELECT ` + fmtRelName("n.nspname", "c.relname") + ` AS name,
-	pg_relation_size(c.oid, 'main') / 8192 AS main, pg_relation_size(c.oid, 'fsm') / 8192 AS fsm,
-	pg_relation_size(c.oid, 'vm') / 8192 AS vm
-FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE c.relkind IN ('r', 'i') AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')`
-
-	bgwriterQuery = `SELECT * FROM pg_stat_bgwriter`
+	// bgwriterQuery is pg_stat_bgwriter up to 16 as the functions it is
+	// made of (system_views.sql), so that reading it does not expand the
+	// view (pg_rewrite and its toast table, read on every session's first
+	// use). 17 moved the checkpointer's columns out; there the views are
+	// read.
+	bgwriterQuery = `SELECT pg_stat_get_bgwriter_timed_checkpoints() AS checkpoints_timed,
+	pg_stat_get_bgwriter_requested_checkpoints() AS checkpoints_req,
+	pg_stat_get_checkpoint_write_time() AS checkpoint_write_time,
+	pg_stat_get_checkpoint_sync_time() AS checkpoint_sync_time,
+	pg_stat_get_bgwriter_buf_written_checkpoints() AS buffers_checkpoint,
+	pg_stat_get_bgwriter_buf_written_clean() AS buffers_clean,
+	pg_stat_get_bgwriter_maxwritten_clean() AS maxwritten_clean,
+	pg_stat_get_buf_written_backend() AS buffers_backend,
+	pg_stat_get_buf_fsync_backend() AS buffers_backend_fsync,
+	pg_stat_get_buf_alloc() AS buffers_alloc`
+	bgwriterView = `SELECT * FROM pg_stat_bgwriter`
 
 	// Summing over backend types and objects keeps the map small; the
 	// casts are needed because sum(bigint) is numeric.
@@ -53,39 +45,14 @@ FROM pg_stat_io GROUP BY context`
 	checkpointerQuery = `SELECT * FROM pg_stat_checkpointer`
 )
 
-// readSnapshot runs the view queries inside tx.
-func readSnapshot(ctx context.Context, tx pgx.Tx, major int) (Snapshot, error) {
-	if major >= 15 {
-		// Freeze all stats at first access so the views agree with each
-		// other even while other backends flush.
-		if _, err := tx.Exec(ctx, "SET LOCAL stats_fetch_consistency = snapshot"); err != nil {
-			return Snapshot{}, fmt.Errorf("snapshot: set stats_fetch_consistency: %w", err)
-		}
-	}
-	var s Snapshot
-	var err error
-	if s.Database, err = queryFlat(ctx, tx, databaseQuery, ""); err != nil {
-		return Snapshot{}, fmt.Errorf("snapshot: pg_stat_database: %w", err)
-	}
-	if s.Tables, err = queryKeyed(ctx, tx, tablesQuery); err != nil {
-		return Snapshot{}, fmt.Errorf("snapshot: tables: %w", err)
-	}
-	if s.Indexes, err = queryKeyed(ctx, tx, indexesQuery); err != nil {
-		return Snapshot{}, fmt.Errorf("snapshot: indexes: %w", err)
-	}
-	if s.Bgwriter, err = readBgwriter(ctx, tx, major); err != nil {
-		return Snapshot{}, err
-	}
-	if s.Sizes, err = queryKeyed(ctx, tx, sizesQuery); err != nil {
-		return Snapshot{}, fmt.Errorf("snapshot: relation sizes: %w", err)
-	}
-	return s, nil
-}
-
 // readBgwriter merges the background writer, checkpointer and I/O views that
 // exist in this server version.
 func readBgwriter(ctx context.Context, tx pgx.Tx, major int) (map[string]int64, error) {
-	out, err := queryFlat(ctx, tx, bgwriterQuery, "")
+	q := bgwriterQuery
+	if major >= 17 {
+		q = bgwriterView
+	}
+	out, err := queryFlat(ctx, tx, q, "")
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: pg_stat_bgwriter: %w", err)
 	}
@@ -113,8 +80,8 @@ func readBgwriter(ctx context.Context, tx pgx.Tx, major int) (map[string]int64, 
 }
 
 // queryFlat reads a single-row query into one map, prefixing the keys.
-func queryFlat(ctx context.Context, tx pgx.Tx, sql, prefix string) (map[string]int64, error) {
-	rows, err := tx.Query(ctx, sql)
+func queryFlat(ctx context.Context, tx pgx.Tx, sql, prefix string, args ...any) (map[string]int64, error) {
+	rows, err := tx.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, err
 	}

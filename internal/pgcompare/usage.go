@@ -36,52 +36,16 @@ func (u Usage) Resident(rel string) int64 {
 	return n
 }
 
-// usageQuery maps every buffer to its relation. pg_buffercache reports
-// relfilenodes, which differ from pg_class.relfilenode for mapped catalogs
-// (0 there) and change on rewrites, so the join uses pg_relation_filenode().
-// Shared catalogs carry reldatabase 0. Only the default tablespaces are
-// considered: relfilenodes are unique per database and tablespace.
-var usageQuery = `WITH rels AS (
-	SELECT pg_relation_filenode(c.oid) AS filenode,
-		CASE WHEN c.relisshared THEN 0::oid
-			ELSE (SELECT oid FROM pg_database WHERE datname = current_database()) END AS db,
-		` + fmtRelName("n.nspname", "c.relname") + ` AS name
-	FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-	WHERE pg_relation_filenode(c.oid) IS NOT NULL
-)
-SELECT r.name, b.relfilenode IS NULL AS unused, coalesce(b.usagecount, 0)::int, count(*)
-FROM pg_buffercache b
-LEFT JOIN rels r ON r.filenode = b.relfilenode AND r.db = b.reldatabase
-GROUP BY 1, 2, 3`
-
 // UsageCounts returns the usage-count histogram of shared buffers overall
-// and per relation of the current database. The query's own catalog accesses
-// may bump the usage count of a few catalog buffers.
+// and per relation of the current database, through a Monitor made for the
+// occasion (its catalog reads may bump the usage count of a few catalog
+// buffers; a kept Monitor's Usage reads none).
 func UsageCounts(ctx context.Context, conn *pgx.Conn) (Usage, error) {
-	rows, err := conn.Query(ctx, usageQuery)
+	m, err := NewMonitor(ctx, conn)
 	if err != nil {
-		return Usage{}, fmt.Errorf("usage counts: %w", err)
+		return Usage{}, err
 	}
-	defer rows.Close()
-	u := Usage{ByRel: map[string][MaxUsageCount + 1]int64{}}
-	for rows.Next() {
-		var (
-			name   *string
-			unused bool
-			uc     int32
-			n      int64
-		)
-		if err := rows.Scan(&name, &unused, &uc, &n); err != nil {
-			return Usage{}, fmt.Errorf("usage counts: scan: %w", err)
-		}
-		if err := u.add(name, unused, uc, n); err != nil {
-			return Usage{}, err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return Usage{}, fmt.Errorf("usage counts: %w", err)
-	}
-	return u, nil
+	return m.Usage(ctx)
 }
 
 // add accounts n buffers of one (relation, state, usage count) group.

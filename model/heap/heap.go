@@ -451,30 +451,40 @@ func (m *movedRows) find(off int32) (int, bool) {
 	return lo, lo < len(m.sparse) && int32(m.sparse[lo]>>32) == off
 }
 
-// set records off's block (-1: back on its load block) and reports whether
-// the number of moved rows changed by +1, -1 or 0.
+// goneBlock marks a row deleted and pruned away: no version of it is left
+// anywhere, so the untagged group of its load page must not stand for it.
+const goneBlock = -2
+
+// set records off's block (-1: back on its load block; goneBlock: gone) and
+// reports whether the number of moved rows (those on a block of their own)
+// changed by +1, -1 or 0.
 func (m *movedRows) set(off, blk int32) int {
+	before := m.get(off) >= 0
+	m.store(off, blk)
+	switch after := blk >= 0; {
+	case after && !before:
+		return 1
+	case before && !after:
+		return -1
+	}
+	return 0
+}
+
+func (m *movedRows) store(off, blk int32) {
 	if m.dense != nil {
-		was := m.dense[off] != 0
 		m.dense[off] = blk + 1
-		switch {
-		case was && blk < 0:
-			return -1
-		case !was && blk >= 0:
-			return 1
-		}
-		return 0
+		return
 	}
 	i, ok := m.find(off)
 	switch {
-	case ok && blk < 0:
+	case ok && blk == -1:
 		m.sparse = append(m.sparse[:i], m.sparse[i+1:]...)
-		return -1
+		return
 	case ok:
 		m.sparse[i] = uint64(off)<<32 | uint64(uint32(blk))
-		return 0
-	case blk < 0:
-		return 0
+		return
+	case blk == -1:
+		return
 	}
 	if len(m.sparse) >= movedDense {
 		m.dense = make([]int32, movedChunk)
@@ -483,12 +493,28 @@ func (m *movedRows) set(off, blk int32) int {
 		}
 		m.sparse = nil
 		m.dense[off] = blk + 1
-		return 1
+		return
 	}
 	m.sparse = append(m.sparse, 0)
 	copy(m.sparse[i+1:], m.sparse[i:])
 	m.sparse[i] = uint64(off)<<32 | uint64(uint32(blk))
-	return 1
+}
+
+// Gone reports whether row was deleted and its last version pruned away.
+func (t *Table) Gone(row int64) bool {
+	if c := (row - 1) >> movedShift; c < int64(len(t.moved)) {
+		return t.moved[c].get(int32((row-1)&(movedChunk-1))) == goneBlock
+	}
+	return false
+}
+
+// markGone records that row has no version left.
+func (t *Table) markGone(row int64) {
+	c, off := (row-1)>>movedShift, int32((row-1)&(movedChunk-1))
+	if c >= int64(len(t.moved)) {
+		t.moved = append(t.moved, make([]movedRows, int(c)+1-len(t.moved))...)
+	}
+	t.nmoved += t.moved[c].set(off, goneBlock)
 }
 
 // rowVersion returns the index in gs of row's current version: the last
@@ -557,7 +583,7 @@ func (t *Table) RowChain(row int64, b int32, out []Group) []Group {
 		}
 	}
 	t.chainOrder(out[n0:])
-	if !live && len(out) == n0 && t.BlockOf(row) == b {
+	if !live && len(out) == n0 && t.BlockOf(row) == b && !t.Gone(row) {
 		if i := t.rowVersion(gs, row); i >= 0 {
 			g := gs[i]
 			g.N = 1
@@ -565,6 +591,16 @@ func (t *Table) RowChain(row int64, b int32, out []Group) []Group {
 		}
 	}
 	return out
+}
+
+// hasVersion reports whether gs holds a version tagged with row.
+func hasVersion(gs []Group, row int64) bool {
+	for _, g := range gs {
+		if g.Row == row {
+			return true
+		}
+	}
+	return false
 }
 
 // hasSuccessor reports whether the page holds a version of row that
@@ -803,16 +839,29 @@ func (t *Table) Prune(b int32, dead func(g Group) bool) int {
 	gs := &t.pages[t.state[b]]
 	n := 0
 	out := (*gs)[:0]
+	var prunedRows []int64
 	for _, g := range *gs {
 		// A live version whose inserter is known committed (hinted)
 		// cannot be dead: skip the caller's check.
 		if (g.Xmax != 0 || g.Hints&XminCommitted == 0) && dead(g) {
 			n += int(g.N)
+			if g.Row > 0 {
+				prunedRows = append(prunedRows, g.Row)
+			}
 			continue
 		}
 		out = append(out, g)
 	}
 	*gs = out
+	// A row whose current page this is and of which no version is left
+	// here was deleted (an updated row's newest version is live, or on
+	// another page): it is gone, and the page's untagged group no longer
+	// stands for it (RowChain).
+	for _, row := range prunedRows {
+		if t.BlockOf(row) == b && !hasVersion(out, row) {
+			t.markGone(row)
+		}
+	}
 	t.ntup[t.state[b]] -= uint16(n)
 	px := uint32(0)
 	for _, g := range out {

@@ -259,3 +259,50 @@ func TestLongChainOrder(t *testing.T) {
 		}
 	}
 }
+
+// A deleted row whose version is pruned away is gone: the page's untagged
+// group, which stands for the rows loaded there and never changed, no
+// longer stands for it (before, the row came back as its loaded version
+// and a second DELETE deleted it again). A row moved by an update and then
+// deleted is gone too, and stops counting as moved; an updated row whose
+// old version is pruned is not gone. Gone rows survive the chunk's change
+// to the dense representation.
+func TestDeletedRowGoneAfterPrune(t *testing.T) {
+	tb, _ := New("accounts", 61*20, 132, 100, frozen, true)
+	b := tb.BlockOf(5)
+	tb.DeleteRow(5, b, 100)
+	if ch := tb.RowChain(5, b, nil); len(ch) != 1 || ch[0].Xmax != 100 {
+		t.Fatalf("row 5 before the prune: %+v", ch)
+	}
+	if n := tb.Prune(b, func(g Group) bool { return g.Xmax == 100 }); n != 1 {
+		t.Fatalf("pruned %d", n)
+	}
+	if ch := tb.RowChain(5, b, nil); len(ch) != 0 || !tb.Gone(5) {
+		t.Fatalf("row 5 after the prune: chain %+v, gone %v", ch, tb.Gone(5))
+	}
+	if ch := tb.RowChain(6, b, nil); len(ch) != 1 || ch[0].Xmax != 0 || tb.Gone(6) {
+		t.Fatalf("row 6, loaded on the same page: %+v", ch)
+	}
+	// Row 70 (second page) is moved by a non-HOT update, then deleted.
+	old := tb.BlockOf(70)
+	tb.DeleteRow(70, old, 101)
+	nb := tb.NBlocks()
+	tb.Extended(nb)
+	tb.InsertVersion(nb, 101, 70)
+	tb.Prune(old, func(g Group) bool { return g.Xmax == 101 })
+	if tb.Gone(70) || tb.Moved() != 1 {
+		t.Fatalf("an updated row's old version pruned: gone %v, %d moved", tb.Gone(70), tb.Moved())
+	}
+	tb.DeleteRow(70, nb, 102)
+	tb.Prune(nb, func(g Group) bool { return g.Xmax == 102 })
+	if !tb.Gone(70) || tb.Moved() != 0 || len(tb.RowChain(70, tb.BlockOf(70), nil)) != 0 {
+		t.Fatalf("moved then deleted: gone %v, %d moved", tb.Gone(70), tb.Moved())
+	}
+	// Many moved rows in row 5's chunk make it dense; 5 stays gone.
+	for row := int64(100); row < 100+movedDense+10; row++ { // all in chunk 0 (rows 1..1024)
+		tb.setBlock(row, nb)
+	}
+	if tb.moved[0].dense == nil || !tb.Gone(5) || !tb.Gone(70) || tb.BlockOf(5) != b {
+		t.Errorf("after the chunk went dense: dense %v, gone %v %v, block %d", tb.moved[0].dense != nil, tb.Gone(5), tb.Gone(70), tb.BlockOf(5))
+	}
+}
