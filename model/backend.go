@@ -68,6 +68,10 @@ type backend struct {
 	// The command running (op.cmdNo) and when it began, for pgbench -r.
 	curCmd   int16
 	cmdStart int64
+	// cmdID numbers the transaction's statements from 1 (its command
+	// counter, xact.c CommandCounterIncrement): versions a statement
+	// writes carry it where its own scan must not see them (heap.Group.Cmd).
+	cmdID uint16
 
 	e      *engine
 	id     int32
@@ -321,6 +325,9 @@ func (b *backend) advance() {
 			b.sub = 1
 			if o.stmt || b.worker {
 				b.takeSnapshot() // READ COMMITTED: a snapshot per statement
+				if b.cmdID < math.MaxUint16 {
+					b.cmdID++
+				}
 			}
 			if o.stmt {
 				b.cpu += e.costs.Statement

@@ -319,11 +319,23 @@ func (b *backend) changeVisible(t *table, blk int32) int64 {
 	var buf [1]heap.Group
 	n := int64(0)
 	for _, g := range t.heap.Groups(blk, &buf) {
-		if g.Xmin == b.xid || b.judgedVisible(g) {
+		if b.toChange(g) {
 			n += int64(g.N)
 		}
 	}
 	return n
+}
+
+// toChange reports whether an unkeyed DELETE or UPDATE changes the live
+// tuples of g: those its snapshot sees, its own transaction's included,
+// except the versions the statement itself wrote (an UPDATE's new versions
+// on pages its scan has not reached yet: their cmin is the statement's
+// curcid, HeapTupleSatisfiesMVCC).
+func (b *backend) toChange(g heap.Group) bool {
+	if g.Xmin == b.xid {
+		return g.Cmd != b.cmdID
+	}
+	return b.judgedVisible(g)
 }
 
 // changeTuples deletes (DELETE FROM t) or updates (UPDATE t) the b.scanN
@@ -338,8 +350,7 @@ func (b *backend) changeTuples(o *op, t *table, blk int32) bool {
 		return true
 	}
 	if b.scanDone == 0 {
-		xid := b.xid
-		n := t.heap.DeleteAll(blk, xid, func(g heap.Group) bool { return g.Xmin == xid || b.judgedVisible(g) })
+		n := t.heap.DeleteAll(blk, b.xid, b.toChange)
 		if int64(n) != b.scanN {
 			b.scanN = int64(n)
 		}
@@ -367,7 +378,7 @@ func (b *backend) changeTuples(o *op, t *table, blk int32) bool {
 	// UPDATE: place each new version.
 	for b.scanDone <= b.scanN {
 		if t.heap.Free(blk) > 0 && !b.insPending {
-			t.heap.Insert(blk, b.xid, 1)
+			t.heap.InsertCmd(blk, b.xid, b.cmdID, 1)
 			t.heap.Stats.HOTUpdates++
 			e.countTuples(t, 0, 0, 1, 0)
 			b.scanDone++
@@ -380,7 +391,7 @@ func (b *backend) changeTuples(o *op, t *table, blk int32) bool {
 		}
 		b.insPending = false
 		wasVisible := t.heap.AllVisible(nb)
-		t.heap.Insert(nb, b.xid, 1)
+		t.heap.InsertCmd(nb, b.xid, b.cmdID, 1)
 		if wasVisible {
 			b.clearVMBit(t, nb)
 		}

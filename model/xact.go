@@ -224,6 +224,7 @@ func (b *backend) endXact(committed bool, lsn int64) {
 	b.undo = b.undo[:0]
 	b.releaseRowLocks()
 	b.xid = 0
+	b.cmdID = 0
 }
 
 // compactClog compacts the clog pages whose transactions have all ended

@@ -55,6 +55,13 @@ type Group struct {
 	Xmin, Xmax uint32 // Xmax 0: not deleted or updated
 	N          uint16
 	Hints      uint8
+	// Cmd is the command of its inserting transaction that wrote the
+	// tuples, where it matters: an unkeyed UPDATE's new versions, which
+	// the statement's own scan must not update again (HeapTupleSatisfiesMVCC:
+	// a tuple whose cmin is not before the snapshot's curcid was
+	// "inserted after scan started"); 0 otherwise. It fits in the
+	// padding: a Group is 24 bytes with or without it.
+	Cmd uint16
 	// Row is the row a version written by an UPDATE or DELETE belongs to
 	// (N = 1); 0 for loaded and inserted tuples, which no key names
 	// individually, and Aborted for the version of an update that rolled
@@ -71,7 +78,7 @@ const FrozenXid = 2
 
 // same reports whether two groups have the same header (and row).
 func same(a, b Group) bool {
-	return a.Xmin == b.Xmin && a.Xmax == b.Xmax && a.Hints == b.Hints && a.Row == b.Row
+	return a.Xmin == b.Xmin && a.Xmax == b.Xmax && a.Hints == b.Hints && a.Row == b.Row && a.Cmd == b.Cmd
 }
 
 // Table is one heap relation's page-level state.
@@ -729,8 +736,12 @@ func (t *Table) RowGroup(row int64, b int32) Group {
 
 // Insert adds n tuples inserted by xid to block b (heap_insert), clearing
 // PD_ALL_VISIBLE. The caller has checked Free.
-func (t *Table) Insert(b int32, xid uint32, n int) {
-	add(t.mut(b), Group{Xmin: xid, N: uint16(n)})
+func (t *Table) Insert(b int32, xid uint32, n int) { t.InsertCmd(b, xid, 0, n) }
+
+// InsertCmd is Insert for tuples written by command cmd of xid (see
+// Group.Cmd).
+func (t *Table) InsertCmd(b int32, xid uint32, cmd uint16, n int) {
+	add(t.mut(b), Group{Xmin: xid, N: uint16(n), Cmd: cmd})
 	t.ntup[t.state[b]] += uint16(n)
 	t.ClearAllVisible(b)
 	t.Stats.Inserts += uint64(n)
