@@ -244,13 +244,22 @@ func (c *Cache) Warm(gid int32) { c.touch(gid) }
 // its last position, in order: WarmAll of the result leaves a cache of
 // that capacity (with nothing dirty) as WarmAll of seq would, so a caller
 // collecting a long sequence can shorten it as it goes.
+// Page ids are dense from 0, so the pages seen are a bitset (a map cost a
+// tenth of a scale-5000 seed run's wall time here).
 func LastDistinct(seq []int32, capacity int) []int32 {
-	seen := make(map[int32]bool, capacity)
 	out := make([]int32, 0, min(capacity, len(seq)))
+	if len(seq) == 0 {
+		return out
+	}
+	if slices.Min(seq) < 0 {
+		panic("oscache.LastDistinct: negative page id")
+	}
+	seen := make([]uint64, int(slices.Max(seq))/64+1)
 	for i := len(seq) - 1; i >= 0 && len(out) < capacity; i-- {
-		if !seen[seq[i]] {
-			seen[seq[i]] = true
-			out = append(out, seq[i])
+		g := seq[i]
+		if seen[g>>6]&(1<<(g&63)) == 0 {
+			seen[g>>6] |= 1 << (g & 63)
+			out = append(out, g)
 		}
 	}
 	slices.Reverse(out)
