@@ -150,3 +150,61 @@ workload:
 		t.Errorf("after a prewarm the catalogs gave %+v; want hits only", s)
 	}
 }
+
+// The catalogs' pages as PostgreSQL 15 lays them out (docs/model.md "System
+// catalogs", measured with a reader that touches no buffer): a connection
+// touches 24 distinct core pages, a relation's first use ten more shared by
+// every relation plus its pg_attribute page (three relations a page), its
+// pg_class page (ten a page) and four index leaves (fifty a page), a
+// statement kind twelve. After a restart the first connection rebuilds the
+// relation cache's init files (relcache.c RelationCacheInitFileRemove):
+// 1580 accesses more on 105 core pages; pgbench's setup connection alone
+// pays it for a built-in script, and a phase without a restart does not.
+func TestCatalogLayoutAndInitFileRebuild(t *testing.T) {
+	const doc = `name: catalog-layout
+server: {shared_buffers: 64MB, autovacuum: false}
+tables:
+  relations:
+    - {name: s, rows: 100, count: 30}
+workload:
+  phases:
+    - {name: one, transactions: 30, clients: 1, script: [{seqscan: {table: s, pick: cycle}}]}
+    - {name: two, transactions: 30, clients: 1, restart: true, script: [{seqscan: {table: s, pick: cycle}}]}
+`
+	r := bhRunYAML(t, doc)
+	resident := func(m model.Metrics) int64 {
+		for _, rel := range m.PGBuffercache.Relations {
+			if rel.Relname == model.SystemCatalogRelname {
+				return rel.Buffers
+			}
+		}
+		return -1
+	}
+	per := int64(58 + 30*20 + 29) // the connection, 30 relations, SELECT
+	one, two := bhPhase(t, r, "one").Metrics, bhPhase(t, r, "two").Metrics
+	if got := catalogAccesses(one); got != per {
+		t.Errorf("phase one: %d catalog accesses, want %d", got, per)
+	}
+	if got := catalogAccesses(two); got != per+1580 {
+		t.Errorf("phase two, after a restart: %d catalog accesses, want %d + 1580 for the init files", got, per)
+	}
+	// 24 + 10 + 12 core pages, 10 pg_attribute, 3 pg_class and 4 leaf pages.
+	if got := resident(one); got != 24+10+12+10+3+4 {
+		t.Errorf("phase one: %d catalog pages in shared buffers, want 63", got)
+	}
+	// After the restart the rebuild's 105 core pages hold the others' 46.
+	if got := resident(two); got != 105+10+3+4 {
+		t.Errorf("phase two: %d catalog pages in shared buffers, want 122", got)
+	}
+	pg := bhRunYAML(t, `name: catalog-init-pgbench
+server: {shared_buffers: 64MB, autovacuum: false}
+tables:
+  pgbench: {scale: 1}
+workload:
+  phases:
+    - {name: run, transactions: 20, clients: 4, restart: true, script: tpcb-like}
+`)
+	if got, want := catalogAccesses(pg.Totals), int64(1580+686+4*(58+7*20+3*29)); got != want {
+		t.Errorf("pgbench after a restart: %d catalog accesses, want the setup connection's rebuild, 1580 + 686 + 4 x 285 = %d", got, want)
+	}
+}

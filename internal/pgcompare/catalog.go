@@ -3,6 +3,7 @@ package pgcompare
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/jackc/pgx/v5"
@@ -33,8 +34,15 @@ type catalogMap struct {
 	// from pg_class.relfilenode for mapped catalogs (0 there) and change on
 	// rewrites, hence pg_relation_filenode().
 	byFilenode map[[2]uint32]string
-	// sized are the user tables and indexes whose sizes a snapshot reads.
-	sized []uint32
+
+	// Derived from rels once (derive), so that a snapshot only looks up:
+	// indexes maps a table's oid to its indexes' (oid order); tables and
+	// userIdx are what pg_statio_user_tables and pg_statio_user_indexes
+	// list; counted every oid whose counters those views fold together;
+	// sized the user tables and indexes whose sizes a snapshot reads.
+	indexes         map[uint32][]uint32
+	tables, userIdx []relInfo
+	counted, sized  []uint32
 }
 
 // catalogQuery reads every relation once. It is the only query of a Monitor
@@ -79,7 +87,7 @@ func resolveCatalog(ctx context.Context, conn *pgx.Conn) (catalogMap, error) {
 	if err := rows.Err(); err != nil {
 		return catalogMap{}, fmt.Errorf("resolve relations: %w", err)
 	}
-	m.sized = m.sizedRelations()
+	m.derive()
 	return m, nil
 }
 
@@ -97,79 +105,50 @@ func (m catalogMap) byOID(oid uint32) (relInfo, bool) {
 	return relInfo{}, false
 }
 
-// indexesOf returns the indexes of table, in oid order.
-func (m catalogMap) indexesOf(table uint32) []uint32 {
-	var out []uint32
+// derive fills the derived fields from rels (in oid order).
+func (m *catalogMap) derive() {
+	m.indexes = map[uint32][]uint32{}
 	for _, r := range m.rels {
-		if r.kind == "i" && r.table == table {
-			out = append(out, r.oid)
+		if r.kind == "i" {
+			m.indexes[r.table] = append(m.indexes[r.table], r.oid)
 		}
 	}
-	return out
-}
-
-// userTables returns the relations pg_statio_user_tables lists.
-func (m catalogMap) userTables() []relInfo {
-	var out []relInfo
+	m.tables, m.userIdx, m.counted, m.sized = nil, nil, nil, nil
 	for _, r := range m.rels {
-		if r.user && isTableKind(r.kind) {
-			out = append(out, r)
+		switch {
+		case r.user && isTableKind(r.kind):
+			m.tables = append(m.tables, r)
+		case r.kind == "i":
+			// pg_statio_user_indexes: indexes of a table of the views'
+			// kinds, filtered by the table's schema (the index's).
+			if t, ok := m.byOID(r.table); ok && t.user && isTableKind(t.kind) {
+				m.userIdx = append(m.userIdx, r)
+			}
+		}
+		if r.user && (r.kind == "r" || r.kind == "i") {
+			m.sized = append(m.sized, r.oid)
 		}
 	}
-	return out
-}
-
-// userIndexes returns the indexes pg_statio_user_indexes lists: those of a
-// table of the views' kinds, filtered by the table's schema (which is the
-// index's).
-func (m catalogMap) userIndexes() []relInfo {
-	var out []relInfo
-	for _, r := range m.rels {
-		if r.kind != "i" {
-			continue
-		}
-		if t, ok := m.byOID(r.table); ok && t.user && isTableKind(t.kind) {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// counted returns every oid whose counters the user views fold together:
-// the user tables, their indexes, their toast tables and those's indexes.
-func (m catalogMap) counted() []uint32 {
+	// The user tables, their indexes, their toast tables and those's
+	// indexes.
 	seen := map[uint32]bool{}
-	var out []uint32
 	add := func(oid uint32) {
 		if oid != 0 && !seen[oid] {
 			seen[oid] = true
-			out = append(out, oid)
+			m.counted = append(m.counted, oid)
 		}
 	}
-	for _, t := range m.userTables() {
+	for _, t := range m.tables {
 		add(t.oid)
-		for _, ix := range m.indexesOf(t.oid) {
+		for _, ix := range m.indexes[t.oid] {
 			add(ix)
 		}
-		add(t.toast)
 		if t.toast != 0 {
-			for _, ix := range m.indexesOf(t.toast) {
+			add(t.toast)
+			for _, ix := range m.indexes[t.toast] {
 				add(ix)
 			}
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
-}
-
-// sizedRelations are the relations whose sizes Snapshot.Sizes holds: plain
-// tables and indexes outside the system schemas.
-func (m catalogMap) sizedRelations() []uint32 {
-	var out []uint32
-	for _, r := range m.rels {
-		if r.user && (r.kind == "r" || r.kind == "i") {
-			out = append(out, r.oid)
-		}
-	}
-	return out
+	slices.Sort(m.counted)
 }

@@ -32,19 +32,11 @@ func startOrSkip(t *testing.T, s Settings) *Cluster {
 func TestClusterMeasures(t *testing.T) {
 	c := startOrSkip(t, Settings{"shared_buffers": "16MB", "autovacuum": "off"})
 	ctx := t.Context()
-	conn, err := c.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	for _, s := range []string{
+	conn := connect(t, c)
+	execAll(t, conn,
 		"CREATE TABLE t (id int PRIMARY KEY, pad text)",
 		"INSERT INTO t SELECT g, repeat('x', 100) FROM generate_series(1, 580) g",
-	} {
-		if _, err := conn.Exec(ctx, s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	)
 	before, err := TakeSnapshot(ctx, conn)
 	if err != nil {
 		t.Fatal(err)

@@ -46,9 +46,6 @@ func NewMonitor(ctx context.Context, conn *pgx.Conn) (*Monitor, error) {
 	return m, nil
 }
 
-// Conn returns the monitor's session.
-func (m *Monitor) Conn() *pgx.Conn { return m.conn }
-
 // Refresh re-reads the relations from the catalogs. It is the only method
 // that scans catalogs.
 func (m *Monitor) Refresh(ctx context.Context) error {
@@ -61,8 +58,8 @@ func (m *Monitor) Refresh(ctx context.Context) error {
 }
 
 // Prime runs a snapshot and a usage-count read once, so that the session's
-// catalog caches (the functions, types and the pg_buffercache view) are
-// loaded now rather than during the next measurement.
+// catalog caches (the functions and types they call) are loaded now rather
+// than during the next measurement.
 func (m *Monitor) Prime(ctx context.Context) error {
 	if _, err := m.Snapshot(ctx); err != nil {
 		return err
@@ -79,6 +76,15 @@ var relationCounters = []string{
 	"live_tuples", "dead_tuples", "mod_since_analyze",
 	"vacuum_count", "autovacuum_count", "analyze_count", "autoanalyze_count",
 }
+
+// counterCol maps a relationCounters name to its index.
+var counterCol = func() map[string]int {
+	col := make(map[string]int, len(relationCounters))
+	for i, f := range relationCounters {
+		col[f] = i
+	}
+	return col
+}()
 
 var relationQuery = func() string {
 	q := "SELECT o"
@@ -187,7 +193,7 @@ func (m *Monitor) read(ctx context.Context, tx pgx.Tx) (Snapshot, error) {
 
 // relationCounters reads relationCounters for every counted relation.
 func (m *Monitor) relationCounters(ctx context.Context, tx pgx.Tx) (map[uint32][]int64, error) {
-	rows, err := tx.Query(ctx, relationQuery, m.cat.counted())
+	rows, err := tx.Query(ctx, relationQuery, m.cat.counted)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: relation counters: %w", err)
 	}
@@ -242,19 +248,15 @@ func (m *Monitor) sizes(ctx context.Context, tx pgx.Tx) (map[string]map[string]i
 // NULL in the view (a sum over no indexes, a table without toast) is left
 // out, as the view readers leave NULLs out.
 func (m catalogMap) fold(raw map[uint32][]int64) (tables, indexes map[string]map[string]int64) {
-	col := make(map[string]int, len(relationCounters))
-	for i, f := range relationCounters {
-		col[f] = i
-	}
 	get := func(oid uint32, f string) int64 {
 		if v, ok := raw[oid]; ok {
-			return v[col[f]]
+			return v[counterCol[f]]
 		}
 		return 0 // pg_stat_get_* of a relation without statistics
 	}
 	read := func(oid uint32) int64 { return get(oid, "blocks_fetched") - get(oid, "blocks_hit") }
 	tables = map[string]map[string]int64{}
-	for _, t := range m.userTables() {
+	for _, t := range m.tables {
 		c := map[string]int64{
 			"heap_blks_read": read(t.oid), "heap_blks_hit": get(t.oid, "blocks_hit"),
 			"seq_scan": get(t.oid, "numscans"), "seq_tup_read": get(t.oid, "tuples_returned"),
@@ -265,7 +267,7 @@ func (m catalogMap) fold(raw map[uint32][]int64) (tables, indexes map[string]map
 			"vacuum_count":        get(t.oid, "vacuum_count"), "autovacuum_count": get(t.oid, "autovacuum_count"),
 			"analyze_count": get(t.oid, "analyze_count"), "autoanalyze_count": get(t.oid, "autoanalyze_count"),
 		}
-		if ixs := m.indexesOf(t.oid); len(ixs) > 0 {
+		if ixs := m.indexes[t.oid]; len(ixs) > 0 {
 			var rd, hit, scans, fetched int64
 			for _, ix := range ixs {
 				rd += read(ix)
@@ -278,7 +280,7 @@ func (m catalogMap) fold(raw map[uint32][]int64) (tables, indexes map[string]map
 		}
 		if t.toast != 0 {
 			c["toast_blks_read"], c["toast_blks_hit"] = read(t.toast), get(t.toast, "blocks_hit")
-			if ixs := m.indexesOf(t.toast); len(ixs) > 0 {
+			if ixs := m.indexes[t.toast]; len(ixs) > 0 {
 				var rd, hit int64
 				for _, ix := range ixs {
 					rd += read(ix)
@@ -290,7 +292,7 @@ func (m catalogMap) fold(raw map[uint32][]int64) (tables, indexes map[string]map
 		tables[t.name] = c
 	}
 	indexes = map[string]map[string]int64{}
-	for _, ix := range m.userIndexes() {
+	for _, ix := range m.userIdx {
 		indexes[ix.name] = map[string]int64{
 			"idx_blks_read": read(ix.oid), "idx_blks_hit": get(ix.oid, "blocks_hit"),
 			"idx_scan": get(ix.oid, "numscans"), "idx_tup_read": get(ix.oid, "tuples_returned"),

@@ -50,6 +50,7 @@ func TestFold(t *testing.T) {
 		{oid: 200, name: "b", kind: "r", user: true},
 		{oid: 300, name: "mv", kind: "m", user: true},
 	}}
+	cat.derive()
 	// In relationCounters' order: blocks_fetched, blocks_hit, numscans,
 	// tuples_returned, tuples_fetched, inserted, updated, deleted,
 	// hot_updated, live, dead, mod_since_analyze, vacuum, autovacuum,
@@ -67,8 +68,11 @@ func TestFold(t *testing.T) {
 	set(103, 4, 1)
 	set(104, 3, 3)
 	set(200, 10, 10, 1, 290)
-	if got := cat.counted(); !slices.Equal(got, []uint32{100, 101, 102, 103, 104, 200, 300}) {
-		t.Errorf("counted = %v", got)
+	if !slices.Equal(cat.counted, []uint32{100, 101, 102, 103, 104, 200, 300}) {
+		t.Errorf("counted = %v", cat.counted)
+	}
+	if !slices.Equal(cat.sized, []uint32{100, 101, 102, 200}) {
+		t.Errorf("sized = %v", cat.sized)
 	}
 	tables, indexes := cat.fold(raw)
 	wantA := map[string]int64{
@@ -140,6 +144,17 @@ func readViews(ctx context.Context, conn *pgx.Conn) (db map[string]int64, tables
 	return
 }
 
+// connect opens a session to c that the test's cleanup closes.
+func connect(t *testing.T, c *Cluster) *pgx.Conn {
+	t.Helper()
+	conn, err := c.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close(context.Background()) })
+	return conn
+}
+
 func execAll(t *testing.T, conn *pgx.Conn, stmts ...string) {
 	t.Helper()
 	for _, s := range stmts {
@@ -156,11 +171,7 @@ func execAll(t *testing.T, conn *pgx.Conn, stmts ...string) {
 func TestMonitorMatchesViews(t *testing.T) {
 	c := startOrSkip(t, Settings{"shared_buffers": "16MB", "autovacuum": "off"})
 	ctx := t.Context()
-	work, err := c.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer work.Close(ctx)
+	work := connect(t, c)
 	execAll(t, work,
 		"CREATE TABLE a (id int PRIMARY KEY, b int, pad text)",
 		"ALTER TABLE a ALTER pad SET STORAGE EXTERNAL", // out of line, uncompressed
@@ -179,11 +190,7 @@ func TestMonitorMatchesViews(t *testing.T) {
 		"SELECT count(*) FROM s.t",
 		"SELECT pg_stat_force_next_flush()",
 	)
-	monConn, err := c.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer monConn.Close(ctx)
+	monConn := connect(t, c)
 	mon, err := NewMonitor(ctx, monConn)
 	if err != nil {
 		t.Fatal(err)
@@ -238,11 +245,7 @@ func TestMonitorMatchesViews(t *testing.T) {
 func TestMonitorTouchesNoBuffers(t *testing.T) {
 	c := startOrSkip(t, Settings{"shared_buffers": "16MB", "autovacuum": "off"})
 	ctx := t.Context()
-	conn, err := c.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := connect(t, c)
 	execAll(t, conn, "CREATE TABLE t (id int PRIMARY KEY)", "INSERT INTO t SELECT generate_series(1, 100)")
 	mon, err := NewMonitor(ctx, conn)
 	if err != nil {

@@ -180,9 +180,5 @@ func (r *runState) refresh(ctx context.Context) error {
 		_, err := r.monitor(ctx) // resolves the map as it opens
 		return err
 	}
-	if err := r.mon.Refresh(ctx); err != nil {
-		return err
-	}
-	r.cat = &r.mon.cat
-	return nil
+	return r.mon.Refresh(ctx) // r.cat points at r.mon.cat
 }

@@ -9,11 +9,11 @@ import (
 )
 
 const (
-	// SettleInterval separates the reads of SettleAndSnapshot; it is a bit
+	// SettleInterval separates the reads of Settle; it is a bit
 	// longer than PGSTAT_MIN_INTERVAL (1 s), the shortest time between two
 	// flushes of one backend.
 	SettleInterval = 1200 * time.Millisecond
-	// SettleMax bounds how long SettleAndSnapshot waits.
+	// SettleMax is how long a measured pgbench step's Settle waits at most.
 	SettleMax = 5 * time.Second
 )
 
@@ -34,17 +34,11 @@ type SettleInfo struct {
 	Changed []string
 }
 
-// SettleAndSnapshot takes snapshots SettleInterval apart until two
-// consecutive ones agree, for at most SettleMax, and returns the last one.
-// Use it after other sessions (pgbench clients) did work: their counters
-// appear only once they flushed, usually just after they disconnect. It does
-// not fail when the counters never settle; use Settle to learn that.
-func (m *Monitor) SettleAndSnapshot(ctx context.Context) (Snapshot, error) {
-	s, _, err := m.Settle(ctx, SettleMax)
-	return s, err
-}
-
-// Settle is SettleAndSnapshot with an explicit limit and a report. Two reads
+// Settle takes snapshots SettleInterval apart until two consecutive ones
+// agree, for at most max, and returns the last one with a report. Use it
+// after other sessions (pgbench clients) did work: their counters appear
+// only once they flushed, usually just after they disconnect. It does not
+// fail when the counters never settle (the report says so). Two reads
 // agree when all per-table and per-index counters are equal, and so are the
 // database counters other than the ones the reading session advances itself
 // (blks_hit, blks_read, xact_commit, tup_returned, tup_fetched) and the

@@ -103,6 +103,8 @@ type Table struct {
 
 	moved  []movedRows // per chunk of rows: the blocks of rows not on their load block
 	nmoved int         // rows not on their load block
+	// prunedRows is Prune's scratch list of the tagged versions it removed.
+	prunedRows []int64
 
 	chain chainScratch // RowChain's working space
 
@@ -411,12 +413,31 @@ func (t *Table) AllVisibleCount() int {
 
 // BlockOf returns the block holding the current version of row.
 func (t *Table) BlockOf(row int64) int32 {
-	if c := (row - 1) >> movedShift; c < int64(len(t.moved)) {
-		if b := t.moved[c].get(int32((row - 1) & (movedChunk - 1))); b >= 0 {
-			return b
-		}
+	if b := t.movedEntry(row); b >= 0 {
+		return b
 	}
 	return t.home(row)
+}
+
+// movedEntry is row's entry in the moved chunks: its block, -1 (on its load
+// block) or goneBlock.
+func (t *Table) movedEntry(row int64) int32 {
+	if c := (row - 1) >> movedShift; c < int64(len(t.moved)) {
+		return t.moved[c].get(int32((row - 1) & (movedChunk - 1)))
+	}
+	return -1
+}
+
+// setMoved sets row's entry in the moved chunks (see movedEntry).
+func (t *Table) setMoved(row int64, b int32) {
+	c, off := (row-1)>>movedShift, int32((row-1)&(movedChunk-1))
+	if c >= int64(len(t.moved)) {
+		if b == -1 {
+			return
+		}
+		t.moved = append(t.moved, make([]movedRows, int(c)+1-len(t.moved))...)
+	}
+	t.nmoved += t.moved[c].set(off, b)
 }
 
 // Moved rows are tracked in chunks of movedChunk rows: a sorted list of
@@ -508,21 +529,7 @@ func (m *movedRows) store(off, blk int32) {
 }
 
 // Gone reports whether row was deleted and its last version pruned away.
-func (t *Table) Gone(row int64) bool {
-	if c := (row - 1) >> movedShift; c < int64(len(t.moved)) {
-		return t.moved[c].get(int32((row-1)&(movedChunk-1))) == goneBlock
-	}
-	return false
-}
-
-// markGone records that row has no version left.
-func (t *Table) markGone(row int64) {
-	c, off := (row-1)>>movedShift, int32((row-1)&(movedChunk-1))
-	if c >= int64(len(t.moved)) {
-		t.moved = append(t.moved, make([]movedRows, int(c)+1-len(t.moved))...)
-	}
-	t.nmoved += t.moved[c].set(off, goneBlock)
-}
+func (t *Table) Gone(row int64) bool { return t.movedEntry(row) == goneBlock }
 
 // rowVersion returns the index in gs of row's current version: the last
 // of the versions tagged with the row in update-chain order (the live one,
@@ -760,17 +767,10 @@ func (t *Table) InsertVersion(b int32, xid uint32, row int64) {
 
 // setBlock records that row's current version is on block b.
 func (t *Table) setBlock(row int64, b int32) {
-	c, off := (row-1)>>movedShift, int32((row-1)&(movedChunk-1))
 	if b == t.home(row) {
 		b = -1
 	}
-	if c >= int64(len(t.moved)) {
-		if b < 0 {
-			return
-		}
-		t.moved = append(t.moved, make([]movedRows, int(c)+1-len(t.moved))...)
-	}
-	t.nmoved += t.moved[c].set(off, b)
+	t.setMoved(row, b)
 }
 
 // home is the block the load put row on.
@@ -850,7 +850,7 @@ func (t *Table) Prune(b int32, dead func(g Group) bool) int {
 	gs := &t.pages[t.state[b]]
 	n := 0
 	out := (*gs)[:0]
-	var prunedRows []int64
+	prunedRows := t.prunedRows[:0]
 	for _, g := range *gs {
 		// A live version whose inserter is known committed (hinted)
 		// cannot be dead: skip the caller's check.
@@ -870,9 +870,10 @@ func (t *Table) Prune(b int32, dead func(g Group) bool) int {
 	// stands for it (RowChain).
 	for _, row := range prunedRows {
 		if t.BlockOf(row) == b && !hasVersion(out, row) {
-			t.markGone(row)
+			t.setMoved(row, goneBlock)
 		}
 	}
+	t.prunedRows = prunedRows
 	t.ntup[t.state[b]] -= uint16(n)
 	px := uint32(0)
 	for _, g := range out {
