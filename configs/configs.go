@@ -68,10 +68,12 @@ func Parse(name string, data []byte, overrides ...string) (model.Scenario, error
 
 // RunOptions are pgbench's command-line options that replace or extend a
 // scenario's scripts: -f FILE[@W] and -b NAME[@W] (Scripts, in order) and
-// -D NAME=VALUE (Defines).
+// -D NAME=VALUE (Defines), and --random-seed N (RandomSeed: every phase's
+// random_seed).
 type RunOptions struct {
-	Scripts []ScriptArg
-	Defines []string
+	Scripts    []ScriptArg
+	Defines    []string
+	RandomSeed *uint64
 }
 
 // ScriptArg is one -f or -b: a script file (read relative to the working

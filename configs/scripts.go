@@ -17,7 +17,7 @@ const maxScriptBytes = strictyaml.MaxBytes
 
 // applyRunOptions puts -f/-b scripts and -D variables into every phase
 // that runs pgbench scripts (built-in or files): a phase of steps keeps its
-// own. -f files are read relative to the working directory, as pgbench
+// own. -random-seed sets every phase's random_seed. -f files are read relative to the working directory, as pgbench
 // reads them.
 func applyRunOptions(sc *model.Scenario, opts RunOptions) error {
 	var mix []model.WeightedScript
@@ -42,6 +42,10 @@ func applyRunOptions(sc *model.Scenario, opts RunOptions) error {
 	}
 	for i := range sc.Workload.Phases {
 		ph := &sc.Workload.Phases[i]
+		if opts.RandomSeed != nil {
+			seed := *opts.RandomSeed
+			ph.RandomSeed = &seed
+		}
 		steps := false
 		for _, w := range ph.ScriptList() {
 			steps = steps || len(w.Steps) > 0

@@ -177,6 +177,9 @@ func Check(sc Scenario) []Problem {
 			add(at+".name", "phase name %q is already used by workload.phases[%d]; phase names must be unique", ph.Name, j)
 		}
 		names[ph.Name] = i
+		if v, err := Version(sc.Server.Version); err == nil && v < 1500 && ph.RandomSeed != nil {
+			add(at+".random_seed", "replaying pgbench's random sequence needs server.version 15 or later (pgbench's pg_prng); pgbench %s drew from erand48 states, which the simulator does not reproduce: leave random_seed out (the phase then draws from the scenario's seed)", sc.Server.Version)
+		}
 		if ph.Restart && sc.Server.Autovacuum {
 			add(at+".restart", "a restart needs server.autovacuum: false (it would terminate running autovacuum workers, which the model does not do); turn autovacuum off, or run a vacuum step instead")
 		}

@@ -166,9 +166,16 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 	}
 	if _, ok := ph.Define["default_seed"]; !ok {
 		consts["default_seed"] = sc.Seed
+		if ph.RandomSeed != nil {
+			consts["default_seed"] = pgbenchDefaultSeed(*ph.RandomSeed, ph.Clients)
+		}
 	}
 	if _, ok := ph.Define["random_seed"]; !ok {
 		consts["random_seed"] = sc.Seed
+		if ph.RandomSeed != nil {
+			// pgbench's random_seed is a uint64 put into an int64 variable.
+			consts["random_seed"] = int64(*ph.RandomSeed)
+		}
 	}
 
 	s := &script{name: w.File, fileScale: consts["scale"]}

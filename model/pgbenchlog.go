@@ -1,11 +1,8 @@
 package model
 
 import (
-	"math/rand/v2"
 	"strconv"
 	"strings"
-
-	"github.com/pgbufsim/pgbufsim/sim"
 )
 
 // pgbench's transaction logs, as pgbench.c writes them (doLog,
@@ -35,9 +32,9 @@ type threadLog struct {
 	name    string
 	buf     strings.Builder
 	version int
-	lag     bool       // -R: the schedule lag column
-	limit   bool       // -L: skipped transactions are counted
-	sample  *rand.Rand // --sampling-rate: nil logs every transaction
+	lag     bool    // -R: the schedule lag column
+	limit   bool    // -L: skipped transactions are counted
+	sample  uniform // --sampling-rate: nil logs every transaction
 	rate    float64
 	agg     *aggStats // --aggregate-interval: nil writes a line per transaction
 }
@@ -97,7 +94,7 @@ func (e *engine) newThreadLogs(i int, ph *phase) []*threadLog {
 		if out.SamplingRate > 0 && out.SamplingRate < 1 {
 			// pgbench's per-thread ts_sample_rs; a stream of its own, so
 			// that sampling changes nothing else.
-			l.sample = sim.NewStream(uint64(e.sc.Seed), e.sc.Replicate, "phase"+strconv.Itoa(i)+"/log-sample/"+strconv.Itoa(t))
+			l.sample = ph.streams.sample[t]
 			l.rate = out.SamplingRate
 		}
 		if out.AggregateInterval > 0 {

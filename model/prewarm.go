@@ -28,7 +28,7 @@ func (e *engine) prewarm(n int64) bool {
 		gap = int64(float64(sim.Second) / ph.cfg.Rate)
 	}
 	rng := sim.NewStream(uint64(e.sc.Seed), e.sc.Replicate, "prewarm/keys")
-	b := &backend{e: e, id: -1, client: &client{phase: ph, keys: rng, script: ph.mix.scripts[0], vals: make([]int64, ph.mix.maxVars)}}
+	b := &backend{e: e, id: -1, client: &client{phase: ph, keys: rng, extra: rng, script: ph.mix.scripts[0], vals: make([]int64, ph.mix.maxVars)}}
 	choose := rng
 	if len(ph.mix.scripts) > 1 {
 		choose = sim.NewStream(uint64(e.sc.Seed), e.sc.Replicate, "prewarm/choose")

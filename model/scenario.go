@@ -459,6 +459,13 @@ type Phase struct {
 	// Define sets variables of script files before they run (pgbench
 	// -D NAME=VALUE); define scale is pgbench -s for script files.
 	Define map[string]string `yaml:"define"`
+	// RandomSeed is pgbench --random-seed N (15+): the phase's clients draw
+	// their keys, its threads their --rate schedule, script choice and log
+	// sampling from pg_prng states seeded exactly as pgbench seeds them,
+	// so the phase replays the key sequence of a pgbench run with that
+	// seed, the same in every replicate. Unset: streams of the
+	// simulator's own, derived from seed and replicate.
+	RandomSeed *uint64 `yaml:"random_seed"`
 	// Warmup phases run but stay out of the summary's totals.
 	Warmup bool `yaml:"warmup"`
 	// Restart restarts the server before the phase (pg_ctl restart: a

@@ -333,7 +333,7 @@ func (b *backend) pickTable(name, pick string) *table {
 	}
 	switch pick {
 	case "random":
-		return ts[b.client.keys.IntN(len(ts))]
+		return ts[b.client.extra.IntN(len(ts))]
 	case "cycle":
 		return ts[int(b.txNo%int64(len(ts)))]
 	}
@@ -383,7 +383,7 @@ type phaseMix struct {
 
 // choose is pgbench.c chooseScript: a draw in [0, total) walked down the
 // weights. A phase of one script draws nothing.
-func (m *phaseMix) choose(rng *rand.Rand) int {
+func (m *phaseMix) choose(rng uniform) int {
 	if len(m.scripts) == 1 {
 		return 0
 	}

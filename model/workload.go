@@ -3,7 +3,6 @@ package model
 import (
 	"fmt"
 	"math/rand/v2"
-	"strconv"
 
 	"github.com/pgbufsim/pgbufsim/sim"
 )
@@ -29,6 +28,7 @@ type phase struct {
 	relBase             []relCounters // per-relation counters at the phase's start
 	result              PhaseResult
 	prog                *progressStats // since the last progress report (-P), or nil
+	streams             phaseStreams
 	// cmdStats are the per-command latencies of each script of the mix
 	// (pgbench -r, output.report_per_command), or nil.
 	cmdStats [][]cmdStat
@@ -47,6 +47,11 @@ type client struct {
 	phase  *phase
 	thread *thread
 	keys   *rand.Rand
+	// extra draws what is the simulator's own, not pgbench's
+	// (abort_fraction, pick: random): keys itself, unless the phase
+	// replays pgbench's sequence (random_seed), whose keys stream must
+	// hold only what pgbench draws.
+	extra  *rand.Rand
 	script *script // the current transaction's script
 	// scriptNo is its index in the phase's mix (pgbench's script_no)
 	scriptNo int
@@ -63,10 +68,11 @@ type client struct {
 type thread struct {
 	trigger int64
 	meanUs  float64
-	rng     *rand.Rand
+	// rng draws the --rate schedule (pgbench's per-thread ts_throttle_rs).
+	rng uniform
 	// choose draws each transaction's script from a weighted mix
 	// (pgbench's per-thread ts_choose_rs); nil with one script.
-	choose *rand.Rand
+	choose uniform
 	// The thread runs one client's client-side work at a time (pgbench.c
 	// threadRun's loop): busy while one does, the others queue.
 	busy    bool
@@ -156,12 +162,12 @@ func (e *engine) startPhase(i int) {
 	ph.snap = e.snapshot()
 	ph.relBase = append(ph.relBase[:0], e.stats.rel...)
 	e.dataDev.ReadLatencyPhase.Reset()
-	seed := uint64(e.sc.Seed)
 	nthreads := min(ph.cfg.Threads, ph.cfg.Clients)
+	ph.streams = newPhaseStreams(&e.sc, i, ph.cfg, nthreads)
 	for t := 0; t < nthreads; t++ {
-		th := &thread{trigger: now, rng: sim.NewStream(seed, e.sc.Replicate, "phase"+strconv.Itoa(i)+"/arrivals/"+strconv.Itoa(t))}
+		th := &thread{trigger: now, rng: ph.streams.throttle[t]}
 		if len(ph.mix.scripts) > 1 {
-			th.choose = sim.NewStream(seed, e.sc.Replicate, "phase"+strconv.Itoa(i)+"/choose/"+strconv.Itoa(t))
+			th.choose = ph.streams.choose[t]
 		}
 		if ph.cfg.Rate > 0 {
 			th.meanUs = 1e6 / ph.cfg.Rate * float64(nthreads)
@@ -179,7 +185,8 @@ func (e *engine) startPhase(i int) {
 			id:     c,
 			phase:  ph,
 			thread: ph.threads[c*nthreads/ph.cfg.Clients],
-			keys:   sim.NewStream(seed, e.sc.Replicate, "phase"+strconv.Itoa(i)+"/keys/"+strconv.Itoa(c)),
+			keys:   ph.streams.keys[c],
+			extra:  ph.streams.extra[c],
 			script: ph.mix.scripts[0],
 			vals:   make([]int64, ph.mix.maxVars),
 		}

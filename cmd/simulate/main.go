@@ -103,6 +103,7 @@ examples:
   simulate -config configs/quickstart.yaml -set server.shared_buffers=64MB -set policies.replacement.name=lru
   simulate -config configs/quickstart.yaml -set workload.phases.run.clients=32 -duration 2min
   simulate -config configs/quickstart.yaml -f my-script.sql@3 -b select-only@1 -D scale=10
+  simulate -config configs/quickstart.yaml -random-seed 42      (the keys of pgbench --random-seed 42)
   simulate -config configs/quickstart.yaml -costs costs.yaml    (prices from simulate calibrate)
 
 exit codes: 0 ok, 1 bad flags or configuration (nothing written), 2 failure during the run
@@ -179,7 +180,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		overrides = append(overrides, fmt.Sprintf("seed=%d", *seed))
 	}
-	sc, err := configs.LoadWith(*configPath, configs.RunOptions{Scripts: f.scripts, Defines: f.defines}, overrides...)
+	sc, err := configs.LoadWith(*configPath, configs.RunOptions{Scripts: f.scripts, Defines: f.defines, RandomSeed: f.randomSeed}, overrides...)
 	if err == nil && *duration != "" {
 		sc, err = withDuration(sc, *duration)
 	}
@@ -359,6 +360,8 @@ type runFlags struct {
 	// scripts are -f and -b in the order given; defines are -D.
 	scripts []configs.ScriptArg
 	defines multiFlag
+	// randomSeed is -random-seed (pgbench --random-seed), or nil.
+	randomSeed *uint64
 	// logOpts are pgbench's log options; logSets the overrides they gave.
 	logOpts []logOpt
 	logSets []string
@@ -406,6 +409,14 @@ func newRunFlags(w io.Writer) (*flag.FlagSet, *runFlags) {
 	}
 	fs.Func("f", "run the pgbench script FILE[@WEIGHT] instead of the scenario's scripts (repeatable, as pgbench -f; docs/pgbench.md)", script("f"))
 	fs.Func("b", "run the built-in script NAME[@WEIGHT]: tpcb-like, simple-update or select-only (repeatable, as pgbench -b)", script("b"))
+	fs.Func("random-seed", "replay pgbench --random-seed N's random sequence in every phase (server.version 15+; the phases' random_seed)", func(v string) error {
+		n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+		if err != nil {
+			return fmt.Errorf("%q: expecting an unsigned integer (pgbench's \"time\" and \"rand\" are not deterministic; -seed N varies the simulator's own streams)", v)
+		}
+		f.randomSeed = &n
+		return nil
+	})
 	fs.Var(&f.defines, "D", "define a script variable NAME=VALUE (repeatable, as pgbench -D; -D scale=N is pgbench -s for script files)")
 	// pgbench's log options, as shorthands for output keys.
 	f.logOpts = []logOpt{
