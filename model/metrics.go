@@ -414,11 +414,17 @@ func (e *engine) pgViews(m *Metrics, c counters, rel []relCounters) {
 	// The system catalogs are the database's relations too
 	// (pg_statio_sys_tables); pg_xact is not a relation pgstat counts
 	// (SLRU reads bypass the buffer pool).
-	if e.sc.Server.SystemCatalogs && int(e.db.sysCatalog) < len(rel) {
+	if e.sc.Server.SystemCatalogs && int(e.db.sysGlobal) < len(rel) {
 		h, rd := e.fetched(rel[e.db.sysCatalog])
 		m.PGStatDatabase.BlksHit += h
 		m.PGStatDatabase.BlksRead += rd
-		m.StatioSys = &StatioSys{BlksHit: h, BlksRead: rd}
+		// The shared catalogs count in pg_stat_database's row for shared
+		// objects (pgstat_count_buffer_hit/read go to the relation's
+		// pgstat entry, whose database is InvalidOid for a shared
+		// relation), and in pg_statio_sys_tables like any catalog.
+		gh, grd := e.fetched(rel[e.db.sysGlobal])
+		m.PGStatDatabaseShared = &PGStatDatabase{BlksHit: gh, BlksRead: grd}
+		m.StatioSys = &StatioSys{BlksHit: h + gh, BlksRead: rd + grd}
 	}
 	m.Buffers.HitRatio = ratio(float64(m.PGStatDatabase.BlksHit), float64(m.PGStatDatabase.BlksHit+m.PGStatDatabase.BlksRead))
 	u := c.usage[btClient]
@@ -506,6 +512,7 @@ func (e *engine) relationUsage(maxUsage int) []RelationUsage {
 	}
 	if e.sc.Server.SystemCatalogs {
 		owner[e.db.sysCatalog] = sysCatalogName
+		owner[e.db.sysGlobal] = sysGlobalName
 	}
 	by := map[string]*RelationUsage{}
 	var names []string

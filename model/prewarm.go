@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/pgbufsim/pgbufsim/model/bufpool"
+	"github.com/pgbufsim/pgbufsim/model/catalog"
 	"github.com/pgbufsim/pgbufsim/model/oscache"
 	"github.com/pgbufsim/pgbufsim/sim"
 )
@@ -67,8 +68,10 @@ func (e *engine) prewarm(n int64) bool {
 	// the system catalogs (syscatalog.go), which then sit in the page
 	// cache and, unless evicted since, in shared buffers.
 	if e.sc.Server.SystemCatalogs {
-		for blk := range e.cat.Rel(e.db.sysCatalog).NBlocks {
-			touch(e.cat.GID(e.db.sysCatalog, blk), 0)
+		for _, rel := range []catalog.RelID{e.db.sysGlobal, e.db.sysCatalog} {
+			for blk := range e.cat.Rel(rel).NBlocks {
+				touch(e.cat.GID(rel, blk), 0)
+			}
 		}
 	}
 	var path []int32

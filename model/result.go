@@ -135,22 +135,28 @@ type Metrics struct {
 
 	// PostgreSQL's statistics views as the run's server.version has them
 	// (docs/metrics.md maps every column).
-	PGStatDatabase     PGStatDatabase      `json:"pg_stat_database"`
-	StatioSys          *StatioSys          `json:"pg_statio_sys,omitempty"`
-	BufferUsage        BufferUsage         `json:"buffer_usage"`
-	StatioTables       []RelationStats     `json:"pg_statio_user_tables"`
-	StatioIndexes      []IndexStats        `json:"pg_statio_user_indexes"`
-	StatUserTables     []TableStats        `json:"pg_stat_user_tables"`
-	RelationSize       []RelationSize      `json:"relation_size"`
-	PGStatBgwriter     PGStatBgwriter      `json:"pg_stat_bgwriter"`
-	PGStatCheckpointer *PGStatCheckpointer `json:"pg_stat_checkpointer,omitempty"`
-	PGStatIO           []IORow             `json:"pg_stat_io,omitempty"`
-	PGBuffercache      PGBuffercache       `json:"pg_buffercache"`
+	PGStatDatabase PGStatDatabase `json:"pg_stat_database"`
+	// PGStatDatabaseShared is pg_stat_database's row for shared objects
+	// (datid 0): the shared catalogs a connection reads at its start
+	// (pg_database, pg_authid, ...) count there, not in the database's
+	// row. Present when server.system_catalogs is on.
+	PGStatDatabaseShared *PGStatDatabase     `json:"pg_stat_database_shared,omitempty"`
+	StatioSys            *StatioSys          `json:"pg_statio_sys,omitempty"`
+	BufferUsage          BufferUsage         `json:"buffer_usage"`
+	StatioTables         []RelationStats     `json:"pg_statio_user_tables"`
+	StatioIndexes        []IndexStats        `json:"pg_statio_user_indexes"`
+	StatUserTables       []TableStats        `json:"pg_stat_user_tables"`
+	RelationSize         []RelationSize      `json:"relation_size"`
+	PGStatBgwriter       PGStatBgwriter      `json:"pg_stat_bgwriter"`
+	PGStatCheckpointer   *PGStatCheckpointer `json:"pg_stat_checkpointer,omitempty"`
+	PGStatIO             []IORow             `json:"pg_stat_io,omitempty"`
+	PGBuffercache        PGBuffercache       `json:"pg_buffercache"`
 }
 
 // StatioSys sums pg_statio_sys_tables over the system catalogs (heap,
-// index and TOAST blocks together): the part of pg_stat_database that is
-// not the user's relations. Present when server.system_catalogs is on.
+// index and TOAST blocks together), the shared ones included: the part of
+// pg_stat_database (with its shared objects' row) that is not the user's
+// relations. Present when server.system_catalogs is on.
 type StatioSys struct {
 	BlksHit  int64 `json:"blks_hit"`
 	BlksRead int64 `json:"blks_read"`

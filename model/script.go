@@ -375,6 +375,7 @@ func allSteps(ph Phase) []Step {
 // (one script of weight 1 unless the phase has a weighted mix).
 type phaseMix struct {
 	builtin bool // a built-in script is among them (pgbench then runs its setup queries)
+	pgbench bool // they are pgbench's scripts (built-in or files), not steps: pgbench opens a setup connection first
 	scripts []*script
 	weights []int64
 	total   int64
@@ -425,6 +426,7 @@ func phaseScripts(ph Phase, sc Scenario, db *database) (phaseMix, error) {
 			if s, err = compileFile(w, ph, sc, hasBuiltin); err != nil {
 				return m, at(err)
 			}
+			m.pgbench = true
 			m.scripts = append(m.scripts, s)
 			m.weights = append(m.weights, w.Weight)
 			m.total += w.Weight
@@ -441,7 +443,7 @@ func phaseScripts(ph Phase, sc Scenario, db *database) (phaseMix, error) {
 		} else if s, err = builtinScript(w.Builtin); err != nil {
 			return m, at(Problem{Path: "script", Msg: err.Error()})
 		} else {
-			m.builtin = true
+			m.builtin, m.pgbench = true, true
 		}
 		if err := bindScript(s, ph.Set, sc, sc.Seed); err != nil {
 			return m, at(err)

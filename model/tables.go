@@ -64,6 +64,7 @@ type database struct {
 	groups                               map[string][]*table // declared name -> members
 	heapPerVM                            int32
 	sysCatalog                           catalog.RelID // pg_catalog, if modelled (syscatalog.go)
+	sysGlobal                            catalog.RelID // the shared catalogs (pg_global), likewise
 	catAttrPages, catClassPages          int32         // pg_catalog's pages of relations' rows
 	catLeafPages                         int32         // ... and of each of their index leaves
 }

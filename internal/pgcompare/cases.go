@@ -43,7 +43,40 @@ func Cases(major int) []Case {
 		cs = append(cs, pgbenchCase(v, sb, false), pgbenchCase(v, sb, true))
 	}
 	cs = append(cs, selectOnlyCase(v, "32MB"), mixCase(v, "128MB"))
+	for i := range cs {
+		cs[i].Sim = withMonitor(cs[i].Sim)
+	}
 	return cs
+}
+
+// withMonitor puts the harness's monitoring session into a scenario. After
+// every restart the harness opens its monitor at once (runState.step), so
+// in PostgreSQL the monitor's connection is the first after the restart:
+// it rebuilds the relation cache's init files (and reads its own
+// functions' catalog rows) before the next step's session starts, which
+// then finds them done. In the scenario a warm-up phase of one connection
+// takes the restart (and the OS cache drop) from the
+// phase that had it. The phase runs a step script, not a pgbench one:
+// one connection, without pgbench's setup connection before it.
+func withMonitor(sim string) string {
+	lines := strings.Split(sim, "\n")
+	var out []string
+	n := 0
+	for _, l := range lines {
+		if strings.Contains(l, "restart: true, ") {
+			drop := strings.Contains(l, "drop_os_cache: true, ")
+			l = strings.Replace(strings.Replace(l, "restart: true, ", "", 1), "drop_os_cache: true, ", "", 1)
+			indent := l[:len(l)-len(strings.TrimLeft(l, " "))]
+			flags := "restart: true"
+			if drop {
+				flags += ", drop_os_cache: true"
+			}
+			n++
+			out = append(out, fmt.Sprintf("%s- {name: monitor-%d, warmup: true, %s, transactions: 1, script: [{sleep: 1ms}]}", indent, n, flags))
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
 }
 
 // rowWidth is the user data of the tables the experiments fill with
@@ -113,6 +146,10 @@ func bulkDML(v string) Case {
 			Settings: Settings{"shared_buffers": "128MB", "autovacuum": "off"},
 			Steps: []Step{
 				{Name: "create", NewSession: true, SQL: []string{"CREATE TABLE t_ins (id int, pad text)", "CREATE TABLE t_pk (id int PRIMARY KEY, pad text)", "CREATE TABLE t_upd (id int, pad text)"}},
+				// The pool then holds what creating the database, its
+				// extensions and the tables read of the catalogs; the
+				// simulated server starts with none of it.
+				{Name: "restart", Restart: Settings{}},
 				measured("insert", fill("t_ins", 100000)),
 				measured("delete", "DELETE FROM t_ins"),
 				measured("insert-pk", fill("t_pk", 100000)),
@@ -127,7 +164,7 @@ func bulkDML(v string) Case {
     - {name: t_upd, rows: 0, row_width: %[1]d}
 workload:
   phases:
-    - {name: insert, transactions: 1, script: [{insert: {table: t_ins, rows: 100000}}]}
+    - {name: insert, transactions: 1, restart: true, script: [{insert: {table: t_ins, rows: 100000}}]}
     - {name: delete, transactions: 1, script: [{delete: t_ins}]}
     - {name: insert-pk, transactions: 1, script: [{insert: {table: t_pk, rows: 100000}}]}
     - {name: fill-upd, transactions: 1, warmup: true, script: [{insert: {table: t_upd, rows: 100000}}]}
@@ -265,12 +302,17 @@ func pgbenchWarmup(sharedBuffers string) int {
 }
 
 func pgbenchCase(v, sharedBuffers string, gaussian bool) Case {
-	dist, script, set := "uniform", []string{"-b", "tpcb-like"}, ""
+	dist, script, set, fileScript := "uniform", []string{"-b", "tpcb-like"}, "", "tpcb-like"
 	if gaussian {
 		// A custom script's :scale is -s (1 without it: pgbench reads the
 		// scale from pgbench_branches for built-in scripts only).
 		dist, script = "gaussian", []string{"-f", "@gaussian", "-s", fmt.Sprint(pgbenchScale)}
-		set = `, set: {aid: "random_gaussian(1, 100000 * :scale, 5)"}`
+		// The same script file on both sides: pgbench's setup connection
+		// reads the scale from pgbench_branches (GetTableInfo) only for a
+		// built-in script, which costs several hundred catalog accesses a
+		// file does not.
+		set = fmt.Sprintf(`, define: {scale: %d}`, pgbenchScale)
+		fileScript = fmt.Sprintf("{text: %q}", pgbenchGaussian)
 	}
 	name := fmt.Sprintf("pgbench-%s-%s", dist, strings.ToLower(sharedBuffers))
 	warm := pgbenchWarmup(sharedBuffers)
@@ -304,9 +346,9 @@ func pgbenchCase(v, sharedBuffers string, gaussian bool) Case {
   pgbench: {scale: %d}
 workload:
   phases:
-    - {name: warm-up, warmup: true, restart: true, transactions: %d, clients: %d, threads: 2, rate: %d, random_seed: %d, script: tpcb-like%s}
-    - {name: run, transactions: %d, clients: %d, threads: 2, rate: %d, random_seed: %d, script: tpcb-like%s}
-`, pgbenchScale, warm, pgbenchClients, pgbenchWarmupRate, warmupSeed, set, pgbenchRunPerCl, pgbenchClients, pgbenchRunRate, runSeed, set),
+    - {name: warm-up, warmup: true, restart: true, transactions: %d, clients: %d, threads: 2, rate: %d, random_seed: %d, script: %s%s}
+    - {name: run, transactions: %d, clients: %d, threads: 2, rate: %d, random_seed: %d, script: %s%s}
+`, pgbenchScale, warm, pgbenchClients, pgbenchWarmupRate, warmupSeed, fileScript, set, pgbenchRunPerCl, pgbenchClients, pgbenchRunRate, runSeed, fileScript, set),
 	}
 }
 
@@ -316,6 +358,11 @@ workload:
 // prefix.
 var knownDeviations = []struct{ key, why string }{
 	{"small-tables-4mb/*/usage_count *", "with 1000 table pages cycling through 512 buffers, the tables' usage counts are the phase of the clock hand against the scan order (pages the hand passed since they were read are at 0, the others at 1), and the catalog pages read between the tables' pages set that phase: the model's shares after its first pass are PostgreSQL's after its second and the other way round (0.25/0.75 and 0.72/0.28 against 0.72/0.28 and 0.18/0.82). Measured with a reader that touches no buffer, PostgreSQL's catalogs hold 96 buffers after the first pass and 104 after the second, which re-reads 122 catalog pages; the model's 155 and 99, re-reading 67. Before the first pass PostgreSQL's harness session also pays the relation cache's init-file rebuild after the restart and its own function lookups, about 150 pages at usage counts of 1 to 5, which the model's first connection pays within the pass; a few dozen buffers more or less there move the hand by half a pass"},
+	{"range-scan/*/database blks_*", "the catalog lookups of planning and running this statement: PostgreSQL's session read 174 catalog pages for its sum(length(pad)) over a BETWEEN range, 49 more than for a point SELECT by key (measured in sessions of their own, docs/model.md \"System catalogs\"); the model prices the first plan of any SELECT alike, as it does not see which functions and operators a statement names"},
+	{"range-scan/*/shared objects blks_hit", "PostgreSQL runs the statement in a session of its own, the simulator as a pgbench script file, whose setup connection (pgbench.c main's doConnect before the clients) reads the shared catalogs once more: 22 accesses"},
+	{"seqscan-ring/scan1/database blks_hit", "the first session after the restart and the OS cache drop: PostgreSQL's hit 106 catalog pages and read 6, the next identical session 94 and none; the model's first session 89 and 6. Not explained: the model's price of a session (its connection, the table's first use, its first plan) matches the later sessions"},
+	{"bulk-dml/delete/database blks_read", "the DELETE's first plan in PostgreSQL read 7 catalog pages that no earlier session had; in the model the init-file rebuild after the restart (the monitor's connection) had read the pages the model's first plans use"},
+	{"pgbench-gaussian-32mb/run/buffers_clean", "the background writer's share: PostgreSQL's cleaned more buffers than the run allocated (0.140 to 0.147 per transaction in three runs, against 0.138 to 0.141 allocated), the model's a few per cent fewer (0.128 against 0.132: BgBufferSync's estimate, with the same keys and the same reads within 6 %); not explained. The other pgbench cases' buffers_clean are within tolerance"},
 	{"pgbench-*/run/pgbench_history read", "the one pgbench figure that moves between PostgreSQL's own runs with the same keys: at 16 MB PostgreSQL has read 0.009 per transaction in several runs and the model reads 0.006 (one per page the history table grows by, as pgstat counts an extension up to 15), while both end the run with the same 129 pages: PostgreSQL's extra reads are about 24 pages read again, not added, and not yet explained; at 128 MB PostgreSQL's figure has been 0.003 to 0.006 (its warm-up now and then bulk-extends the table, RelationAddExtraBlocks, and the run fills those pages without reading them), the model's 0.006"},
 }
 

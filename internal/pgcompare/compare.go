@@ -23,7 +23,8 @@ import (
 // case's relations' buffers after the step.
 type Measure struct {
 	Hit, Read                         int64 // the case's relations: heap (all forks) + indexes
-	DBHit, DBRead                     int64 // pg_stat_database (PostgreSQL's includes catalogs)
+	DBHit, DBRead                     int64 // pg_stat_database's row for the database (its catalogs included)
+	SharedHit, SharedRead             int64 // its row for shared objects (the shared catalogs)
 	ExplainHit, ExplainRead           int64
 	Dirtied, Written                  int64
 	HasExplain                        bool
@@ -64,6 +65,7 @@ func fromPG(c Case, r Result) Measure {
 		m.RelUsage[rel] = u
 	}
 	m.DBHit, m.DBRead = r.Delta.Database["blks_hit"], r.Delta.Database["blks_read"]
+	m.SharedHit, m.SharedRead = r.Delta.Database["shared_blks_hit"], r.Delta.Database["shared_blks_read"]
 	if e := r.Explain; e != nil {
 		m.HasExplain = true
 		m.ExplainHit, m.ExplainRead, m.Dirtied, m.Written = e.SharedHit, e.SharedRead, e.SharedDirtied, e.SharedWritten
@@ -120,6 +122,9 @@ func fromSim(c Case, ph model.PhaseResult, stmt bool) Measure {
 		}
 	}
 	m.DBHit, m.DBRead = ph.PGStatDatabase.BlksHit, ph.PGStatDatabase.BlksRead
+	if s := ph.PGStatDatabaseShared; s != nil {
+		m.SharedHit, m.SharedRead = s.BlksHit, s.BlksRead
+	}
 	if stmt {
 		u := ph.BufferUsage
 		m.HasExplain = true
@@ -142,7 +147,7 @@ func fromSim(c Case, ph model.PhaseResult, stmt bool) Measure {
 		}
 	}
 	for _, r := range ph.PGBuffercache.Relations {
-		if r.Relname == model.SystemCatalogRelname && !want[r.Relname] {
+		if (r.Relname == model.SystemCatalogRelname || r.Relname == model.SharedCatalogRelname) && !want[r.Relname] {
 			// PostgreSQL's histogram above is over the case's relations
 			// (fromPG): leave the catalogs' buffers out of it here too.
 			for i := range m.Usage {
@@ -272,6 +277,13 @@ func (cr *CaseResult) compare() {
 		counter(st, "read", p.Read, s.Read, per)
 		pr, sr := ratio(p.Hit, p.Read), ratio(s.Hit, s.Read)
 		add(st, "hit ratio", pr, sr, "0.01", math.Abs(pr-sr) <= ratioTolerance, true)
+		// pg_stat_database: the database's row (the relations above and
+		// the system catalogs every session reads) and the row for shared
+		// objects (the shared catalogs a connection reads).
+		counter(st, "database blks_hit", p.DBHit, s.DBHit, per)
+		counter(st, "database blks_read", p.DBRead, s.DBRead, per)
+		counter(st, "shared objects blks_hit", p.SharedHit, s.SharedHit, per)
+		counter(st, "shared objects blks_read", p.SharedRead, s.SharedRead, per)
 		for _, rel := range sortedKeys(p.Rel) {
 			if len(c.Relations) > 20 {
 				break // many small tables: their sums above say it
@@ -472,7 +484,25 @@ are reset a second after the previous step, once the background writer has
 taken that step's last allocations into buffers_alloc (it does so once per
 bgwriter_delay). "hit" and "read" are the experiment's own
 relations (heap with its visibility-map and free-space-map forks, and
-indexes), as pg_statio counts them; pgbench rows are per transaction.
+indexes), as pg_statio counts them; "database" is pg_stat_database's row
+for the database (the relations and the system catalogs every session
+reads), "shared objects" its row for shared objects (datid 0: the shared
+catalogs a connection reads at its start); pgbench rows are per
+transaction.
+
+The monitor is part of what PostgreSQL runs: the harness opens it right
+after every restart, so its connection is the first one and rebuilds the
+relation cache's init files (and the next session finds them built). Each
+scenario therefore has a warm-up phase of one connection where the
+experiment restarts the server, and the phase after it finds what that
+connection left in shared buffers, as the step after the restart does.
+
+Both sides draw the same keys: the pgbench steps run with --random-seed,
+and their phases with random_seed, which makes the simulator draw exactly
+pgbench's sequence for that seed (docs/pgbench.md). The figures of a
+pgbench case then differ by what the model does with the same keys, not by
+the sample: before, the index's reads in the pgbench cases were a sampling
+figure whose spread over seeds was about 10 %%.
 
 The pgbench cases run a fixed number of transactions on both sides (pgbench
 -t, the phases' transactions:), since with -T the count is a Poisson draw and

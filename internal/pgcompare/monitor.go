@@ -176,6 +176,14 @@ func (m *Monitor) read(ctx context.Context, tx pgx.Tx) (Snapshot, error) {
 	// pg_stat_database: blks_read = blocks_fetched - blocks_hit.
 	db["blks_read"] = db["blks_fetched"] - db["blks_hit"]
 	delete(db, "blks_fetched")
+	// pg_stat_database's row for shared objects (datid 0): the shared
+	// catalogs (pg_database, pg_authid, ...) every connection reads at
+	// its start count there, not in its database's row.
+	var sharedFetched, sharedHit int64
+	if err := tx.QueryRow(ctx, "SELECT pg_stat_get_db_blocks_fetched(0), pg_stat_get_db_blocks_hit(0)").Scan(&sharedFetched, &sharedHit); err != nil {
+		return Snapshot{}, fmt.Errorf("snapshot: pg_stat_database (shared objects): %w", err)
+	}
+	db["shared_blks_hit"], db["shared_blks_read"] = sharedHit, sharedFetched-sharedHit
 	s.Database = db
 	raw, err := m.relationCounters(ctx, tx)
 	if err != nil {

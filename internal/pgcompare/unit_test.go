@@ -3,6 +3,8 @@ package pgcompare
 import (
 	"strings"
 	"testing"
+
+	"github.com/pgbufsim/pgbufsim/configs"
 )
 
 func TestParseVersion(t *testing.T) {
@@ -189,6 +191,29 @@ func TestPgbenchRejectsConnFlags(t *testing.T) {
 	for _, a := range []string{"-h", "-hlocalhost", "--port=1", "-U"} {
 		if _, err := c.Pgbench(t.Context(), a); err == nil || !strings.Contains(err.Error(), "set by pgcompare") {
 			t.Errorf("Pgbench(%q) error = %v", a, err)
+		}
+	}
+}
+
+// TestCasesMirrorTheMonitor checks withMonitor on every case: the harness
+// opens its monitor right after each restart, so each scenario's restart
+// belongs to a one-connection warm-up phase before the phase that had it,
+// and every case starts with one (the pool at the first measured step is
+// then the restart's and the monitor's on both sides).
+func TestCasesMirrorTheMonitor(t *testing.T) {
+	for _, c := range Cases(15) {
+		sc, err := configs.Parse(c.Name+".yaml", []byte(c.Sim))
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		ph := sc.Workload.Phases
+		if len(ph) == 0 || !strings.HasPrefix(ph[0].Name, "monitor-") || !ph[0].Restart || !ph[0].Warmup {
+			t.Errorf("%s: the first phase is %+v, want the monitor's warm-up phase with the restart", c.Name, ph[0])
+		}
+		for _, p := range ph {
+			if p.Restart && !strings.HasPrefix(p.Name, "monitor-") {
+				t.Errorf("%s: phase %s restarts the server itself", c.Name, p.Name)
+			}
 		}
 	}
 }
