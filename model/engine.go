@@ -42,6 +42,11 @@ type Options struct {
 	// output.progress; progress.go) and the prewarm's, in simulation
 	// order. They only watch the run.
 	ProgressLine func(line string)
+	// Stage, if set, is called as the run passes its stages: "built" (the
+	// tables and caches exist), "prewarmed" (the prewarm is done and the
+	// phases start) and "done" (the last phase ended). A caller times them
+	// (the model never reads the wall clock) for the runtime block.
+	Stage func(stage string)
 }
 
 // Run simulates the scenario and returns its result. The same scenario
@@ -55,6 +60,9 @@ func RunWith(sc Scenario, opt Options) (*Result, error) {
 		return nil, err
 	}
 	e.pageRef = opt.PageRef
+	if opt.Stage != nil {
+		opt.Stage("built")
+	}
 	return e.run(opt)
 }
 
@@ -336,6 +344,9 @@ func (e *engine) run(opt Options) (*Result, error) {
 	if !e.prewarm(e.sc.Workload.Prewarm) {
 		return nil, ErrInterrupted
 	}
+	if opt.Stage != nil {
+		opt.Stage("prewarmed")
+	}
 	e.t0 = e.k.Now()
 	e.sampler.start()
 	e.bgw.start()
@@ -367,6 +378,9 @@ func (e *engine) run(opt Options) (*Result, error) {
 	}
 	if e.cur != nil {
 		return nil, fmt.Errorf("simulation stalled in phase %q at %.3f s: no pending event while clients are still active (a model bug)", e.cur.cfg.Name, float64(e.k.Now())/1e9)
+	}
+	if opt.Stage != nil {
+		opt.Stage("done")
 	}
 	r := e.result()
 	if err := e.checkInvariants(r); err != nil {

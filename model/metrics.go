@@ -592,6 +592,12 @@ func (e *engine) result() *Result {
 		SimulatedSeconds: e.at(e.k.Now()),
 		Pages:            int64(e.cat.GIDSpace()),
 	}
+	for _, ph := range r.Phases {
+		r.Runtime.Transactions += ph.Transactions
+	}
+	if n := r.Runtime.Transactions; n > 0 {
+		r.Runtime.EventsPerTransaction = float64(r.Runtime.Events) / float64(n)
+	}
 	for _, l := range e.logs {
 		r.PGBenchLogs = append(r.PGBenchLogs, LogFile{Name: l.name, Data: []byte(l.buf.String())})
 	}

@@ -38,12 +38,14 @@ func (e *engine) prewarm(n int64) bool {
 	// Pages read from the kernel, in order; the page cache applies them at
 	// once at the end (oscache.WarmAll: the same final LRU, far fewer random
 	// memory accesses). Nothing else uses the page cache during a prewarm.
-	var reads []int32
 	// Only the order of the last reads of the most recent CapacityPages
 	// distinct pages decides the page cache's final state (an LRU): when
 	// the list grows past twice that, it keeps just those, so a long
-	// prewarm's memory stays bounded by the cache's size.
+	// prewarm's memory stays bounded by the cache's size. It is allocated
+	// at once (at most that bound, about two misses per transaction
+	// before): growing it by doubling copied it over and over.
 	keep := int(max(e.os.Config().CapacityPages, 1))
+	reads := make([]int32, 0, min(2*keep+1<<16, int(min(n, 1<<26))*2+1<<12))
 	touch := func(gid int32, now int64) {
 		if s := p.Lookup(gid); s >= 0 {
 			// A shared-buffer hit never reaches the kernel: the page

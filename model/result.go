@@ -75,18 +75,29 @@ type ScriptResult struct {
 	LatencyMS Dist  `json:"latency_ms"`
 }
 
-// Runtime describes the cost of the run itself. WallSeconds and
+// Runtime describes the cost of the run itself. The wall times and
 // PeakHeapMB are filled by the caller (the model never reads the wall
-// clock).
+// clock; Options.Stage tells it when each stage ends).
 type Runtime struct {
 	Events           int64   `json:"events"`
 	SimulatedSeconds float64 `json:"simulated_seconds"`
 	WallSeconds      float64 `json:"wall_seconds"`
-	EventsPerSecond  float64 `json:"events_per_second"`
-	SimSpeed         float64 `json:"simulated_per_wall"`
-	PeakHeapMB       float64 `json:"peak_heap_mb"`
-	Pages            int64   `json:"pages"`
-	BytesPerPage     float64 `json:"model_bytes_per_page,omitempty"`
+	// The wall time's parts: building the tables and caches, the
+	// prewarm, and the phases (with the result's assembly).
+	BuildSeconds   float64 `json:"build_seconds"`
+	PrewarmSeconds float64 `json:"prewarm_seconds"`
+	RunSeconds     float64 `json:"run_seconds"`
+	// Transactions of every phase, warm-ups included (all the run part
+	// simulates); per transaction, the events and the run part's wall
+	// time in microseconds.
+	Transactions         int64   `json:"transactions"`
+	EventsPerTransaction float64 `json:"events_per_transaction"`
+	WallUsPerTransaction float64 `json:"wall_us_per_transaction"`
+	EventsPerSecond      float64 `json:"events_per_second"`
+	SimSpeed             float64 `json:"simulated_per_wall"`
+	PeakHeapMB           float64 `json:"peak_heap_mb"`
+	Pages                int64   `json:"pages"`
+	BytesPerPage         float64 `json:"model_bytes_per_page,omitempty"`
 }
 
 // Metrics are the counters and distributions of a phase or of the totals.

@@ -294,6 +294,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}()
 	}
 	start := time.Now()
+	stages := map[string]time.Time{}
+	opt.Stage = func(stage string) { stages[stage] = time.Now() }
 	res, err := runModel(sc, opt)
 	wall := time.Since(start).Seconds()
 	if opt.Progress != nil {
@@ -317,6 +319,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	res.Runtime.WallSeconds = wall
+	if built, prewarmed, done := stages["built"], stages["prewarmed"], stages["done"]; !done.IsZero() {
+		res.Runtime.BuildSeconds = built.Sub(start).Seconds()
+		res.Runtime.PrewarmSeconds = prewarmed.Sub(built).Seconds()
+		res.Runtime.RunSeconds = done.Sub(prewarmed).Seconds()
+		if n := res.Runtime.Transactions; n > 0 {
+			res.Runtime.WallUsPerTransaction = res.Runtime.RunSeconds * 1e6 / float64(n)
+		}
+	}
 	if wall > 0 {
 		res.Runtime.EventsPerSecond = float64(res.Runtime.Events) / wall
 		res.Runtime.SimSpeed = res.Runtime.SimulatedSeconds / wall
@@ -348,6 +358,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "simulated %.1f s in %.2f s wall (%.0fx), %d events (%.1f M events/s), heap %.0f MB\n",
 		res.Runtime.SimulatedSeconds, wall, res.Runtime.SimSpeed, res.Runtime.Events, res.Runtime.EventsPerSecond/1e6, res.Runtime.PeakHeapMB)
+	if rt := res.Runtime; rt.Transactions > 0 {
+		fmt.Fprintf(stderr, "wall: build %.2f s, prewarm %.2f s, phases %.2f s: %.2f us and %.1f events per transaction\n",
+			rt.BuildSeconds, rt.PrewarmSeconds, rt.RunSeconds, rt.WallUsPerTransaction, rt.EventsPerTransaction)
+	}
 	return exitOK
 }
 

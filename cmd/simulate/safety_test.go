@@ -86,7 +86,7 @@ func stripWall(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	rt := v["runtime"].(map[string]any)
-	for _, k := range []string{"wall_seconds", "events_per_second", "simulated_per_wall", "peak_heap_mb", "model_bytes_per_page"} {
+	for _, k := range []string{"wall_seconds", "events_per_second", "simulated_per_wall", "peak_heap_mb", "model_bytes_per_page", "build_seconds", "prewarm_seconds", "run_seconds", "wall_us_per_transaction"} {
 		delete(rt, k)
 	}
 	out, _ := json.Marshal(v)
