@@ -30,7 +30,6 @@
 package heap
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 )
@@ -107,6 +106,7 @@ type Table struct {
 	prunedRows []int64
 
 	chain chainScratch // RowChain's working space
+	memo  map[chainKey]*chainMemo
 
 	Stats Stats
 }
@@ -545,17 +545,30 @@ func (t *Table) Gone(row int64) bool { return t.movedEntry(row) == goneBlock }
 // xmax match, as heap_hot_search_buffer checks).
 func (t *Table) rowVersion(gs []Group, row int64) int {
 	best, newest := -1, -1
+	// The xmins of row's versions, sorted, for successorIn's question
+	// (is some other version's xmin this one's xmax?) in a binary search
+	// instead of a scan of the page per version.
+	xmins := t.chain.xmin[:0]
 	for i, g := range gs {
 		if g.Row != row {
 			continue
 		}
 		if g.Xmax == 0 {
+			t.chain.xmin = xmins
 			return i
+		}
+		xmins = append(xmins, g.Xmin)
+	}
+	slices.Sort(xmins)
+	t.chain.xmin = xmins
+	for i, g := range gs {
+		if g.Row != row {
+			continue
 		}
 		if newest < 0 || g.Xmin > gs[newest].Xmin {
 			newest = i
 		}
-		if !hasSuccessor(gs, row, i) && (best < 0 || g.Xmin > gs[best].Xmin) {
+		if !successorIn(xmins, g) && (best < 0 || g.Xmin > gs[best].Xmin) {
 			best = i
 		}
 	}
@@ -596,7 +609,7 @@ func (t *Table) RowChain(row int64, b int32, out []Group) []Group {
 			live = live || g.Xmax == 0
 		}
 	}
-	t.chainOrder(out[n0:])
+	t.orderChain(row, b, out[n0:])
 	if !live && len(out) == n0 && t.BlockOf(row) == b && !t.Gone(row) {
 		if i := t.rowVersion(gs, row); i >= 0 {
 			g := gs[i]
@@ -605,6 +618,83 @@ func (t *Table) RowChain(row int64, b int32, out []Group) []Group {
 		}
 	}
 	return out
+}
+
+// Chains of at least memoMin versions have their order remembered
+// (chainMemo), for at most memoMax chains per table.
+const (
+	memoMin = 8
+	memoMax = 1 << 12
+)
+
+// chainKey names a row's chain on a page.
+type chainKey struct {
+	row int64
+	blk int32
+}
+
+// chainMemo is the order chainOrder gave a row's chain on a page: the
+// input's (xmin, xmax) pairs in page order, and for each output position
+// the input position it came from. The order depends on nothing else, so
+// while the pairs are the same the permutation is chainOrder's answer.
+// Under many clients a hot row's page holds a hundred versions and every
+// index fetch walks them between two changes of the page: sorting them
+// anew each time was most of a 512-client run.
+type chainMemo struct {
+	ids  []uint64
+	perm []uint16
+}
+
+// orderChain is chainOrder through the memo: vs is row's versions on
+// block b in page order, each with N = 1.
+func (t *Table) orderChain(row int64, b int32, vs []Group) {
+	n := len(vs)
+	if n < memoMin {
+		t.chainOrder(vs)
+		return
+	}
+	key := chainKey{row, b}
+	if m, ok := t.memo[key]; ok && len(m.ids) == n {
+		same := true
+		for i, g := range vs {
+			if m.ids[i] != uint64(g.Xmin)<<32|uint64(g.Xmax) {
+				same = false
+				break
+			}
+		}
+		if same {
+			sc := &t.chain
+			sc.out = append(sc.out[:0], vs...)
+			for i, p := range m.perm {
+				vs[i] = sc.out[p]
+			}
+			return
+		}
+	}
+	// N carries the input position through chainOrder, which does not
+	// look at it; a page holds far fewer than 2^16 tuples.
+	for i := range vs {
+		vs[i].N = uint16(i)
+	}
+	t.chainOrder(vs)
+	if t.memo == nil || len(t.memo) >= memoMax {
+		t.memo = map[chainKey]*chainMemo{} // forgetting changes no answer
+	}
+	m := t.memo[key]
+	if m == nil {
+		m = &chainMemo{}
+		t.memo[key] = m
+	}
+	if cap(m.ids) < n {
+		m.ids, m.perm = make([]uint64, n), make([]uint16, n)
+	}
+	m.ids, m.perm = m.ids[:n], m.perm[:n]
+	// The input order, rebuilt from the positions, gives the key.
+	for i, g := range vs {
+		m.ids[g.N] = uint64(g.Xmin)<<32 | uint64(g.Xmax)
+		m.perm[i] = g.N
+		vs[i].N = 1
+	}
 }
 
 // hasVersion reports whether gs holds a version tagged with row.
@@ -617,16 +707,26 @@ func hasVersion(gs []Group, row int64) bool {
 	return false
 }
 
-// hasSuccessor reports whether the page holds a version of row that
-// version i's update wrote (its xmin is i's xmax).
-func hasSuccessor(gs []Group, row int64, i int) bool {
-	x := gs[i].Xmax
-	for j, g := range gs {
-		if j != i && x != 0 && g.Row == row && g.Xmin == x {
-			return true
-		}
+// successorIn reports whether the page holds the version that g's update
+// wrote: among the xmins of g's row's versions (sorted, g's own among
+// them), another's is g's xmax.
+func successorIn(xmins []uint32, g Group) bool {
+	x := g.Xmax
+	if x == 0 {
+		return false
 	}
-	return false
+	k, found := slices.BinarySearch(xmins, x)
+	if !found {
+		return false
+	}
+	c := 0
+	for ; k < len(xmins) && xmins[k] == x; k++ {
+		c++
+	}
+	if g.Xmin == x {
+		c-- // g itself
+	}
+	return c > 0
 }
 
 // chainRank orders the candidates for the version after one whose xmax is
@@ -647,9 +747,12 @@ func chainRank(g Group, x uint32) int {
 // engine is single-threaded): a hot row's page can hold a few hundred of
 // its versions before pruning.
 type chainScratch struct {
-	xmax []uint32
-	used []bool
-	out  []Group
+	xmin  []uint32 // rowVersion's
+	keys  []uint64 // chainOrder's: (xmin, position) to sort
+	xmins []uint32 // ... and the xmins in that order
+	xmax  []uint32
+	used  []bool
+	out   []Group
 }
 
 // chainOrder sorts one row's versions on a page oldest first along its
@@ -662,15 +765,26 @@ func (t *Table) chainOrder(vs []Group) {
 	if n < 2 {
 		return
 	}
-	// xmin order: for the binary searches below, and the order of several
-	// heads. Versions are mostly appended in chain order, so this is
-	// nearly linear.
-	for i := 1; i < n; i++ {
-		for j := i; j > 0 && vs[j].Xmin < vs[j-1].Xmin; j-- {
-			vs[j], vs[j-1] = vs[j-1], vs[j]
-		}
-	}
+	// xmin order (stable: versions of one xmin keep their page order): for
+	// the binary searches below, and the order of several heads. Under many
+	// clients a hot row's versions are far from xmin order (a transaction
+	// takes its xid at its first write, not when it began), so this must
+	// not be an insertion sort: at 512 clients that was two thirds of the
+	// run.
+	// Sorted as packed keys (xmin, then page position, which makes the
+	// order stable) rather than as 24-byte structs.
 	sc := &t.chain
+	sc.keys = sc.keys[:0]
+	for i, g := range vs {
+		sc.keys = append(sc.keys, uint64(g.Xmin)<<32|uint64(i))
+	}
+	slices.Sort(sc.keys)
+	sc.out = append(sc.out[:0], vs...)
+	sc.xmins = sc.xmins[:0]
+	for i, k := range sc.keys {
+		vs[i] = sc.out[uint32(k)]
+		sc.xmins = append(sc.xmins, uint32(k>>32))
+	}
 	sc.xmax = sc.xmax[:0]
 	for _, g := range vs {
 		if g.Xmax != 0 {
@@ -684,7 +798,7 @@ func (t *Table) chainOrder(vs []Group) {
 	}
 	sc.out = sc.out[:0]
 	firstWithXmin := func(x uint32) int {
-		i, _ := slices.BinarySearchFunc(vs, x, func(g Group, x uint32) int { return cmp.Compare(g.Xmin, x) })
+		i, _ := slices.BinarySearch(sc.xmins, x)
 		return i
 	}
 	// led reports whether some version's xmax is vs[i]'s xmin (a version

@@ -1,0 +1,177 @@
+package heap
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// refChainOrder is chainOrder as first written (an insertion sort by xmin
+// and a walk with binary searches over the groups): the faster chainOrder
+// and its memo (orderChain) must give exactly its order.
+func refChainOrder(vs []Group) {
+	n := len(vs)
+	if n < 2 {
+		return
+	}
+	for i := 1; i < n; i++ {
+		for j := i; j > 0 && vs[j].Xmin < vs[j-1].Xmin; j-- {
+			vs[j], vs[j-1] = vs[j-1], vs[j]
+		}
+	}
+	var xmax []uint32
+	for _, g := range vs {
+		if g.Xmax != 0 {
+			xmax = append(xmax, g.Xmax)
+		}
+	}
+	slices.Sort(xmax)
+	used := make([]bool, n)
+	var out []Group
+	firstWithXmin := func(x uint32) int {
+		for i, g := range vs {
+			if g.Xmin >= x {
+				return i
+			}
+		}
+		return n
+	}
+	led := func(i int) bool {
+		x := vs[i].Xmin
+		c, self := 0, 0
+		for _, m := range xmax {
+			if m == x {
+				c++
+			}
+		}
+		if vs[i].Xmax == x {
+			self = 1
+		}
+		return c > self
+	}
+	for pass := 0; pass < 2 && len(out) < n; pass++ {
+		for start := 0; start < n; start++ {
+			if used[start] || (pass == 0 && led(start)) {
+				continue
+			}
+			for i := start; i >= 0; {
+				used[i] = true
+				out = append(out, vs[i])
+				x, next := vs[i].Xmax, -1
+				if x != 0 {
+					for j := firstWithXmin(x); j < n && vs[j].Xmin == x; j++ {
+						if !used[j] && (next < 0 || chainRank(vs[j], x) < chainRank(vs[next], x)) {
+							next = j
+						}
+					}
+				}
+				i = next
+			}
+		}
+	}
+	copy(vs, out)
+}
+
+// refHasSuccessor and refRowVersion are rowVersion's first form: a scan of
+// the page per version.
+func refHasSuccessor(gs []Group, row int64, i int) bool {
+	x := gs[i].Xmax
+	for j, g := range gs {
+		if j != i && x != 0 && g.Row == row && g.Xmin == x {
+			return true
+		}
+	}
+	return false
+}
+
+func refRowVersion(gs []Group, row int64) int {
+	best, newest := -1, -1
+	for i, g := range gs {
+		if g.Row != row {
+			continue
+		}
+		if g.Xmax == 0 {
+			return i
+		}
+		if newest < 0 || g.Xmin > gs[newest].Xmin {
+			newest = i
+		}
+		if !refHasSuccessor(gs, row, i) && (best < 0 || g.Xmin > gs[best].Xmin) {
+			best = i
+		}
+	}
+	if best < 0 {
+		best = newest
+	}
+	return best
+}
+
+// randomChain makes a row's versions on a page as concurrent updaters leave
+// them: mostly a chain in page order whose xids are not in order (an xid
+// is taken at the first write), with updates by aborted transactions
+// (their version stays, unreached), a transaction updating its own
+// version, duplicate xmins, and a gap where pruning took versions.
+func randomChain(r *rand.Rand, n int) []Group {
+	var vs []Group
+	xid := uint32(1000)
+	cur := Group{Xmin: uint32(r.IntN(900) + 3), Row: 7, N: 1}
+	for len(vs) < n {
+		x := xid + uint32(r.IntN(40)) - 20
+		xid += 3
+		switch r.IntN(10) {
+		case 0: // aborted updater: its version stays, the old one is updated again
+			vs = append(vs, Group{Xmin: x, Xmax: 0, Row: 7, N: 1})
+			continue
+		case 1: // the same transaction updates its own version
+			cur.Xmax = cur.Xmin
+			vs = append(vs, cur)
+			cur = Group{Xmin: cur.Xmin, Row: 7, N: 1}
+			continue
+		case 2: // pruned away
+			cur = Group{Xmin: x, Row: 7, N: 1}
+			continue
+		}
+		cur.Xmax = x
+		vs = append(vs, cur)
+		cur = Group{Xmin: x, Row: 7, N: 1}
+	}
+	vs[len(vs)-1].Xmax = 0
+	return vs
+}
+
+// TestChainOrderMatchesReference checks chainOrder, orderChain (its memo,
+// asked twice, and again after the page changed) and rowVersion against
+// their first forms on random chains of 1 to 300 versions.
+func TestChainOrderMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	tb := &Table{}
+	for iter := range 3000 {
+		n := 1 + r.IntN(300)
+		if iter%3 == 0 {
+			n = 1 + r.IntN(12)
+		}
+		vs := randomChain(r, n)
+		r.Shuffle(len(vs), func(i, j int) {
+			if r.IntN(8) == 0 { // page order is mostly chain order
+				vs[i], vs[j] = vs[j], vs[i]
+			}
+		})
+		if got, want := tb.rowVersion(vs, 7), refRowVersion(vs, 7); got != want {
+			t.Fatalf("iteration %d: rowVersion %d, want %d", iter, got, want)
+		}
+		want := slices.Clone(vs)
+		refChainOrder(want)
+		for round := range 2 {
+			got := slices.Clone(vs)
+			tb.orderChain(7, int32(iter%5), got)
+			if !slices.Equal(got, want) {
+				t.Fatalf("iteration %d, call %d: orderChain\n%v\nwant\n%v", iter, round, got, want)
+			}
+		}
+		got := slices.Clone(vs)
+		tb.chainOrder(got)
+		if !slices.Equal(got, want) {
+			t.Fatalf("iteration %d: chainOrder\n%v\nwant\n%v", iter, got, want)
+		}
+	}
+}
