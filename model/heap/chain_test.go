@@ -175,3 +175,73 @@ func TestChainOrderMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// TestChainMemoFollowsUpdates updates one row again and again, as
+// InsertVersion and DeleteRow leave its page (the live version gets the
+// updater's xid as xmax, the new version is appended), with xids out of
+// order, an update of a version by its own transaction now and then, and
+// pruning of old versions: after every change orderChain must give
+// refChainOrder's order, and after a plain update its memo must extend
+// itself rather than order the chain anew.
+func TestChainMemoFollowsUpdates(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	tb := &Table{}
+	vs := []Group{{Xmin: 500, Row: 7, N: 1}}
+	extended := 0
+	for step := range 3000 {
+		live := len(vs) - 1
+		// Unique xids, each pair's later updater with the smaller one.
+		x := uint32(1000 + step + 1 - 2*(step%2))
+		plain := true
+		switch {
+		case r.IntN(20) == 0: // the updater updates its own version
+			x, plain = vs[live].Xmin, false
+		case len(vs) > 60 && r.IntN(10) == 0: // pruning takes the oldest versions
+			vs = slices.Clone(vs[40:])
+			continue
+		}
+		old := slices.Clone(vs)
+		vs[live].Xmax = x
+		vs = append(vs, Group{Xmin: x, Row: 7, N: 1})
+		if m := tb.memo[chainKey{7, 0}]; plain && m != nil && len(m.ids) == len(old) && len(vs) >= memoMin {
+			// The memo was made for the chain before this update.
+			same := true
+			for i, g := range old {
+				same = same && m.ids[i] == uint64(g.Xmin)<<32|uint64(g.Xmax)
+			}
+			if same {
+				c := &chainMemo{ids: slices.Clone(m.ids), perm: slices.Clone(m.perm)}
+				if !c.extend(vs) {
+					t.Fatalf("step %d: the memo did not extend itself for a plain update", step)
+				}
+				extended++
+			}
+		}
+		want := slices.Clone(vs)
+		refChainOrder(want)
+		got := slices.Clone(vs)
+		tb.orderChain(7, 0, got)
+		if !slices.Equal(got, want) {
+			t.Fatalf("step %d: orderChain\n%v\nwant\n%v", step, got, want)
+		}
+	}
+	if extended < 1000 {
+		t.Errorf("only %d plain updates checked", extended)
+	}
+}
+
+// A memo extended by plain updates holds its two slices with different
+// capacities (append grows a []uint64 and a []uint16 by different steps):
+// ordering a longer chain anew must grow whichever is short.
+func TestChainMemoRegrowsBothSlices(t *testing.T) {
+	tb := &Table{memo: map[chainKey]*chainMemo{
+		{7, 0}: {ids: make([]uint64, 1, 64), perm: make([]uint16, 1, 2)},
+	}}
+	vs := randomChain(rand.New(rand.NewPCG(5, 6)), 40)
+	want := slices.Clone(vs)
+	refChainOrder(want)
+	tb.orderChain(7, 0, vs)
+	if !slices.Equal(vs, want) {
+		t.Fatalf("orderChain\n%v\nwant\n%v", vs, want)
+	}
+}

@@ -645,6 +645,45 @@ type chainMemo struct {
 	perm []uint16
 }
 
+// extend updates the memo for the most common change of a chain: one
+// update since the memo was made, which gave the live version L an xmax X
+// and appended the version X wrote (xmin X, live) at the end of the page.
+// When no other version has xmin X or xmax X, chainOrder's walk reaches the
+// new version right after L and nothing else moves: the permutation gains
+// it there. Anything else returns false (the caller orders the chain anew).
+func (m *chainMemo) extend(vs []Group) bool {
+	n := len(vs)
+	v := vs[n-1]
+	x := v.Xmin
+	if x == 0 || v.Xmax != 0 {
+		return false
+	}
+	l := -1
+	for i, g := range vs[:n-1] {
+		id := uint64(g.Xmin)<<32 | uint64(g.Xmax)
+		switch {
+		case g.Xmin == x:
+			return false
+		case id == m.ids[i]:
+			if g.Xmax == x {
+				return false
+			}
+		case l < 0 && g.Xmax == x && m.ids[i] == uint64(g.Xmin)<<32:
+			l = i
+		default:
+			return false
+		}
+	}
+	if l < 0 {
+		return false
+	}
+	p := slices.Index(m.perm, uint16(l))
+	m.ids[l] = uint64(vs[l].Xmin)<<32 | uint64(x)
+	m.ids = append(m.ids, uint64(x)<<32)
+	m.perm = slices.Insert(m.perm, p+1, uint16(n-1))
+	return true
+}
+
 // orderChain is chainOrder through the memo: vs is row's versions on
 // block b in page order, each with N = 1.
 func (t *Table) orderChain(row int64, b int32, vs []Group) {
@@ -670,6 +709,13 @@ func (t *Table) orderChain(row int64, b int32, vs []Group) {
 			}
 			return
 		}
+	} else if ok && len(m.ids) == n-1 && m.extend(vs) {
+		sc := &t.chain
+		sc.out = append(sc.out[:0], vs...)
+		for i, p := range m.perm {
+			vs[i] = sc.out[p]
+		}
+		return
 	}
 	// N carries the input position through chainOrder, which does not
 	// look at it; a page holds far fewer than 2^16 tuples.
@@ -685,7 +731,7 @@ func (t *Table) orderChain(row int64, b int32, vs []Group) {
 		m = &chainMemo{}
 		t.memo[key] = m
 	}
-	if cap(m.ids) < n {
+	if cap(m.ids) < n || cap(m.perm) < n {
 		m.ids, m.perm = make([]uint64, n), make([]uint16, n)
 	}
 	m.ids, m.perm = m.ids[:n], m.perm[:n]
