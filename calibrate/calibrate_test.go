@@ -32,7 +32,8 @@ func testPlan() *Plan {
 
 // The fit recovers a known server: "measured" latencies simulated with
 // other prices (the statement 2.5x dearer, the round trip twice as long, a
-// table's planning, scans' pages cheaper and their tuples dearer) are
+// table's planning, a transaction's start and end, scans' pages cheaper
+// and their tuples dearer) are
 // fitted from the defaults to
 // within 5 %, held-out experiments included (the prior towards the
 // defaults costs a few percent where the truth is 4x away from them).
@@ -43,6 +44,10 @@ func TestFitRecoversKnownPrices(t *testing.T) {
 	SetPrice(&truth, "statement_table", 35000)
 	SetPrice(&truth, "scan_page", 400)
 	SetPrice(&truth, "tuple_deform", 35)
+	// Every transaction's start and end (0 by default): lookup-txn's four
+	// lookups in one transaction against lookup's one separate it from
+	// the statement.
+	SetPrice(&truth, "transaction", 30000)
 	// As against a server on this machine: the several-client experiment
 	// separates the round trip from the statement's CPU.
 	p.Experiments = append(p.Experiments, Experiment{Name: "select-only-4c", Builtin: "select-only", Scale: 1, Clients: 4, Threads: 2, Warmup: 1000, Transactions: 1500})

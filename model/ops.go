@@ -75,6 +75,9 @@ func (b *backend) exec(o *op) bool {
 // array (RecordTransactionCommit); ROLLBACK records the abort.
 func (b *backend) execCommit(commit bool) bool {
 	e := b.e
+	if b.csub == 0 {
+		b.cpu += e.costs.Transaction
+	}
 	if b.xid == 0 {
 		b.releaseRowLocks() // locks taken by statements that changed nothing
 		b.releaseSnapshot()

@@ -323,6 +323,13 @@ type Costs struct {
 	// besides the WAL flush.
 	WALRecord int64 `yaml:"wal_record" unit:"duration" range:"0,1s"`
 	Commit    int64 `yaml:"commit" unit:"duration" range:"0,1s"`
+	// Transaction is what every transaction costs to start and end,
+	// read-only ones included, besides a writer's commit record (xact.c
+	// StartTransaction and CommitTransaction: the snapshot's release,
+	// resource owners, ProcArrayEndTransaction, pgstat's counts): once
+	// per transaction, so once per statement in autocommit and once for a
+	// BEGIN ... END block. 0 by default (simulate calibrate fits it).
+	Transaction int64 `yaml:"transaction" unit:"duration" range:"0,1s"`
 
 	// FSMPage is one free-space-map page visited by a search or an update
 	// (fsm_search_avail, fsm_set_avail).
