@@ -68,10 +68,9 @@ func newPhaseStreams(sc *Scenario, i int, cfg Phase, nthreads int) phaseStreams 
 // --random-seed (pgbench.c set_random_seed and main): base_random_sequence
 // = pg_prng_seed(seed); then, in this order, each client's cs_func_rs
 // ("other CState initializations"), one draw for :default_seed unless -D
-// defines it, and each
-// thread's ts_choose_rs, ts_throttle_rs and ts_sample_rs ("set up thread
-// data structures"), every one seeded by initRandomState with the base
-// sequence's next output.
+// defines it, and each thread's ts_choose_rs, ts_throttle_rs and
+// ts_sample_rs ("set up thread data structures"), every one seeded by
+// initRandomState with the base sequence's next output.
 func pgbenchStreams(seed uint64, clients, threads int, drawDefaultSeed bool) phaseStreams {
 	base := pgexpr.NewPgPRNG(seed)
 	var s phaseStreams

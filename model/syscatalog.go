@@ -56,12 +56,13 @@ const (
 	catalogInitHot      = 70 // of which read many times (usage count 5 after the rebuild)
 	// A relation's first use in a backend: a table 18 (count(*) of a
 	// table without an index, minus the plan's own lookups), an index 30
-	// more (relcache's index build: pg_index, pg_am, the operator classes;
-	// its metapage, below, is the index's own access). Measured on PostgreSQL 15 with a reader
-	// that touches no buffer, per new session: SELECT count(*) of a table
-	// without an index 91 accesses in the database (25 more in the shared
-	// catalogs), of a table with one 121, both in one session 139; a point
-	// SELECT by primary key 125, followed by an UPDATE 132.
+	// more (relcache's index build: pg_index, pg_am, the operator
+	// classes; its metapage, below, is the index's own access). Measured
+	// on PostgreSQL 15 with a reader that touches no buffer, per new
+	// session: SELECT count(*) of a table without an index 91 accesses in
+	// the database (25 more in the shared catalogs), of a table with one
+	// 121, both in one session 139; a point SELECT by primary key 125,
+	// followed by an UPDATE 132.
 	catalogRelAccesses   = 18
 	catalogIndexAccesses = 30
 	// Of those, one on the pg_attribute page of its columns (a relation
@@ -152,16 +153,21 @@ func (e *engine) catalogPages(o *op, out []int32) []int32 {
 		}
 		accesses(catalogConnPages, catalogRelPages, n-2-catalogRelLeaves)
 	}
-	// connect reads the shared catalogs, then the database's; with the
-	// init files missing it reads fewer shared pages (rebuild).
-	connect := func(rebuild bool) {
-		shared, pages := catalogConnShared, catalogConnSharedPages
+	// shared reads n shared catalog pages at a connection's start,
+	// cycling over the first pages of them; with the init files missing
+	// (rebuild) it reads fewer, on fewer pages.
+	shared := func(n int, rebuild bool) {
+		pages := catalogConnSharedPages
 		if rebuild {
-			shared, pages = catalogRebuildShared, catalogRebuildSharedPgs
+			n, pages = catalogRebuildShared, catalogRebuildSharedPgs
 		}
-		for i := range shared {
+		for i := range n {
 			out = append(out, e.cat.GID(e.db.sysGlobal, int32(i%pages)))
 		}
+	}
+	// connect reads the shared catalogs, then the database's.
+	connect := func(rebuild bool) {
+		shared(catalogConnShared, rebuild)
 		accesses(0, catalogConnPages, catalogConnAccesses-catalogConnShared)
 	}
 	switch o.n {
@@ -201,13 +207,7 @@ func (e *engine) catalogPages(o *op, out []int32) []int32 {
 		// the connection's parameters and, with -n, disconnects) reads the
 		// shared catalogs and the init file only: measured 22 shared
 		// accesses and none in the database.
-		shared, pages := catalogBareShared, catalogConnSharedPages
-		if o.key == 1 {
-			shared, pages = catalogRebuildShared, catalogRebuildSharedPgs
-		}
-		for i := range shared {
-			out = append(out, e.cat.GID(e.db.sysGlobal, int32(i%pages)))
-		}
+		shared(catalogBareShared, o.key == 1)
 	}
 	return out
 }

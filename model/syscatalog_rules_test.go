@@ -28,7 +28,7 @@ func sharedAccesses(m model.Metrics) int64 {
 }
 
 // docs/model.md "System catalogs": a new connection reads 58 catalog pages
-// (InitPostgres; 22 of them shared catalogs), the first use of a relation
+// (InitPostgres; 25 of them shared catalogs), the first use of a relation
 // in a backend 18 for the table and 30 for its index (RelationBuildDesc,
 // the planner's lookups), the backend's first plan 44 and the first plan of
 // each further statement kind 9 (catalog cache misses); later

@@ -150,18 +150,7 @@ workload:
   phases:
     - {name: run, %s, script: select-only}
 `, major, tc.output, tc.phase)
-			sc, err := configs.Parse("logs.yaml", []byte(yaml))
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := model.Run(sc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sim := map[string]string{}
-			for _, l := range res.PGBenchLogs {
-				sim[l.Name] = string(l.Data)
-			}
+			sim := simulatedLogs(t, "logs.yaml", yaml)
 			for name, data := range real {
 				first, _, _ := strings.Cut(data, "\n")
 				t.Logf("pgbench's %s begins %q", name, first)
@@ -184,6 +173,24 @@ workload:
 			}
 		})
 	}
+}
+
+// simulatedLogs runs a scenario and returns its pgbench log files by name.
+func simulatedLogs(t *testing.T, name, yaml string) map[string]string {
+	t.Helper()
+	sc, err := configs.Parse(name, []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := model.Run(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := map[string]string{}
+	for _, l := range res.PGBenchLogs {
+		logs[l.Name] = string(l.Data)
+	}
+	return logs
 }
 
 // checkNumbering checks the counters of a set of log files: per client,

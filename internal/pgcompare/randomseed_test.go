@@ -7,9 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/pgbufsim/pgbufsim/configs"
-	"github.com/pgbufsim/pgbufsim/model"
 )
 
 // randomSeedScript is the script file of model/testdata/pgbench-random-seed-7.txt.
@@ -102,18 +99,7 @@ workload:
       random_seed: 7
       scripts: [{text: %q, weight: 2}, {builtin: select-only, weight: 1}]
 `, c.Major(), randomSeedScript)
-	sc, err := configs.Parse("random-seed.yaml", []byte(yaml))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := model.Run(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim := map[string]string{}
-	for _, l := range res.PGBenchLogs {
-		sim[l.Name] = string(l.Data)
-	}
+	sim := simulatedLogs(t, "random-seed.yaml", yaml)
 	rs, rg := scriptsAndGaps(t, logFiles(t, real))
 	ss, sg := scriptsAndGaps(t, logFiles(t, sim))
 	for cl := int64(0); cl < 3; cl++ {
