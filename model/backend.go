@@ -216,7 +216,7 @@ func (b *backend) block(w int) {
 		c := b.cpu
 		b.cpu = 0
 		b.inCPU = true
-		b.e.cpuRes.Request(c, b, evCPU)
+		b.e.cpuRequest(c, b.id, b, evCPU)
 		return
 	}
 	b.startWait()

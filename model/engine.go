@@ -127,6 +127,8 @@ type engine struct {
 	// the server's start, RelationCacheInitFileRemove), so a connection
 	// rebuilds them (syscatalog.go).
 	initFileStale bool
+	// threads counts the pgbench threads started, for their CPU owner ids.
+	threads int32
 
 	lastProgress int64 // when a backend last finished an op (stall detection)
 

@@ -65,6 +65,7 @@ const (
 	cNotFound
 	cCkptTimed
 	cCkptRequested
+	cCtxSwitches
 	nCounters
 )
 
@@ -147,7 +148,8 @@ func (e *engine) snapshot() counters {
 	if ss, ok := e.pool.Policy.(policies.SweepStats); ok {
 		_, c.n[cPasses] = ss.SweepCounters()
 	}
-	c.f[fCPUBusy] = e.cpuRes.Stats().BusyNs
+	cs := e.cpuRes.Stats()
+	c.f[fCPUBusy], c.n[cCtxSwitches] = cs.BusyNs, int64(cs.Switches)
 	c.f[fDiskBusy], c.f[fDiskQueue] = e.dataDev.Resource().Stats().BusyNs, e.dataDev.QueueNs()
 	if e.walDev != e.dataDev {
 		c.n[cWALWrites] = int64(e.walDev.Stats.Writes)
@@ -379,6 +381,7 @@ func (e *engine) metrics(c counters, rel []relCounters, dur int64, txns, skipped
 		m.CPU.Utilisation = round6(c.f[fCPUBusy] / float64(dur) / float64(e.sc.Server.CPUs))
 	}
 	m.CPU.BusySeconds = round6(c.f[fCPUBusy] / 1e9)
+	m.CPU.ContextSwitches = c.n[cCtxSwitches]
 	m.Visibility = Visibility{
 		TuplesChecked:      c.n[cTuplesChecked],
 		AllVisibleSkips:    c.n[cAllVisibleSkips],

@@ -337,6 +337,10 @@ type WALM struct {
 type CPU struct {
 	Utilisation float64 `json:"utilisation"`
 	BusySeconds float64 `json:"busy_seconds"`
+	// ContextSwitches counts CPU bursts that began on a core another
+	// process ran on last (priced by costs.context_switch; counted only
+	// when that price is set).
+	ContextSwitches int64 `json:"context_switches,omitempty"`
 }
 
 // distOf summarises a histogram of nanosecond values in milliseconds.

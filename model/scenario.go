@@ -330,6 +330,14 @@ type Costs struct {
 	// per transaction, so once per statement in autocommit and once for a
 	// BEGIN ... END block. 0 by default (simulate calibrate fits it).
 	Transaction int64 `yaml:"transaction" unit:"duration" range:"0,1s"`
+	// ContextSwitch is what a CPU burst costs more when it begins on a
+	// core another process (a backend, a pgbench thread) ran on last: the
+	// switch and the caches it finds cold. A process returns to its last
+	// core when that one is free (Linux wakes a task on its previous CPU
+	// when it can), so with no more processes than cores it is never
+	// paid; with more, most bursts pay it. 0 by default (simulate
+	// calibrate fits it from its several-client experiments).
+	ContextSwitch int64 `yaml:"context_switch" unit:"duration" range:"0,1s"`
 
 	// FSMPage is one free-space-map page visited by a search or an update
 	// (fsm_search_avail, fsm_set_avail).

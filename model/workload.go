@@ -79,6 +79,9 @@ type thread struct {
 	waiting []*backend
 	// log is the thread's pgbench log file (pgbenchlog.go), or nil.
 	log *threadLog
+	// owner is the thread's process on the CPU (engine.cpuRequest): a
+	// negative number, apart from the backends' ids.
+	owner int32
 }
 
 // acquire runs b's client-side CPU for its next statement on the thread,
@@ -100,7 +103,18 @@ func (th *thread) run(b *backend) {
 		e.k.After(e.costs.Client, b, evClientDone)
 		return
 	}
-	e.cpuRes.Request(e.costs.Client, b, evClientDone)
+	e.cpuRequest(e.costs.Client, th.owner, b, evClientDone)
+}
+
+// cpuRequest takes a CPU burst of c on the server's cores for owner (a
+// backend's id, or a pgbench thread's negative one), paying
+// costs.context_switch when the core last ran another process.
+func (e *engine) cpuRequest(c int64, owner int32, h sim.Handler, arg int64) {
+	if cs := e.costs.ContextSwitch; cs > 0 {
+		e.cpuRes.RequestAs(c, owner, cs, h, arg)
+		return
+	}
+	e.cpuRes.Request(c, h, arg)
 }
 
 // release frees the thread for the next queued client.
@@ -165,7 +179,8 @@ func (e *engine) startPhase(i int) {
 	nthreads := min(ph.cfg.Threads, ph.cfg.Clients)
 	ph.streams = newPhaseStreams(&e.sc, i, ph.cfg, nthreads)
 	for t := 0; t < nthreads; t++ {
-		th := &thread{trigger: now, rng: ph.streams.throttle[t]}
+		e.threads++
+		th := &thread{trigger: now, rng: ph.streams.throttle[t], owner: -e.threads}
 		if len(ph.mix.scripts) > 1 {
 			th.choose = ph.streams.choose[t]
 		}

@@ -26,6 +26,13 @@ type Resource struct {
 	// grows.
 	slots []slot
 	free  []int32 // stack of unused slot indices
+	// For RequestAs: who last ran on each server (slot index), and on
+	// which server each owner last ran; switches counts the services that
+	// began on a server another owner had used last.
+	lastOwner []int32
+	freedAt   []int64 // when each server last finished a service
+	lastOn    map[int32]int32
+	switches  uint64
 
 	// Statistics since creation or the last ResetStats.
 	statsFrom int64   // start of the statistics window
@@ -63,7 +70,13 @@ type ResourceStats struct {
 	BusyNs, QueueNs float64
 	// ElapsedNs is the length of the window.
 	ElapsedNs int64
+	// Switches counts RequestAs services that began on a server another
+	// owner had used last (context switches), in the window.
+	Switches uint64
 }
+
+// noOwner marks a Request (no owner) and a server nobody has used.
+const noOwner = -1 << 31
 
 // NewResource returns an idle resource with the given number of servers,
 // attached to k. servers < 1 is a bug in the caller (configuration must be
@@ -81,12 +94,15 @@ func NewResource(k *Kernel, name string, servers int) *Resource {
 		servers:   servers,
 		slots:     make([]slot, servers),
 		free:      make([]int32, servers),
+		lastOwner: make([]int32, servers),
+		freedAt:   make([]int64, servers),
 		statsFrom: k.now,
 		last:      k.now,
 	}
 	for i := range r.free {
 		// Hand out slot 0 first: purely cosmetic, but it keeps traces tidy.
 		r.free[i] = int32(servers - 1 - i)
+		r.lastOwner[i] = noOwner
 	}
 	return r
 }
@@ -116,10 +132,61 @@ func (r *Resource) Request(service int64, done Handler, arg int64) {
 		r.account()
 		r.busy++
 		r.served++
-		r.startService(service, done, arg)
+		r.startService(service, noOwner, 0, done, arg)
 		return
 	}
-	r.enqueue(waiter{h: done, arg: arg, service: service, since: r.k.now})
+	r.enqueue(waiter{h: done, arg: arg, service: service, since: r.k.now, owner: noOwner})
+}
+
+// RequestAs is Request by a process (owner, any value but the smallest
+// int32) that leaves its state on the server it ran on, as a process does
+// in a core's caches: it is served on the server it last ran on when that
+// one is free, else on the free server idle the longest (as a scheduler
+// wakes a task on its previous CPU if idle, else on an idle one); a
+// service that begins on a server another owner used last takes
+// switchCost more (the context switch and the cold caches). Owners keep
+// their servers while there are enough of them, so a switch costs only
+// when owners outnumber servers.
+func (r *Resource) RequestAs(service int64, owner int32, switchCost int64, done Handler, arg int64) {
+	if service < 0 || switchCost < 0 {
+		panic(fmt.Sprintf("sim: %s: RequestAs with negative time %d / %d ns", r.name, service, switchCost))
+	}
+	if r.busy < r.servers {
+		r.account()
+		r.busy++
+		r.served++
+		r.startService(service, owner, switchCost, done, arg)
+		return
+	}
+	r.enqueue(waiter{h: done, arg: arg, service: service, since: r.k.now, owner: owner, switchCost: switchCost})
+}
+
+// takeServer removes a free server from the stack for owner (see
+// RequestAs) and returns it.
+func (r *Resource) takeServer(owner int32) int32 {
+	n := len(r.free) - 1
+	pick := n
+	if owner != noOwner {
+		want, ok := r.lastOn[owner]
+		pick = -1
+		for i, s := range r.free {
+			if ok && s == want {
+				pick = i
+				break
+			}
+		}
+		if pick < 0 {
+			pick = n
+			for i := n - 1; i >= 0; i-- {
+				if r.freedAt[r.free[i]] < r.freedAt[r.free[pick]] {
+					pick = i
+				}
+			}
+		}
+	}
+	s := r.free[pick]
+	r.free = append(r.free[:pick], r.free[pick+1:]...)
+	return s
 }
 
 // Acquire takes one server for an open-ended hold. If a server is free and
@@ -166,10 +233,22 @@ func (r *Resource) enqueue(w waiter) {
 }
 
 // startService books a slot for a Request and schedules its completion.
-func (r *Resource) startService(service int64, done Handler, arg int64) {
-	n := len(r.free) - 1
-	s := r.free[n]
-	r.free = r.free[:n]
+func (r *Resource) startService(service int64, owner int32, switchCost int64, done Handler, arg int64) {
+	s := r.takeServer(owner)
+	if owner != noOwner {
+		if prev := r.lastOwner[s]; prev != owner && prev != noOwner {
+			service += switchCost
+			r.switches++
+		}
+		r.lastOwner[s] = owner
+		if r.lastOn == nil {
+			r.lastOn = map[int32]int32{}
+		}
+		r.lastOn[owner] = s
+	} else {
+		// Whatever ran here left the server as no owner's.
+		r.lastOwner[s] = noOwner
+	}
 	r.slots[s] = slot{done: done, arg: arg}
 	r.k.After(service, (*completion)(r), int64(s))
 }
@@ -191,7 +270,7 @@ func (r *Resource) freeServer() {
 		r.k.Schedule(r.k.now, w.h, w.arg)
 		return
 	}
-	r.startService(w.service, w.h, w.arg)
+	r.startService(w.service, w.owner, w.switchCost, w.h, w.arg)
 }
 
 // completion is the Handler of a Request's completion event; its arg is the
@@ -204,6 +283,7 @@ func (c *completion) OnEvent(arg int64) {
 	s := r.slots[arg]
 	r.slots[arg] = slot{}
 	r.free = append(r.free, int32(arg))
+	r.freedAt[arg] = r.k.now
 	// Free the server (handing it to the queue head, if any) before telling
 	// the requester, so the requester sees the resource as it now is: an
 	// Acquire or Request it issues at once gets the server if nobody was
@@ -235,6 +315,7 @@ func (r *Resource) Stats() ResourceStats {
 		BusyNs:      r.busyNs + float64(r.busy)*dt,
 		QueueNs:     r.queueNs + float64(r.queue.len())*dt,
 		ElapsedNs:   r.k.now - r.statsFrom,
+		Switches:    r.switches,
 	}
 	if st.ElapsedNs > 0 {
 		el := float64(st.ElapsedNs)
@@ -255,6 +336,6 @@ func (r *Resource) ResetStats() {
 	now := r.k.now
 	r.statsFrom, r.last = now, now
 	r.busyNs, r.queueNs, r.waitNs = 0, 0, 0
-	r.served = 0
+	r.served, r.switches = 0, 0
 	r.maxQueue = r.queue.len()
 }

@@ -211,3 +211,40 @@ func TestResourceSteadyStateAllocatesNothing(t *testing.T) {
 		t.Fatalf("Resource Request/complete allocates %.1f times per event, want 0", allocs)
 	}
 }
+
+// RequestAs keeps each owner on the server it ran on while it is free (two
+// owners taking turns on two servers never switch), otherwise serves it on
+// the server idle longest, and a service that begins where another owner
+// ran last takes the switch cost more: three owners taking turns on one
+// server switch every time.
+func TestRequestAsAffinityAndSwitchCost(t *testing.T) {
+	k := NewKernel()
+	cpu := NewResource(k, "cpu", 2)
+	r := &recorder{k: k}
+	// A ping-pong: owner 1, then owner 2 once 1 is done, and so on.
+	at := int64(0)
+	for i := range 10 {
+		cpu.RequestAs(100, int32(1+i%2), 50, r, int64(i))
+		k.RunUntil(at + 1000)
+		at += 1000
+	}
+	if st := cpu.Stats(); st.Switches != 0 || st.BusyNs != 10*100 {
+		t.Fatalf("two owners on two servers: %d switches, busy %.0f ns; want 0 and 1000", st.Switches, st.BusyNs)
+	}
+	one := NewResource(k, "one", 1)
+	for i := range 9 {
+		one.RequestAs(100, int32(1+i%3), 50, r, int64(100+i))
+	}
+	k.RunUntil(at + 10000)
+	// The first service finds the server unused: no switch; each later one
+	// follows another owner.
+	if st := one.Stats(); st.Switches != 8 || st.BusyNs != 9*100+8*50 {
+		t.Fatalf("three owners on one server: %d switches, busy %.0f ns; want 8 and 1300", st.Switches, st.BusyNs)
+	}
+	// A Request (no owner) neither pays nor counts.
+	one.Request(100, r, 200)
+	k.RunUntil(at + 20000)
+	if st := one.Stats(); st.Switches != 8 {
+		t.Fatalf("a Request counted a switch: %d", st.Switches)
+	}
+}

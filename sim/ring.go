@@ -6,6 +6,9 @@ type waiter struct {
 	arg     int64
 	service int64 // service time of a Request; acquireHold for an Acquire
 	since   int64 // time the waiter joined the queue
+	// owner and switchCost are RequestAs's (owner noOwner: a Request).
+	owner      int32
+	switchCost int64
 }
 
 // acquireHold marks a waiter that asked for an open-ended hold (Acquire)
