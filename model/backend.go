@@ -7,6 +7,7 @@ import (
 	"github.com/pgbufsim/pgbufsim/model/bufpool"
 	"github.com/pgbufsim/pgbufsim/model/clog"
 	"github.com/pgbufsim/pgbufsim/model/heap"
+	"github.com/pgbufsim/pgbufsim/model/oscache"
 	"github.com/pgbufsim/pgbufsim/policies"
 )
 
@@ -76,6 +77,9 @@ type backend struct {
 	e      *engine
 	id     int32
 	client *client
+	// raFiles is the kernel's readahead state of each segment file this
+	// backend has read (mdfiles.go).
+	raFiles map[int64]*oscache.RAState
 
 	// transaction program
 	ops   []op
@@ -250,7 +254,7 @@ func (b *backend) startWait() {
 			b.resume()
 		}
 	case wRead:
-		if e.os.Read(b.pinGid, b, evResume) {
+		if e.os.Read(b.pinGid, b.readahead(b.pinGid), b, evResume) {
 			b.resume()
 		}
 	case wSleepUntil:

@@ -241,6 +241,7 @@ func build(sc Scenario) (*engine, error) {
 		rb, _ := e.cat.Locate(b)
 		return ra == rb
 	}
+	e.os.Files = segmentFiles{e.cat}
 	e.wal = wal.New(e.k, e.walDev)
 	e.fullPageWrites = sc.Server.FullPageWrites
 	e.hintWAL = sc.Server.WALLogHints || sc.Server.DataChecksums != nil && *sc.Server.DataChecksums
@@ -293,6 +294,7 @@ func osConfig(o OS) oscache.Config {
 		WakeInterval:    int64(o.DirtyWritebackCentisecs) * 10 * sim.Millisecond,
 		MaxInFlight:     o.NrRequests,
 		MaxBatch:        int(max(o.MaxWritebackBatch/8192, 1)),
+		ReadAheadKPages: o.ReadAhead / 4096,
 	}
 }
 

@@ -32,6 +32,9 @@ const (
 	cWriteback
 	cThrottled
 	cDiskReads
+	cDiskReadPages
+	cOSReadahead
+	cOSInflightWaits
 	cDiskWrites
 	cWALWrites
 	cWALRecords
@@ -92,30 +95,33 @@ func (e *engine) snapshot() counters {
 	os := e.os.Stats
 	var c counters
 	c.n = [nCounters]int64{
-		cHits:       int64(ps.Hits),
-		cReads:      int64(ps.Reads),
-		cAlloc:      int64(ps.Alloc),
-		cEvictions:  int64(ps.Evictions),
-		cSweepSteps: int64(ps.SweepSteps),
-		cFreePops:   int64(ps.FreeListPops),
-		cRingReuses: int64(ps.RingReuses),
-		cDirtied:    int64(ps.Dirtied),
-		cClean:      int64(e.bufWrites.clean),
-		cMaxwritten: int64(e.bufWrites.maxwritten),
-		cBackend:    int64(e.bufWrites.backend),
-		cExtends:    int64(e.bufWrites.extends),
-		cCheckpoint: int64(e.bufWrites.checkpoint),
-		cOSHits:     int64(os.Hits),
-		cOSMisses:   int64(os.Misses),
-		cWriteback:  int64(os.WritebackPages),
-		cThrottled:  int64(os.ThrottledWrites),
-		cDiskReads:  int64(e.dataDev.Stats.Reads),
-		cDiskWrites: int64(e.dataDev.Stats.Writes),
-		cWALRecords: int64(e.wal.Stats.Records),
-		cWALFlushes: int64(e.wal.Stats.Flushes),
-		cFPI:        int64(e.wal.Stats.FPI),
-		cFPIHint:    int64(e.wal.Stats.FPIHint),
-		cWALBytes:   e.wal.Stats.Bytes,
+		cHits:            int64(ps.Hits),
+		cReads:           int64(ps.Reads),
+		cAlloc:           int64(ps.Alloc),
+		cEvictions:       int64(ps.Evictions),
+		cSweepSteps:      int64(ps.SweepSteps),
+		cFreePops:        int64(ps.FreeListPops),
+		cRingReuses:      int64(ps.RingReuses),
+		cDirtied:         int64(ps.Dirtied),
+		cClean:           int64(e.bufWrites.clean),
+		cMaxwritten:      int64(e.bufWrites.maxwritten),
+		cBackend:         int64(e.bufWrites.backend),
+		cExtends:         int64(e.bufWrites.extends),
+		cCheckpoint:      int64(e.bufWrites.checkpoint),
+		cOSHits:          int64(os.Hits),
+		cOSMisses:        int64(os.Misses),
+		cWriteback:       int64(os.WritebackPages),
+		cThrottled:       int64(os.ThrottledWrites),
+		cDiskReads:       int64(e.dataDev.Stats.Reads),
+		cDiskReadPages:   int64(e.dataDev.Stats.PagesRead),
+		cOSReadahead:     int64(os.ReadaheadPages),
+		cOSInflightWaits: int64(os.InflightWaits),
+		cDiskWrites:      int64(e.dataDev.Stats.Writes),
+		cWALRecords:      int64(e.wal.Stats.Records),
+		cWALFlushes:      int64(e.wal.Stats.Flushes),
+		cFPI:             int64(e.wal.Stats.FPI),
+		cFPIHint:         int64(e.wal.Stats.FPIHint),
+		cWALBytes:        e.wal.Stats.Bytes,
 
 		cTuplesChecked:    e.vis.tuplesChecked,
 		cAllVisibleSkips:  e.vis.allVisibleSkips,
@@ -364,10 +370,13 @@ func (e *engine) metrics(c counters, rel []relCounters, dur int64, txns, skipped
 		HitRatio:        ratio(float64(c.n[cOSHits]), float64(c.n[cOSHits]+c.n[cOSMisses])),
 		WritebackPages:  c.n[cWriteback],
 		ThrottledWrites: c.n[cThrottled],
+		ReadaheadPages:  c.n[cOSReadahead],
+		InflightWaits:   c.n[cOSInflightWaits],
 		PeakDirtyMB:     round6(float64(e.os.Stats.PeakDirtyPages) * 8192 / (1 << 20)),
 	}
 	m.Disk = Disk{
 		Reads:     c.n[cDiskReads],
+		ReadPages: c.n[cDiskReadPages],
 		Writes:    c.n[cDiskWrites],
 		ReadMS:    distOf(read),
 		WALWrites: c.n[cWALWrites],

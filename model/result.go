@@ -310,12 +310,18 @@ type OSCache struct {
 	HitRatio        float64 `json:"hit_ratio"`
 	WritebackPages  int64   `json:"writeback_pages"`
 	ThrottledWrites int64   `json:"throttled_writes"`
-	PeakDirtyMB     float64 `json:"peak_dirty_mb"`
+	// ReadaheadPages are pages the kernel's readahead read before any
+	// read asked for them; InflightWaits are reads that found their page
+	// cached but still being read (mm/readahead.c, mm/filemap.c).
+	ReadaheadPages int64   `json:"readahead_pages"`
+	InflightWaits  int64   `json:"inflight_waits"`
+	PeakDirtyMB    float64 `json:"peak_dirty_mb"`
 }
 
 // Disk describes the data device (and the WAL device under "wal_").
 type Disk struct {
 	Reads          int64   `json:"reads"`
+	ReadPages      int64   `json:"read_pages"` // 8 kB pages those reads brought in (readahead merges many into one)
 	Writes         int64   `json:"writes"`
 	ReadMS         Dist    `json:"read_ms"`
 	Utilisation    float64 `json:"utilisation"`

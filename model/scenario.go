@@ -163,6 +163,11 @@ type OS struct {
 	// MaxWritebackBatch is the largest merged writeback request
 	// (max_sectors_kb).
 	MaxWritebackBatch int64 `yaml:"max_writeback_batch" unit:"bytes" range:"8kB,64MB"`
+	// ReadAhead is the data device's readahead maximum
+	// (/sys/block/DEV/queue/read_ahead_kb, 128 kB by default): buffered
+	// reads of a file read ahead of a sequential reader in windows growing
+	// up to it (mm/readahead.c); 0 turns readahead off.
+	ReadAhead int64 `yaml:"read_ahead" unit:"bytes" range:"0,1GB"`
 }
 
 // Storage names the devices under the data directory and the WAL.
@@ -708,6 +713,7 @@ func DefaultScenario() Scenario {
 			DirtyWritebackCentisecs: 500,
 			NrRequests:              128,
 			MaxWritebackBatch:       512 << 10,
+			ReadAhead:               128 << 10,
 		},
 		Storage: Storage{
 			Data: DeviceConfig{Preset: "sata-ssd", Scheduler: "fifo"},

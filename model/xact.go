@@ -343,7 +343,7 @@ func (b *backend) fetchStatus(xid uint32) clog.Status {
 			e.vis.clogDiskReads++
 			b.cpu += e.dataDev.Params().ReadTime
 		}
-		e.os.Read(gid, nil, 0)
+		e.os.Read(gid, nil, nil, 0)
 	}
 	st := e.x.clog.Get(xid)
 	if st != clog.InProgress {

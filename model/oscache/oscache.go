@@ -36,7 +36,11 @@ type Config struct {
 	Expire          int64 // ns a page may stay dirty before the flusher writes it
 	WakeInterval    int64 // ns between periodic flusher wake-ups (0 = never)
 	MaxInFlight     int   // writeback requests in flight at once (the block layer's nr_requests)
-	MaxBatch        int   // pages merged into one writeback request
+	MaxBatch        int   // pages merged into one request (max_sectors_kb), writeback and reads alike
+	// ReadAheadKPages is the readahead window's maximum in kernel pages
+	// of 4 kB (the device's read_ahead_kb / 4); 0 turns readahead off
+	// (readahead.go).
+	ReadAheadKPages int64
 }
 
 // Page flags.
@@ -44,6 +48,9 @@ const (
 	fCached    = 1 << iota
 	fDirty     // modified since the last writeback started
 	fWriteback // a writeback of this page is in flight
+	fReading   // a read of this page is in flight: cached but not up to date
+	fReadahead // PG_readahead: reading this page starts the next window
+	fRAOdd     // the marked kernel page is the block's second 4 kB page
 )
 
 const nilPage = -1
@@ -51,6 +58,10 @@ const nilPage = -1
 // Stats are the cache's cumulative counters.
 type Stats struct {
 	Hits, Misses        uint64
+	InflightWaits       uint64 // reads that found their page cached but still being read (readahead in flight)
+	ReadRequests        uint64 // device read requests
+	ReadPages           uint64 // pages those requests read
+	ReadaheadPages      uint64 // of which pages no read had asked for yet (readahead)
 	WritebackPages      uint64 // pages written to the device (any reason)
 	WritebackRequests   uint64
 	FsyncPages          uint64 // pages written because of fsync
@@ -89,11 +100,17 @@ type Cache struct {
 	fsyncQ    []fsyncPage // pages fsync() still has to submit, in order
 	fsyncHead int
 	active    []*ioReq // writeback requests in flight
+	reading   []*ioReq // read requests in flight
+	readScratch []reader
 
 	// Segment returns the segment-file identity of a gid (relation and
 	// 1 GB segment), so that merged writeback never crosses files, and
 	// whether gid+1 lies in the same file.
 	SameFile func(a, b int32) bool
+	// Files places pages in files for readahead; nil: no readahead.
+	Files FileMap
+
+	onReadRun func(n int32) // tests: sees each device read's size
 
 	Stats Stats
 }
@@ -123,7 +140,14 @@ type ioReq struct {
 	arg     int64
 	fsync   *fsyncOp
 	waiters []*fsyncOp // fsyncs that found this write already in flight
-	active  int        // index in Cache.active while in flight
+	active  int        // index in Cache.active (writes) or Cache.reading (reads) while in flight
+	readers []reader   // reads waiting for pages of this read request
+}
+
+type reader struct {
+	gid  int32
+	done sim.Handler
+	arg  int64
 }
 
 type fsyncOp struct {
@@ -227,7 +251,7 @@ func (c *Cache) pushFront(g int32) {
 func (c *Cache) DropClean() {
 	for g := c.head; g != nilPage; {
 		next := c.next[g]
-		if c.flags[g]&(fDirty|fWriteback) == 0 {
+		if c.flags[g]&(fDirty|fWriteback|fReading) == 0 {
 			c.unlink(g)
 			c.flags[g] &^= fCached
 			c.n--
@@ -341,13 +365,14 @@ func (c *Cache) touch(g int32) {
 }
 
 // evict drops clean pages from the LRU tail until the cache fits. Dirty
-// pages and pages under writeback cannot be dropped; they are rotated to the
-// head (the kernel's reclaim likewise skips them and starts writeback).
+// pages, pages under writeback and pages being read cannot be dropped; they
+// are rotated to the head (the kernel's reclaim likewise skips them and
+// starts writeback).
 func (c *Cache) evict() {
 	rotations := int64(0)
 	for c.n > c.cfg.CapacityPages && c.tail != nilPage {
 		g := c.tail
-		if c.flags[g]&(fDirty|fWriteback) != 0 {
+		if c.flags[g]&(fDirty|fWriteback|fReading) != 0 {
 			c.Stats.DirtyEvictionSkips++
 			rotations++
 			if rotations > c.n {
@@ -359,27 +384,97 @@ func (c *Cache) evict() {
 			continue
 		}
 		c.unlink(g)
-		c.flags[g] &^= fCached
+		c.flags[g] &^= fCached | fReadahead | fRAOdd
 		c.n--
 		c.Stats.Evictions++
 	}
 }
 
-// Read is a pread() of one page. On a cache hit it returns true and the
-// caller continues at once (charging its own syscall CPU). On a miss it
-// queues a device read, returns false, and done.OnEvent(arg) fires when the
-// page has arrived.
-func (c *Cache) Read(gid int32, done sim.Handler, arg int64) bool {
-	if c.Contains(gid) {
-		c.Stats.Hits++
-		c.touch(gid)
-		return true
+// Read is a pread() of one page by the reader whose readahead state for
+// the page's file is ra (nil: a read outside any file's readahead, such as
+// an SLRU's). It follows filemap_read/filemap_get_pages (mm/filemap.c): a
+// page that is not cached starts the synchronous readahead (readahead.go)
+// or, with readahead off, a read of the page alone; a page carrying the
+// readahead mark starts the next window; a page cached but still being
+// read is waited for. On a hit of an up-to-date page it returns true and
+// the caller continues at once (charging its own syscall CPU); otherwise
+// it returns false and done.OnEvent(arg) fires when the page is up to date.
+func (c *Cache) Read(gid int32, ra *RAState, done sim.Handler, arg int64) bool {
+	c.grow(gid)
+	if c.flags[gid]&fCached == 0 {
+		c.Stats.Misses++
+		if ra != nil && c.cfg.ReadAheadKPages > 0 && c.Files != nil {
+			c.syncReadahead(gid, ra)
+		}
+		if c.flags[gid]&fCached == 0 {
+			c.readRun(gid, 1, -1, false)
+		}
+		if c.flags[gid]&fReadahead != 0 && ra != nil {
+			// The window's mark fell on this block's second 4 kB page:
+			// the same pread reaches it (a window of one block).
+			c.asyncReadahead(gid, ra)
+		}
+		c.waitRead(gid, done, arg)
+		ra.readDone(gid, c.Files)
+		return false
 	}
-	c.Stats.Misses++
+	if c.flags[gid]&fReadahead != 0 && ra != nil && c.cfg.ReadAheadKPages > 0 && c.Files != nil {
+		c.asyncReadahead(gid, ra)
+	}
+	ra.readDone(gid, c.Files)
+	if c.flags[gid]&fReading != 0 {
+		c.Stats.InflightWaits++
+		c.waitRead(gid, done, arg)
+		return false
+	}
+	c.Stats.Hits++
+	c.touch(gid)
+	return true
+}
+
+// readRun submits one device read of the n pages from gid, which must
+// not be cached: they enter the cache now, locked until the read
+// completes (add_to_page_cache_lru before the I/O). mark, if within the
+// run, is the page that gets the readahead mark (on its second kernel
+// page if odd).
+func (c *Cache) readRun(gid int32, n int32, mark int32, odd bool) {
+	for g := gid; g < gid+n; g++ {
+		c.grow(g)
+		c.flags[g] |= fCached | fReading
+		c.pushFront(g)
+		c.n++
+	}
+	if mark >= gid && mark < gid+n {
+		c.flags[mark] |= fReadahead
+		if odd {
+			c.flags[mark] |= fRAOdd
+		}
+	}
 	r := c.req()
-	r.read, r.gid, r.n, r.done, r.arg = true, gid, 1, done, arg
-	c.dev.Submit(storage.Read, int64(gid), 1, r, 0)
-	return false
+	r.read, r.gid, r.n = true, gid, n
+	r.active = len(c.reading)
+	c.reading = append(c.reading, r)
+	c.Stats.ReadRequests++
+	c.Stats.ReadPages += uint64(n)
+	if c.onReadRun != nil {
+		c.onReadRun(n)
+	}
+	c.dev.Submit(storage.Read, int64(gid), int(n), r, 0)
+	c.evict()
+}
+
+// waitRead makes done.OnEvent(arg) fire when gid's read completes.
+func (c *Cache) waitRead(gid int32, done sim.Handler, arg int64) {
+	if done == nil {
+		return
+	}
+	for _, r := range c.reading {
+		if gid >= r.gid && gid < r.gid+r.n {
+			r.readers = append(r.readers, reader{gid: gid, done: done, arg: arg})
+			return
+		}
+	}
+	panic("oscache: waiting for a page no read is bringing in")
 }
 
 // Write is a pwrite() of one full page: the page becomes cached and dirty.
@@ -421,11 +516,39 @@ func (c *Cache) req() *ioReq {
 	return &ioReq{c: c}
 }
 
+// readDone completes a read request: its pages are up to date, and each
+// reader waiting for one of them takes it (mark_page_accessed: the page
+// moves to the LRU's head) and resumes, in the order they asked.
+func (c *Cache) readDone(r *ioReq) {
+	last := c.reading[len(c.reading)-1]
+	c.reading[r.active] = last
+	last.active = r.active
+	c.reading = c.reading[:len(c.reading)-1]
+	for g := r.gid; g < r.gid+r.n; g++ {
+		c.flags[g] &^= fReading
+	}
+	// The readers are copied out before the request is recycled: a
+	// reader resumed below may issue reads of its own at once.
+	c.readScratch = append(c.readScratch[:0], r.readers...)
+	*r = ioReq{c: c, waiters: r.waiters[:0], readers: r.readers[:0]}
+	c.free = append(c.free, r)
+	for _, w := range c.readScratch {
+		c.touch(w.gid) // before evicting: a page read for a reader is not given up before it gets it
+	}
+	if c.n > c.cfg.CapacityPages {
+		c.evict()
+	}
+	for _, w := range c.readScratch {
+		w.done.OnEvent(w.arg)
+	}
+}
+
 // OnEvent completes device requests issued by the cache.
 func (r *ioReq) OnEvent(int64) {
 	c := r.c
 	if r.read {
-		c.touch(r.gid)
+		c.readDone(r)
+		return
 	} else {
 		c.inFlight--
 		last := c.active[len(c.active)-1]
@@ -466,7 +589,7 @@ func (r *ioReq) OnEvent(int64) {
 		}
 	}
 	done, arg := r.done, r.arg
-	*r = ioReq{c: c, waiters: r.waiters[:0]}
+	*r = ioReq{c: c, waiters: r.waiters[:0], readers: r.readers[:0]}
 	c.free = append(c.free, r)
 	if done != nil {
 		done.OnEvent(arg)

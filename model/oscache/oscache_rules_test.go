@@ -72,7 +72,7 @@ func TestPwriteOnlyDirtiesThePageCache(t *testing.T) {
 		t.Fatalf("%d device writes before any page expired", dev.Stats.Writes)
 	}
 	// A read of a page written earlier is a cache hit: no device read.
-	if !c.Read(4, nil, 0) || dev.Stats.Reads != 0 {
+	if !c.Read(4, nil, nil, 0) || dev.Stats.Reads != 0 {
 		t.Fatalf("read of a dirty cached page went to the device")
 	}
 }
@@ -177,7 +177,7 @@ func TestWritersThrottledAboveDirtyLimit(t *testing.T) {
 // both; the other file's pages stay dirty.
 func TestFsyncWritesEveryDirtyPageOfTheFile(t *testing.T) {
 	k, dev, c := testCache(t, 1, defaultCfg())
-	c.Read(6, nil, 0) // page 6 cached clean: it must not join the run 3-5-6-7
+	c.Read(6, nil, nil, 0) // page 6 cached clean: it must not join the run 3-5-6-7
 	k.RunUntil(sim.Second)
 	for _, g := range []int32{7, 3, 4, 5, 900} { // file 0: 3-5 contiguous, 7, 900
 		c.Write(g, nil, 0)
@@ -234,7 +234,7 @@ func TestReadMissQueuesBehindWriteback(t *testing.T) {
 	}
 	c.StartWriteback(burst) // ten scattered 8 ms writes
 	r := &recorder{k: k}
-	if c.Read(2001, r, 0) {
+	if c.Read(2001, nil, r, 0) {
 		t.Fatalf("read of an uncached page reported a hit")
 	}
 	k.RunUntil(sim.Second)
@@ -255,11 +255,11 @@ func TestLRUEvictsCleanPagesOnly(t *testing.T) {
 	k, _, c := testCache(t, 1, cfg)
 	c.Write(1, nil, 0) // dirty, oldest
 	for _, g := range []int32{2, 3} {
-		c.Read(g, nil, 0)
+		c.Read(g, nil, nil, 0)
 	}
 	k.RunUntil(sim.Second)
-	c.Read(2, nil, 0) // 2 becomes most recent: LRU order 1 (dirty), 3, 2
-	c.Read(4, nil, 0)
+	c.Read(2, nil, nil, 0) // 2 becomes most recent: LRU order 1 (dirty), 3, 2
+	c.Read(4, nil, nil, 0)
 	k.RunUntil(2 * sim.Second)
 	if !c.Contains(1) || c.Contains(3) || !c.Contains(2) || !c.Contains(4) {
 		t.Fatalf("cached 1:%v 2:%v 3:%v 4:%v; want 1 (dirty), 2, 4 kept and 3 (LRU clean) dropped",

@@ -1,0 +1,43 @@
+package model
+
+import (
+	"github.com/pgbufsim/pgbufsim/model/catalog"
+	"github.com/pgbufsim/pgbufsim/model/oscache"
+)
+
+// relSegBlocks is RELSEG_SIZE: md.c stores a relation fork in files of
+// 1 GB (131072 blocks of 8 kB), each opened separately (mdopenfork,
+// _mdfd_getseg), so the kernel's readahead state and end-of-file are per
+// segment file.
+const relSegBlocks = 131072
+
+// segmentFiles places pages in their relation's segment files for the OS
+// cache's readahead: a file is a relation and a segment number.
+type segmentFiles struct{ cat *catalog.Catalog }
+
+func (f segmentFiles) Locate(gid int32) (file int64, block, nblocks int32) {
+	rel, blk := f.cat.Locate(gid)
+	seg := blk / relSegBlocks
+	n := min(f.cat.Rel(rel).NBlocks-seg*relSegBlocks, relSegBlocks)
+	return int64(rel)<<20 | int64(seg), blk - seg*relSegBlocks, n
+}
+
+func (f segmentFiles) Page(file int64, block int32) int32 {
+	return f.cat.GID(catalog.RelID(file>>20), int32(file&(1<<20-1))*relSegBlocks+block)
+}
+
+// readahead returns the backend's readahead state for the segment file
+// holding gid: each backend opens its own file descriptors (fd.c's virtual
+// file descriptors), and the kernel keeps readahead state per open file.
+func (b *backend) readahead(gid int32) *oscache.RAState {
+	file, _, _ := segmentFiles{b.e.cat}.Locate(gid)
+	if b.raFiles == nil {
+		b.raFiles = map[int64]*oscache.RAState{}
+	}
+	ra := b.raFiles[file]
+	if ra == nil {
+		ra = &oscache.RAState{}
+		b.raFiles[file] = ra
+	}
+	return ra
+}
