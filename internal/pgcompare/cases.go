@@ -93,13 +93,18 @@ func scanSQL(table string) []string {
 }
 
 // base is the scenario header every case shares: a server like the one
-// Start makes (autovacuum off, defaults otherwise), one client per phase.
+// Start makes (autovacuum off, defaults otherwise), one client per phase,
+// and the readahead and largest request of the device the clusters live on.
 func base(name, version, sharedBuffers string) string {
+	device := ""
+	if q, ok := scratchQueue(); ok {
+		device = fmt.Sprintf(", read_ahead: %dkB, max_writeback_batch: %dkB", q.ReadAheadKB, min(max(q.MaxSectorsKB, 8), 64<<10))
+	}
 	return fmt.Sprintf(`name: fidelity-%s
 seed: 1
 server: {version: "%s", shared_buffers: %s, cpus: 2, autovacuum: false}
-os: {page_cache: 2GB}
-`, name, version, sharedBuffers)
+os: {page_cache: 2GB%s}
+`, name, version, sharedBuffers, device)
 }
 
 func seqscanRing(v string) Case {

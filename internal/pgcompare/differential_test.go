@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -13,7 +14,8 @@ import (
 // known deviation (docs/fidelity.md). It takes about six minutes, so it
 // runs only with PGBUFSIM_DIFFERENTIAL=1 (.ci/run sets it); without
 // PostgreSQL's binaries it skips with a message. The report is written to
-// $PGBUFSIM_FIDELITY_OUT if set.
+// $PGBUFSIM_FIDELITY_OUT if set. PGBUFSIM_DIFFERENTIAL_CASES=a,b runs only
+// the cases named.
 func TestDifferential(t *testing.T) {
 	if os.Getenv("PGBUFSIM_DIFFERENTIAL") == "" {
 		t.Skip("set PGBUFSIM_DIFFERENTIAL=1 to run the differential test against a real PostgreSQL (about six minutes)")
@@ -29,7 +31,16 @@ func TestDifferential(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	var results []*CaseResult
+	only := map[string]bool{}
+	for _, n := range strings.Split(os.Getenv("PGBUFSIM_DIFFERENTIAL_CASES"), ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			only[n] = true
+		}
+	}
 	for _, c := range Cases(major) {
+		if len(only) > 0 && !only[c.Name] {
+			continue
+		}
 		cr, err := RunCase(ctx, c, t.TempDir())
 		if err != nil {
 			t.Fatalf("%s: %v", c.Name, err)

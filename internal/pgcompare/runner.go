@@ -66,6 +66,11 @@ type Result struct {
 	Transactions int64
 	// WallSeconds is the duration of the step's SQL and pgbench work.
 	WallSeconds float64
+	// Device is what the block device under the cluster read during the
+	// step's session and work, measured only when the OS page cache was
+	// dropped before the step (CachesDropped) and the cluster is on a
+	// block device; nil otherwise.
+	Device *DeviceIO
 	// Restarted and CachesDropped tell whether the server was restarted, or
 	// the OS page cache dropped, since the previous measured step.
 	Restarted, CachesDropped bool

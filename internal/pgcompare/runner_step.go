@@ -191,6 +191,11 @@ func (r *runState) measure(ctx context.Context, st Step) error {
 	if err != nil {
 		return err
 	}
+	var devBefore DeviceIO
+	devErr := errors.New("page cache not dropped")
+	if r.dropped {
+		devBefore, devErr = ReadDeviceIO(r.c.Dir())
+	}
 	conn, release, err := r.stepSession(ctx, st)
 	if err != nil {
 		return err
@@ -199,6 +204,13 @@ func (r *runState) measure(ctx context.Context, st Step) error {
 	out, err := r.work(ctx, conn, st)
 	if err != nil {
 		return err
+	}
+	var device *DeviceIO
+	if devErr == nil {
+		if after, err := ReadDeviceIO(r.c.Dir()); err == nil {
+			d := after.Minus(devBefore)
+			device = &d
+		}
 	}
 	if conn != nil {
 		if err := r.publish(ctx, conn, st.NewSession); err != nil {
@@ -229,6 +241,7 @@ func (r *runState) measure(ctx context.Context, st Step) error {
 		Explain: out.explain, Usage: usage,
 		Pgbench: out.pgbench, Transactions: ParseTransactions(out.pgbench),
 		WallSeconds: out.wall,
+		Device:      device,
 		Restarted:   r.restarted, CachesDropped: r.dropped,
 	}
 	if isBench {
