@@ -97,10 +97,10 @@ type Cache struct {
 	waiters []waiter // throttled writers, FIFO
 	free    []*ioReq
 
-	fsyncQ    []fsyncPage // pages fsync() still has to submit, in order
-	fsyncHead int
-	active    []*ioReq // writeback requests in flight
-	reading   []*ioReq // read requests in flight
+	fsyncQ      []fsyncPage // pages fsync() still has to submit, in order
+	fsyncHead   int
+	active      []*ioReq // writeback requests in flight
+	reading     []*ioReq // read requests in flight
 	readScratch []reader
 
 	// Segment returns the segment-file identity of a gid (relation and
