@@ -180,6 +180,18 @@ func device(k *sim.Kernel, name string, cfg DeviceConfig, rng *rand.Rand) (*stor
 	if cfg.SeekSpan > 0 {
 		p.SeekSpan = cfg.SeekSpan
 	}
+	if cfg.TransferTime > 0 {
+		p.TransferTime = cfg.TransferTime
+	}
+	if cfg.IOPS > 0 {
+		p.IOPS = cfg.IOPS
+	}
+	if cfg.Throughput > 0 {
+		p.Throughput = cfg.Throughput
+	}
+	if cfg.IOUnit > 0 {
+		p.IOUnit = cfg.IOUnit
+	}
 	p.Scheduler = cfg.Scheduler
 	p.QueueDepth = cfg.QueueDepth
 	return storage.New(k, name, p, rng)

@@ -180,9 +180,10 @@ type Storage struct {
 // fields overridden. Service times are means; each request draws its own
 // time from a lognormal distribution with coefficient of variation Jitter.
 type DeviceConfig struct {
-	// Preset: hdd-7200, sata-ssd, nvme; for the WAL also "data" (WAL on
-	// the data device, sharing its queue); "custom" takes every field.
-	Preset   string `yaml:"preset" enum:"hdd-7200|sata-ssd|nvme|data|custom"`
+	// Preset: hdd-7200, sata-ssd, nvme, cloud-gp3; for the WAL also "data"
+	// (WAL on the data device, sharing its queue); "custom" takes every
+	// field.
+	Preset   string `yaml:"preset" enum:"hdd-7200|sata-ssd|nvme|cloud-gp3|data|custom"`
 	Channels int    `yaml:"channels" range:"0,1024"`
 	// ReadTime and WriteTime are the mean service times of a random 8 kB
 	// request; SeqTime that of a request contiguous with the previous one
@@ -205,6 +206,16 @@ type DeviceConfig struct {
 	// RAID controller queue) holds and serves in order; the elevator only
 	// reorders the rest. 0 = one per channel.
 	QueueDepth int `yaml:"queue_depth" range:"0,100000"`
+	// TransferTime is each further page's time within one multi-page
+	// request (0 = the preset's; presets other than cloud-gp3: seq_time).
+	TransferTime int64 `yaml:"transfer_time" unit:"duration" range:"0,1s"`
+	// IOPS and Throughput cap what the device accepts per second (a
+	// provisioned cloud volume; 0 = the preset's, none for local devices);
+	// IOUnit is the size counted as one operation (0 = the preset's, 256 kB
+	// where IOPS is capped).
+	IOPS       int64 `yaml:"iops" range:"0,100000000"`
+	Throughput int64 `yaml:"throughput" unit:"bytes" range:"0,1TB"`
+	IOUnit     int64 `yaml:"io_unit" unit:"bytes" range:"0,1GB"`
 }
 
 // Policies selects the pluggable policies.

@@ -535,9 +535,20 @@ that a few of PostgreSQL's catalog pages shift in time (after 10 s at 200
 tps the usage-count shares differed by up to 0.2; after 40 s at 800 they
 agree within 0.05).
 
+A step that starts with the OS page cache dropped (echo 3 >
+/proc/sys/vm/drop_caches, where the harness may) also compares what the
+block device under the cluster read: /sys/dev/block/MAJ:MIN/stat's read
+requests and sectors (as 8 kB pages) before and after the step's session,
+against the model's disk.reads and disk.read_pages, with the scenario's
+os.read_ahead and max_writeback_batch set to the device's read_ahead_kb
+and max_sectors_kb (docs/model.md, "The kernel's readahead"). The device's
+counters are the whole machine's and include the session's catalog reads,
+which PostgreSQL makes from many small catalog files and the model from one
+catalog relation: they are held within 20 %% or 10.
+
 Tolerances: counters within 10 %% or 5 buffers, hit ratios within 0.01,
 the share of the relations' buffers at each usage count within 0.05;
-effects must have the same sign. Timings are shown, not asserted: the
+device counters within 20 %% or 10; effects must have the same sign. Timings are shown, not asserted: the
 simulator's costs describe no particular machine (calibration is its own
 subject). Regenerate this page with
 

@@ -50,6 +50,18 @@ type Params struct {
 	// can only reorder what it has not handed over yet. 0 or less than
 	// Channels means one per channel.
 	QueueDepth int
+	// TransferTime is the time of each page after the first within one
+	// request (a readahead window, merged writeback); 0: SeqTime. A network
+	// volume pays its latency per request, contiguous or not (SeqTime =
+	// ReadTime), but moves the pages of a large request quickly.
+	TransferTime int64
+	// IOPS and Throughput cap the requests per second and the bytes per
+	// second the device accepts (a provisioned cloud volume's limits; 0:
+	// none). A request counts as ceil(bytes / IOUnit) operations (a cloud
+	// volume counts I/O up to 256 KiB as one). Requests over the limits
+	// wait, in submission order, before they reach the queue (a token
+	// bucket without burst credit).
+	IOPS, Throughput, IOUnit int64
 }
 
 // Presets are typical devices of their class. The figures are means of
@@ -60,10 +72,17 @@ var Presets = map[string]Params{
 	"hdd-7200": {Channels: 1, ReadTime: 8_300_000, WriteTime: 8_300_000, SeqTime: 100_000, FlushTime: 4_000_000, Jitter: 0.35, SeekSpan: 1 << 20},
 	"sata-ssd": {Channels: 4, ReadTime: 120_000, WriteTime: 60_000, SeqTime: 25_000, FlushTime: 500_000, Jitter: 0.5},
 	"nvme":     {Channels: 16, ReadTime: 80_000, WriteTime: 25_000, SeqTime: 10_000, FlushTime: 50_000, Jitter: 0.5},
+	// A provisioned network block volume at its baseline (Amazon EBS gp3:
+	// 3000 IOPS counted in I/O of up to 256 KiB, 125 MiB/s; "single-digit
+	// millisecond" latency, typically 0.5-1 ms for 8 kB): every request
+	// crosses the network, contiguous or not, the pages of a large one
+	// stream fast, and the caps decide what a scan or a checkpoint gets.
+	"cloud-gp3": {Channels: 16, ReadTime: 700_000, WriteTime: 900_000, SeqTime: 700_000, TransferTime: 8_000, FlushTime: 1_000_000, Jitter: 0.3,
+		IOPS: 3000, Throughput: 125 << 20, IOUnit: 256 << 10},
 }
 
 // PresetNames lists the presets in a stable order.
-var PresetNames = []string{"hdd-7200", "sata-ssd", "nvme"}
+var PresetNames = []string{"hdd-7200", "sata-ssd", "nvme", "cloud-gp3"}
 
 // Op is a request kind.
 type Op uint8
@@ -100,6 +119,11 @@ type Device struct {
 
 	free []*request
 	elev *elevator // nil under the FIFO scheduler
+
+	// The rate limits' schedule: the earliest time the next request may
+	// enter the queue (GCRA's theoretical arrival time).
+	limited bool
+	tat     int64
 }
 
 // New creates a device. rng feeds the service-time draws (a stream of its
@@ -122,6 +146,14 @@ func New(k *sim.Kernel, name string, p Params, rng *rand.Rand) (*Device, error) 
 	default:
 		return nil, fmt.Errorf("device %s: unknown scheduler %q (fifo or deadline)", name, p.Scheduler)
 	}
+	if p.IOPS < 0 || p.Throughput < 0 || p.IOUnit < 0 || p.TransferTime < 0 {
+		return nil, fmt.Errorf("device %s: iops, throughput, io_unit and transfer_time must be >= 0", name)
+	}
+	if p.IOPS > 0 && p.IOUnit == 0 {
+		p.IOUnit = 256 << 10
+	}
+	d.p = p
+	d.limited = p.IOPS > 0 || p.Throughput > 0
 	if p.Jitter > 0 {
 		s2 := math.Log1p(p.Jitter * p.Jitter)
 		d.lognorm = distuv.LogNormal{Mu: -s2 / 2, Sigma: math.Sqrt(s2), Src: rng}
@@ -164,10 +196,27 @@ type request struct {
 	submit int64
 	done   sim.Handler
 	arg    int64
+
+	// A request held back by the rate limits, until it is admitted.
+	addr   int64
+	npages int
+	sized  int64
+	flush  bool
 }
 
-func (r *request) OnEvent(int64) {
+// evAdmit is a held-back request's admission; 0 is its completion.
+const evAdmit = 1
+
+func (r *request) OnEvent(arg int64) {
 	d := r.d
+	if arg == evAdmit {
+		if r.sized > 0 {
+			d.sizedNow(r, r.sized, r.flush)
+		} else {
+			d.submitNow(r, r.op, r.addr, r.npages)
+		}
+		return
+	}
 	if d.elev != nil {
 		d.elevatorDispatch() // a channel just became free
 	}
@@ -199,6 +248,36 @@ func (d *Device) Submit(op Op, addr int64, npages int, done sim.Handler, arg int
 		d.Stats.Flushes++
 	}
 	r := d.newRequest(op, done, arg)
+	if d.limited && op != Flush && d.hold(r, int64(npages)*8192) {
+		r.addr, r.npages, r.sized = addr, npages, 0
+		return
+	}
+	d.submitNow(r, op, addr, npages)
+}
+
+// hold charges a request of bytes to the rate limits and reports whether
+// it must wait: then it is admitted later (evAdmit), in submission order.
+func (d *Device) hold(r *request, bytes int64) bool {
+	ios := max(1, (bytes+d.p.IOUnit-1)/max(d.p.IOUnit, 1))
+	var cost int64
+	if d.p.IOPS > 0 {
+		cost = ios * 1_000_000_000 / d.p.IOPS
+	}
+	if d.p.Throughput > 0 {
+		cost = max(cost, int64(float64(bytes)*1e9/float64(d.p.Throughput)))
+	}
+	now := d.k.Now()
+	at := max(now, d.tat)
+	d.tat = at + cost
+	if at == now {
+		return false
+	}
+	d.k.Schedule(at, r, evAdmit)
+	return true
+}
+
+// submitNow puts an admitted page request in the queue.
+func (d *Device) submitNow(r *request, op Op, addr int64, npages int) {
 	if d.elev != nil {
 		p := d.elev.get()
 		p.op, p.addr, p.npages, p.sized, p.flush, p.r = op, addr, npages, 0, false, r
@@ -231,7 +310,11 @@ func (d *Device) pageTime(op Op, addr int64, npages int) int64 {
 		f := math.Sqrt(min(1, float64(dist)/float64(d.p.SeekSpan)))
 		base = d.p.SeqTime + int64(float64(base-d.p.SeqTime)*(0.5+0.5*f))
 	}
-	svc := d.draw(base) + int64(npages-1)*d.p.SeqTime
+	per := d.p.SeqTime
+	if d.p.TransferTime > 0 {
+		per = d.p.TransferTime
+	}
+	svc := d.draw(base) + int64(npages-1)*per
 	d.lastAddr = addr + int64(npages) - 1
 	return svc
 }
@@ -246,6 +329,15 @@ func (d *Device) SubmitSized(bytes int64, flush bool, done sim.Handler, arg int6
 		d.Stats.Flushes++
 	}
 	r := d.newRequest(Write, done, arg)
+	if d.limited && d.hold(r, bytes) {
+		r.sized, r.flush = bytes, flush
+		return
+	}
+	d.sizedNow(r, bytes, flush)
+}
+
+// sizedNow puts an admitted sized write in the queue.
+func (d *Device) sizedNow(r *request, bytes int64, flush bool) {
 	if d.elev != nil {
 		p := d.elev.get()
 		p.op, p.addr, p.npages, p.sized, p.flush, p.r = Write, walRegion+d.elev.walNext, 0, bytes, flush, r
@@ -263,6 +355,10 @@ func sizedPages(bytes int64) int64 {
 // sizedTime draws the service time of a SubmitSized write.
 func (d *Device) sizedTime(bytes int64, flush bool) int64 {
 	svc := d.draw(d.p.SeqTime) * sizedPages(bytes)
+	if d.p.TransferTime > 0 {
+		// One request's latency, then its pages stream.
+		svc = d.draw(d.p.SeqTime) + (sizedPages(bytes)-1)*d.p.TransferTime
+	}
 	d.lastAddr = -2 // the WAL is elsewhere on the device: the next data request seeks
 	if flush {
 		svc += d.draw(d.p.FlushTime)

@@ -168,3 +168,72 @@ func TestSeekTimeGrowsWithDistance(t *testing.T) {
 		t.Errorf("only the disk preset should seek: hdd %d, nvme %d, ssd %d", p.SeekSpan, Presets["nvme"].SeekSpan, Presets["sata-ssd"].SeekSpan)
 	}
 }
+
+// A provisioned volume's IOPS cap: requests enter the queue no faster than
+// the cap allows, in submission order, whatever the channels could do; a
+// request larger than io_unit counts as several operations.
+func TestIOPSCap(t *testing.T) {
+	k := sim.NewKernel()
+	d, err := New(k, "data", Params{Channels: 16, ReadTime: 100_000, WriteTime: 100_000, SeqTime: 100_000, TransferTime: 1_000, IOPS: 1000, IOUnit: 256 << 10}, sim.NewStream(1, 0, "dev"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := &doneAt{k: k}
+	for i := int64(0); i < 100; i++ {
+		d.Submit(Read, 1000*i, 1, got, 0)
+	}
+	k.Run()
+	// Admitted at 0, 1, ..., 99 ms; each takes 100 us.
+	if n := len(got.times); n != 100 || got.times[99] != 99*sim.Millisecond+100_000 {
+		t.Fatalf("%d reads, the last done at %v; want 100, at 99.1 ms", n, got.times[len(got.times)-1])
+	}
+	// A 512 kB request is two operations: the next one waits 2 ms.
+	k = sim.NewKernel()
+	d, _ = New(k, "data", Params{Channels: 16, ReadTime: 100_000, WriteTime: 100_000, SeqTime: 100_000, TransferTime: 1_000, IOPS: 1000}, sim.NewStream(1, 0, "dev"))
+	got = &doneAt{k: k}
+	d.Submit(Read, 0, 64, got, 0)
+	d.Submit(Read, 5000, 1, got, 0)
+	k.Run()
+	if got.times[0] != 100_000+63*1_000 || got.times[1] != 2*sim.Millisecond+100_000 {
+		t.Fatalf("done at %v, want [163 us (64 pages: 100 us + 63 x 1 us transfer), 2.1 ms]", got.times)
+	}
+}
+
+// The throughput cap: 128 kB requests against 1 MiB/s enter 125 ms apart.
+func TestThroughputCap(t *testing.T) {
+	k := sim.NewKernel()
+	d, err := New(k, "data", Params{Channels: 4, ReadTime: 100_000, WriteTime: 100_000, SeqTime: 100_000, Throughput: 1 << 20}, sim.NewStream(1, 0, "dev"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := &doneAt{k: k}
+	for i := int64(0); i < 4; i++ {
+		d.Submit(Read, 100*i, 16, got, 0)
+	}
+	k.Run()
+	for i, at := range got.times {
+		if want := int64(i)*125*sim.Millisecond + 100_000 + 15*100_000; at != want {
+			t.Fatalf("request %d done at %d, want %d", i, at, want)
+		}
+	}
+}
+
+// The cloud preset pays its latency on every request, contiguous or not,
+// and streams the further pages of a request at transfer_time.
+func TestCloudPresetLatencyPerRequest(t *testing.T) {
+	p := Presets["cloud-gp3"]
+	p.Jitter = 0
+	k := sim.NewKernel()
+	d, err := New(k, "data", p, sim.NewStream(1, 0, "dev"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := &doneAt{k: k}
+	d.Submit(Read, 10, 1, got, 0)
+	k.Run()
+	d.Submit(Read, 11, 16, got, 0) // contiguous with the previous
+	k.Run()
+	if got.times[0] != p.ReadTime || got.times[1]-got.times[0] != p.SeqTime+15*p.TransferTime || p.SeqTime != p.ReadTime {
+		t.Fatalf("done at %v: want a full request latency each (%d ns), plus 15 x %d ns for the 16-page one", got.times, p.ReadTime, p.TransferTime)
+	}
+}
