@@ -94,6 +94,10 @@ type backend struct {
 	pinSlot   int32
 	pinRing   *bufpool.Ring
 	pinExtend bool
+	// extBulk: the extension under way is a page of a bulk extension whose
+	// mdzeroextend the caller counts (16+); extFallocate: that call
+	// fallocates (more than 8 pages), so the page is not written.
+	extBulk, extFallocate bool
 	victim    int32
 	ioReady   bool
 	nextWait  int32 // next backend waiting on the same slot's I/O
@@ -571,9 +575,19 @@ func (b *backend) pinStep() (int32, bool) {
 				// smgrextend writes the new block (zeros) through the OS
 				// right away; pg_stat_bgwriter counted it in
 				// buffers_backend (md.c mdextend -> register_dirty_segment).
+				// From 16 a page of a bulk extension (RelationAddBlocks,
+				// hio.go) is part of one mdzeroextend its caller counts,
+				// and one of more than 8 pages is fallocated, not written.
+				if !b.extBulk {
+					e.bufWrites.backend++
+					e.bufWrites.extends++
+				}
+				if b.extFallocate {
+					b.ps = psExtendWritten
+					continue
+				}
 				b.writeGid = b.pinGid
-				e.bufWrites.backend++
-				e.bufWrites.extends++
+				e.bufWrites.zeroed++
 				e.noteWrite(b.writeGid)
 				b.cpu += e.costs.OSWrite
 				b.ps = psExtendWritten

@@ -101,7 +101,13 @@ type engine struct {
 	idleWorkers []*backend // retired autovacuum workers, reused by startWorker
 	ioWaitHead  []int32
 
-	bufWrites                struct{ backend, extends, clean, maxwritten, checkpoint uint64 }
+	// bufWrites: backend and extends are pg_stat_bgwriter's
+	// buffers_backend and what of it came from relation extensions (one
+	// per page up to 15, one per mdzeroextend call in 16); zeroed counts
+	// the extension pages whose zeros went through the OS page cache
+	// (every one up to 15; from 16 those of calls of at most 8 pages,
+	// larger ones use posix_fallocate).
+	bufWrites                struct{ backend, extends, zeroed, clean, maxwritten, checkpoint uint64 }
 	accesses                 uint64 // ReadBuffer calls (hits + reads + extensions)
 	stats                    pgStats
 	ckptTimed, ckptRequested int64

@@ -2,6 +2,8 @@ package model_test
 
 import (
 	"testing"
+
+	"github.com/pgbufsim/pgbufsim/model"
 )
 
 // docs/model.md (hio.c RelationGetBufferForTuple, RelationAddExtraBlocks;
@@ -12,8 +14,8 @@ import (
 // recorded in the free space map; the waiters behind it then find those
 // pages instead of extending. Every page added is a P_NEW read in pgstat
 // up to 15 (pg_statio_user_tables' heap_blks_read counts them), whoever
-// fills it later. From 16 the model takes the lock without the bulk
-// extension.
+// fills it later. From 16 the bulk extension is RelationAddBlocks'
+// (TestRelationAddBlocks16).
 func TestExtensionLockAndBulkExtension(t *testing.T) {
 	const doc = `name: extension
 server: {version: "15", shared_buffers: 64MB, autovacuum: false, cpus: 16, system_catalogs: false}
@@ -53,9 +55,94 @@ workload:
 	if w := one.Totals.ExtensionLockWaits; w != 0 || one.Totals.ExtraBlocks != 0 {
 		t.Errorf("one client: %d extension lock waits, %d extra blocks; want none", w, one.Totals.ExtraBlocks)
 	}
-	v16 := bhRunYAML(t, doc, "server.version=16")
-	if v16.Totals.ExtensionLockWaits == 0 || v16.Totals.ExtraBlocks != 0 {
-		t.Errorf("16: %d lock waits, %d extra blocks; want waits and no RelationAddExtraBlocks", v16.Totals.ExtensionLockWaits, v16.Totals.ExtraBlocks)
+}
+
+// hio.c RelationAddBlocks and bufmgr.c ExtendBufferedRelShared (16+): a
+// backend that extends adds 1 page plus 1 per backend waiting for the
+// extension lock, at most 64, in one call: one mdzeroextend (one
+// register_dirty_segment, so pg_stat_bgwriter's buffers_backend counts
+// the call, not its pages), the extra pages entered into the free space
+// map for the waiters. The extended pages bypass pg_statio (no P_NEW
+// read), pg_stat_io counts each as an extend, pgBufferUsage each as
+// written. With a BulkInsertState (COPY) each extension adds at least as
+// many pages as the earlier ones together: 1, 1, 2, 4, ... 64.
+func TestRelationAddBlocks16(t *testing.T) {
+	const doc = `name: extension16
+server: {version: "16", shared_buffers: 64MB, autovacuum: false, cpus: 16, system_catalogs: false}
+costs: {os_write: 300us}
+tables:
+  relations:
+    - {name: h, rows: 0, row_width: 100}
+workload:
+  phases:
+    - name: run
+      transactions: 200
+      clients: 32
+      script: [{insert: {table: h, rows: 1}}]
+`
+	// main: h's pages; fsm: its free space map's, whose pages fsm_extend
+	// adds one call each and which are read in (heap_blks_read counts the
+	// forks).
+	var fsm int64
+	pagesOf := func(r *model.Result) (main int64, read int64) {
+		for _, s := range r.Totals.RelationSize {
+			if s.Relname == "h" {
+				main, fsm = s.Main, s.FSM
+			}
+		}
+		for _, s := range r.Totals.StatioTables {
+			if s.Relname == "h" {
+				read = s.HeapBlksRead
+			}
+		}
+		return main, read
+	}
+	r := bhRunYAML(t, doc)
+	m := r.Totals
+	pages, reads := pagesOf(r)
+	if m.ExtensionLockWaits == 0 || m.ExtraBlocks == 0 {
+		t.Fatalf("32 clients: %d lock waits, %d extra pages; want both", m.ExtensionLockWaits, m.ExtraBlocks)
+	}
+	// Every page of h came from an extension call: one page for the
+	// caller, the extra ones for the waiters.
+	if calls := m.Buffers.BackendExtend; calls+m.ExtraBlocks != pages+fsm || calls >= pages {
+		t.Errorf("%d extension calls + %d extra pages != %d pages of h + %d of its free space map (or no call added more than one)", calls, m.ExtraBlocks, pages, fsm)
+	}
+	if reads > fsm {
+		t.Errorf("16: heap_blks_read %d, want at most the %d free-space-map pages (extensions bypass pg_statio; the table stays in shared buffers)", reads, fsm)
+	}
+	var extends int64
+	for _, row := range m.PGStatIO {
+		extends += row.Extends
+	}
+	if extends < pages {
+		t.Errorf("pg_stat_io extends %d, want at least the %d pages of h (one per page)", extends, pages)
+	}
+
+	one := bhRunYAML(t, doc, "workload.phases.run.clients=1", "workload.phases.run.transactions=6400")
+	if p, _ := pagesOf(one); one.Totals.ExtraBlocks != 0 || one.Totals.Buffers.BackendExtend != p+fsm {
+		t.Errorf("one client: %d extra pages, %d calls for %d pages (+%d of the free space map); want 0 and one call a page", one.Totals.ExtraBlocks, one.Totals.Buffers.BackendExtend, p, fsm)
+	}
+
+	// COPY of 61000 rows (1000 pages): extensions of 1, 1, 2, 4, 8, 16,
+	// 32, 64 (128 pages), then 64 each: 14 more to reach 1000, 1024 pages,
+	// the last 24 empty.
+	const copyDoc = `name: copy16
+server: {version: "16", shared_buffers: 64MB, autovacuum: false, system_catalogs: false}
+tables:
+  relations:
+    - {name: h, rows: 0, row_width: 100}
+workload:
+  phases:
+    - {name: copy, transactions: 1, script: [{copy: {table: h, rows: 61000}}]}
+`
+	c := bhRunYAML(t, copyDoc)
+	if p, _ := pagesOf(c); p != 1024 || c.Totals.Buffers.BackendExtend != 22+fsm {
+		t.Errorf("COPY at 16: %d pages in %d extensions (%d of them the free space map's), want 1024 in 22", p, c.Totals.Buffers.BackendExtend, fsm)
+	}
+	c15 := bhRunYAML(t, copyDoc, "server.version=15")
+	if p, _ := pagesOf(c15); p != 1000 || c15.Totals.Buffers.BackendExtend != 1000+fsm {
+		t.Errorf("COPY at 15: %d pages in %d extensions (%d of them the free space map's), want 1000 in 1000", p, c15.Totals.Buffers.BackendExtend, fsm)
 	}
 }
 

@@ -74,6 +74,7 @@ func (e *engine) fsmEnsure(m *fsmMap, blk int32) {
 		e.os.Write(gid, nil, 0)
 		e.bufWrites.backend++
 		e.bufWrites.extends++
+		e.bufWrites.zeroed++
 		e.noteWrite(gid)
 	}
 }

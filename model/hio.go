@@ -24,8 +24,10 @@ import "github.com/pgbufsim/pgbufsim/model/bufpool"
 //     it, and otherwise extends by 20 extra pages per backend still waiting
 //     (RelationAddExtraBlocks, at most 512), each recorded in the free space
 //     map (RecordPageWithFreeSpace, then FreeSpaceMapVacuumRange) for the
-//     others to find. From 16 the lock is modelled without the bulk
-//     extension (ExtendBufferedRelBy's multi-page extension is not).
+//     others to find. From 16 RelationAddBlocks extends by 1 page plus one
+//     per waiter (or, with a BulkInsertState, by at least as many pages as
+//     its earlier extensions together), at most 64, in one
+//     ExtendBufferedRelBy (relationAddBlocks below).
 //   - With a BulkInsertState (COPY) the current page stays pinned between
 //     tuples and is not read again (ReadBufferBI re-pins it with
 //     IncrBufferRefCount), pages come through the BULKWRITE ring, and a
@@ -44,7 +46,22 @@ type hioState struct {
 	locked, waited bool
 	extra          int32 // RelationAddExtraBlocks: pages still to add
 	firstExtra     int32 // the first of them (-1: none yet)
+
+	// RelationAddBlocks (16+): the pages this extension adds, whether it
+	// fallocates them, the extra pages added so far and the next to record
+	// in the free space map.
+	extendBy, added, recorded int32
+	fallocate                 bool
+	extraBlks                 []int32
+	// The BulkInsertState's pages from earlier extensions (16+:
+	// bistate->next_free .. last_free, already_extended_by). execInsert
+	// resets them with the statement.
+	biNext, biLeft, biExtended int32
 }
+
+// maxBuffersToExtendBy is MAX_BUFFERS_TO_EXTEND_BY (hio.c, 16+): a bulk
+// extension pins all its pages at once.
+const maxBuffersToExtendBy = 64
 
 // extensionLock is a relation's extension lock (lmgr.c
 // LockRelationForExtension, ExclusiveLock): one holder, waiters granted in
@@ -201,7 +218,19 @@ func (b *backend) getBufferForTuple(t *table, other, otherSlot int32, bulk, skip
 			if h.slot != otherSlot || h.target != other {
 				b.releaseBuffer(h.slot)
 			}
-			if skipFSM {
+			if e.ver >= 1600 && bulk && h.biLeft > 0 {
+				// "We bulk extended the relation before, and there are
+				// still some unused pages from that extension": the next
+				// one, without the free space map; the full page's
+				// space is recorded for narrower tuples.
+				h.found = h.biNext
+				h.biNext++
+				h.biLeft--
+				h.gids = h.gids[:0]
+				if !skipFSM {
+					h.gids = e.fsmRecord(t.fsm, h.target, t.heap.Free(h.target), h.gids)
+				}
+			} else if skipFSM {
 				// Without the free space map, always extend.
 				h.found = -1
 				h.gids = h.gids[:0]
@@ -221,6 +250,10 @@ func (b *backend) getBufferForTuple(t *table, other, otherSlot int32, bulk, skip
 			}
 			h.stage = 2
 		case 5: // extend the relation by one page (ReadBufferBI(P_NEW))
+			if e.ver >= 1600 {
+				h.stage = 20
+				continue
+			}
 			// A table created in this transaction is local: no lock
 			// (RELATION_IS_LOCAL); that is the skipFSM case.
 			if !skipFSM && !h.locked && !b.lockExtension(t) {
@@ -323,8 +356,143 @@ func (b *backend) getBufferForTuple(t *table, other, otherSlot int32, bulk, skip
 				return -1, -1, false
 			}
 			h.stage = 5
+		default:
+			s, blk, ok, done := b.relationAddBlocks(t, bulk, skipFSM)
+			if done {
+				return s, blk, ok
+			}
 		}
 	}
+}
+
+// relationAddBlocks is hio.c RelationAddBlocks (16+), the stages from 20
+// of getBufferForTuple: it decides how many pages to add, 1 (num_pages,
+// one tuple) plus 1 for each backend waiting for the extension lock
+// (RelationExtensionLockWaiterCount, counted before this backend queues),
+// with a BulkInsertState at least as many as its earlier extensions added
+// together, at most 64, and 1 without the free space map nor a
+// BulkInsertState; ExtendBufferedRelBy then takes the lock, gives each
+// page a buffer (the first kept pinned, the others released), extends the
+// file by them all in one mdzeroextend (one register_dirty_segment, one
+// buffers_backend; posix_fallocate for more than 8 pages, zeros written
+// through the page cache otherwise) and releases the lock. The extra pages
+// go into the free space map (RecordPageWithFreeSpace, then
+// FreeSpaceMapVacuumRange) and, with a BulkInsertState, to its next_free
+// list. done false: go on with the stage set; ok false: b blocked.
+func (b *backend) relationAddBlocks(t *table, bulk, skipFSM bool) (slot, blk int32, ok, done bool) {
+	e := b.e
+	h := &b.hio
+	switch h.stage {
+	case 20: // how many pages, then the extension lock
+		if !h.locked {
+			h.extendBy = 1
+			if bulk || !skipFSM {
+				h.extendBy += int32(len(t.extLock.waiters))
+				if bulk {
+					h.extendBy = max(h.extendBy, h.biExtended)
+				}
+				h.extendBy = min(h.extendBy, maxBuffersToExtendBy)
+			}
+			// A table created in this transaction is local: no lock
+			// (RELATION_IS_LOCAL); that is the skipFSM case.
+			if !skipFSM && !b.lockExtension(t) {
+				return -1, -1, false, true
+			}
+		}
+		h.waited = false
+		e.bufWrites.backend++ // one mdzeroextend, one register_dirty_segment
+		e.bufWrites.extends++
+		if h.extendBy > 1 {
+			e.extraBlocks += int64(h.extendBy - 1)
+		}
+		h.fallocate = h.extendBy > 8
+		h.added, h.recorded = 0, 0
+		h.extraBlks = h.extraBlks[:0]
+		first, okExt := e.extendHeap(t)
+		if !okExt {
+			return -1, -1, false, true
+		}
+		h.target = first
+		h.stage = 21
+	case 21: // the first page: pinned, returned (EB_LOCK_FIRST)
+		b.extBulk, b.extFallocate = true, h.fallocate
+		s, okRead := b.readInsertPage(t, h.target, bulk, true)
+		if !okRead {
+			return -1, -1, false, true
+		}
+		b.extBulk, b.extFallocate = false, false
+		h.slot = s
+		h.stage = 22
+	case 22: // the other pages: a buffer each, released at once
+		if h.added == h.extendBy-1 {
+			if h.locked {
+				b.unlockExtension(t)
+			}
+			h.stage = 24
+			return -1, -1, false, false
+		}
+		blk, okExt := e.extendHeap(t)
+		if !okExt {
+			return -1, -1, false, true
+		}
+		h.extraBlks = append(h.extraBlks, blk)
+		h.stage = 23
+	case 23:
+		b.extBulk, b.extFallocate = true, h.fallocate
+		s, okRead := b.readInsertPage(t, h.extraBlks[h.added], bulk, true)
+		if !okRead {
+			return -1, -1, false, true
+		}
+		b.extBulk, b.extFallocate = false, false
+		b.releaseBuffer(s)
+		h.added++
+		h.stage = 22
+	case 24: // RecordPageWithFreeSpace for each extra page
+		if skipFSM || h.recorded == h.added {
+			if !skipFSM && h.added > 0 {
+				h.gids = e.fsmVacuumRange(t.fsm, h.extraBlks[0], h.extraBlks[h.added-1]+1, h.gids[:0])
+				b.touched = 0
+				h.stage = 26
+				return -1, -1, false, false
+			}
+			h.stage = 27
+			return -1, -1, false, false
+		}
+		x := h.extraBlks[h.recorded]
+		h.gids = e.fsmRecord(t.fsm, x, t.heap.Free(x), h.gids[:0])
+		b.touched = 0
+		h.stage = 25
+	case 25:
+		if !b.touchPages(h.gids, e.costs.FSMPage) {
+			return -1, -1, false, true
+		}
+		h.recorded++
+		h.stage = 24
+	case 26: // FreeSpaceMapVacuumRange over them
+		if !b.touchPages(h.gids, e.costs.FSMPage) {
+			return -1, -1, false, true
+		}
+		h.stage = 27
+	case 27:
+		if bulk {
+			if h.added > 0 {
+				h.biNext, h.biLeft = h.extraBlks[0], h.added
+			}
+			h.biExtended += h.extendBy
+		}
+		if t.heap.Free(h.target) <= 0 {
+			// Filled by others meanwhile (the model has no content
+			// locks; EB_LOCK_FIRST keeps them out in PostgreSQL): look
+			// again, as the path up to 15 does.
+			h.vmDone = true
+			h.stage = 3
+			return -1, -1, false, false
+		}
+		b.setInsertTarget(t, h.target)
+		h.stage = 0
+		return h.slot, h.target, true, true
+	}
+	return -1, -1, false, false
 }
 
 // readInsertPage reads blk of t for an insertion (P_NEW when extend),

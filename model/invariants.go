@@ -82,9 +82,9 @@ func (e *engine) checkInvariants(r *Result) error {
 	// Writes by backends, the background writer and the checkpointer (plus
 	// clog pages) are the writes that reached the OS.
 	w := e.bufWrites
-	if got, want := e.os.Stats.Writes, w.backend+w.clean+w.checkpoint+uint64(e.vis.clogWrites); got != want {
-		return fail("buffer writes", "the OS received %d page writes but backends wrote %d, the bgwriter %d, the checkpointer %d and clog %d",
-			got, w.backend, w.clean, w.checkpoint, e.vis.clogWrites)
+	if got, want := e.os.Stats.Writes, w.backend-w.extends+w.zeroed+w.clean+w.checkpoint+uint64(e.vis.clogWrites); got != want {
+		return fail("buffer writes", "the OS received %d page writes but backends wrote %d victims and %d zeroed extension pages, the bgwriter %d, the checkpointer %d and clog %d",
+			got, w.backend-w.extends, w.zeroed, w.clean, w.checkpoint, e.vis.clogWrites)
 	}
 	// The checkpoints listed account for every checkpoint write.
 	var listed int64

@@ -21,8 +21,9 @@ import (
 //     sums;
 //   - per backend (pgBufferUsage: EXPLAIN (BUFFERS), pg_stat_statements):
 //     shared_blks_hit, _read (real reads), _dirtied (clean-to-dirty
-//     transitions), _written (its own writes of dirty victims, plus up to
-//     15 every extension, which smgrextend writes at once);
+//     transitions), _written (its own writes of dirty victims, plus every
+//     extension: up to 15 smgrextend writes the page at once, from 16
+//     ExtendBufferedRelShared counts the pages it extended by);
 //   - pg_stat_io (16+): per backend type and buffer-access context, hits,
 //     reads, extends, writes, evictions (a valid page evicted for another
 //     outside a ring) and reuses (a ring's own buffer taken again).
@@ -151,9 +152,11 @@ func (e *engine) noteAccess(b *backend, gid int32, hits, reads, extends uint64, 
 	u := &e.stats.usage[bt]
 	u.hit += hits
 	u.read += reads
-	if e.ver <= 1500 {
-		u.written += extends // smgrextend writes the new page at once
-	}
+	// An extension counts as written: up to 15 smgrextend writes the new
+	// page at once; from 16 ExtendBufferedRelShared adds every page it
+	// extended by (pgBufferUsage.shared_blks_written += extend_by),
+	// written or fallocated.
+	u.written += extends
 }
 
 // noteDirtied counts a clean-to-dirty transition caused by b.

@@ -118,8 +118,10 @@ type Metrics struct {
 	// version (READ COMMITTED's EvalPlanQual).
 	EPQRechecks int64 `json:"epq_rechecks"`
 	// ExtensionLockWaits counts waits for a relation's extension lock;
-	// ExtraBlocks the pages RelationAddExtraBlocks added for the waiters
-	// (PostgreSQL 9.6-15).
+	// ExtraBlocks the pages added beyond the extender's own:
+	// RelationAddExtraBlocks' for the waiters (PostgreSQL 9.6-15), or
+	// RelationAddBlocks' (16+: one per waiter, a COPY's growing
+	// extensions).
 	ExtensionLockWaits int64 `json:"extension_lock_waits"`
 	ExtraBlocks        int64 `json:"extra_blocks"`
 	// KeysNotFound counts keyed statements (select, update, delete by
