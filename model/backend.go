@@ -98,10 +98,10 @@ type backend struct {
 	// mdzeroextend the caller counts (16+); extFallocate: that call
 	// fallocates (more than 8 pages), so the page is not written.
 	extBulk, extFallocate bool
-	victim    int32
-	ioReady   bool
-	nextWait  int32 // next backend waiting on the same slot's I/O
-	lastMiss  bool  // the last completed access read or extended its page
+	victim                int32
+	ioReady               bool
+	nextWait              int32 // next backend waiting on the same slot's I/O
+	lastMiss              bool  // the last completed access read or extended its page
 	// victimFromRing: the victim came from the ring's own slot
 	victimFromRing bool
 
