@@ -43,6 +43,7 @@ const (
 	wRowLock    // another transaction holds the row (XactLockTableWait)
 	wClient     // the client program's CPU, on its pgbench thread
 	wExtLock    // another backend holds the relation's extension lock
+	wReadV      // a read stream's preadv of several blocks through the OS cache
 )
 
 // cpuQuantum bounds one CPU burst: a backend doing long CPU-only work (a
@@ -98,6 +99,14 @@ type backend struct {
 	// mdzeroextend the caller counts (16+); extFallocate: that call
 	// fallocates (more than 8 pages), so the page is not written.
 	extBulk, extFallocate bool
+	// pinNoRead: the access is a read stream's (StartReadBuffers): it ends
+	// with the buffer assigned and its I/O in progress, read by the stream.
+	pinNoRead bool
+	// stream is the sequential scan's read stream (17+); readvGid and
+	// readvN its preadv under way.
+	stream   readStream
+	readvGid int32
+	readvN   int32
 	victim                int32
 	ioReady               bool
 	nextWait              int32 // next backend waiting on the same slot's I/O
@@ -259,6 +268,10 @@ func (b *backend) startWait() {
 		}
 	case wRead:
 		if e.os.Read(b.pinGid, b.readahead(b.pinGid), b, evResume) {
+			b.resume()
+		}
+	case wReadV:
+		if e.os.ReadV(b.readvGid, b.readvN, b.readahead(b.readvGid), b, evResume) {
 			b.resume()
 		}
 	case wSleepUntil:
@@ -596,6 +609,13 @@ func (b *backend) pinStep() (int32, bool) {
 			}
 			p.Stats.Reads++
 			e.noteAccess(b, b.pinGid, 0, 1, 0, ringContext(b.pinRing))
+			if b.pinNoRead {
+				// A read stream's StartReadBuffers: the buffer is ours,
+				// its I/O in progress; the stream reads it together with
+				// its neighbours (readstream.go).
+				b.ps = psNone
+				return s, true
+			}
 			b.ps = psRead
 			b.cpu += e.costs.OSRead
 			b.block(wRead)

@@ -51,6 +51,19 @@ func (b *backend) releaseBuffer(slot int32) {
 // releaseAll drops every pin b holds (the resource owner's cleanup at the
 // end of a statement, or of an aborted transaction).
 func (b *backend) releaseAll() {
+	if st := &b.stream; st.phase != 0 {
+		// A stream's read abandoned with the statement: its buffers'
+		// I/O ends (AbortBufferIO; the model counts them read) so that
+		// no one waits for them forever.
+		for i := st.io; i < int32(len(st.mine)); i++ {
+			if st.mine[i] {
+				b.e.pool.ReadDone(st.slots[i])
+				b.e.wakeIOWaiters(st.slots[i])
+			}
+		}
+	}
+	b.pinNoRead = false
+	b.stream.n, b.stream.phase, b.stream.ioN = 0, 0, 0
 	for _, s := range b.held {
 		b.e.pool.Unpin(s)
 	}

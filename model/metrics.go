@@ -35,6 +35,7 @@ const (
 	cDiskReadPages
 	cOSReadahead
 	cOSInflightWaits
+	cOSReadCalls
 	cDiskWrites
 	cWALWrites
 	cWALRecords
@@ -116,6 +117,7 @@ func (e *engine) snapshot() counters {
 		cDiskReadPages:   int64(e.dataDev.Stats.PagesRead),
 		cOSReadahead:     int64(os.ReadaheadPages),
 		cOSInflightWaits: int64(os.InflightWaits),
+		cOSReadCalls:     int64(os.ReadCalls),
 		cDiskWrites:      int64(e.dataDev.Stats.Writes),
 		cWALRecords:      int64(e.wal.Stats.Records),
 		cWALFlushes:      int64(e.wal.Stats.Flushes),
@@ -372,6 +374,7 @@ func (e *engine) metrics(c counters, rel []relCounters, dur int64, txns, skipped
 		ThrottledWrites: c.n[cThrottled],
 		ReadaheadPages:  c.n[cOSReadahead],
 		InflightWaits:   c.n[cOSInflightWaits],
+		ReadCalls:       c.n[cOSReadCalls],
 		PeakDirtyMB:     round6(float64(e.os.Stats.PeakDirtyPages) * 8192 / (1 << 20)),
 	}
 	m.Disk = Disk{

@@ -230,6 +230,7 @@ func (b *backend) execScan(o *op) bool {
 			b.ring = b.bulkRing()
 			b.ring.Reset()
 		}
+		b.streamBegin()
 		b.useVM = av.ScanUsesVM(b.scanEnd)
 		b.skipAV = av.ScanSkipsAllVisible(b.scanEnd)
 		b.vmHeld, b.vmSlot = -1, -1
@@ -263,7 +264,13 @@ func (b *backend) execScan(o *op) bool {
 			b.sub = 3
 		}
 		if b.sub == 3 {
-			slot, ok := b.readBuffer(gid, b.ring, false, o.kind != opSeqscan)
+			var slot int32
+			var ok bool
+			if e.usesReadStream() {
+				slot, ok = b.streamNextBuffer(t, blk, gid, o.kind != opSeqscan)
+			} else {
+				slot, ok = b.readBuffer(gid, b.ring, false, o.kind != opSeqscan)
+			}
 			if !ok {
 				return false
 			}

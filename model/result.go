@@ -315,9 +315,13 @@ type OSCache struct {
 	// ReadaheadPages are pages the kernel's readahead read before any
 	// read asked for them; InflightWaits are reads that found their page
 	// cached but still being read (mm/readahead.c, mm/filemap.c).
-	ReadaheadPages int64   `json:"readahead_pages"`
-	InflightWaits  int64   `json:"inflight_waits"`
-	PeakDirtyMB    float64 `json:"peak_dirty_mb"`
+	ReadaheadPages int64 `json:"readahead_pages"`
+	InflightWaits  int64 `json:"inflight_waits"`
+	// ReadCalls are the pread() and preadv() calls PostgreSQL made of
+	// relation and pg_xact files: one per block read up to 16, one per read stream's
+	// vectored read from 17 (docs/model.md "Read streams").
+	ReadCalls   int64   `json:"read_calls"`
+	PeakDirtyMB float64 `json:"peak_dirty_mb"`
 }
 
 // Disk describes the data device (and the WAL device under "wal_").

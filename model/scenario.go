@@ -138,6 +138,10 @@ type Server struct {
 	// VacuumBufferUsageLimit is the VACUUM ring (-1 = the version's
 	// default: 256kB before 17, 2MB from 17).
 	VacuumBufferUsageLimit int64 `yaml:"vacuum_buffer_usage_limit" unit:"bytes,kB" range:"-1,16GB"`
+	// IOCombineLimit is io_combine_limit (17+): the most blocks a read
+	// stream reads with one vectored read (128kB; at most 256kB in 17,
+	// 1MB from 18). Earlier versions read block by block.
+	IOCombineLimit int64 `yaml:"io_combine_limit" unit:"bytes,kB" range:"8kB,1MB"`
 }
 
 // OS models the operating system below PostgreSQL (Linux's vm.* sysctls
@@ -715,6 +719,7 @@ func DefaultScenario() Scenario {
 			VacuumCostPageMiss:                -1,
 			VacuumCostPageDirty:               20,
 			VacuumBufferUsageLimit:            -1,
+			IOCombineLimit:                    128 << 10,
 		},
 		OS: OS{
 			PageCache:               4 << 30,

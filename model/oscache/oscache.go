@@ -59,6 +59,7 @@ const nilPage = -1
 type Stats struct {
 	Hits, Misses        uint64
 	InflightWaits       uint64 // reads that found their page cached but still being read (readahead in flight)
+	ReadCalls           uint64 // pread() and preadv() calls (a preadv of several blocks is one)
 	ReadRequests        uint64 // device read requests
 	ReadPages           uint64 // pages those requests read
 	ReadaheadPages      uint64 // of which pages no read had asked for yet (readahead)
@@ -400,6 +401,7 @@ func (c *Cache) evict() {
 // the caller continues at once (charging its own syscall CPU); otherwise
 // it returns false and done.OnEvent(arg) fires when the page is up to date.
 func (c *Cache) Read(gid int32, ra *RAState, done sim.Handler, arg int64) bool {
+	c.Stats.ReadCalls++
 	c.grow(gid)
 	if c.flags[gid]&fCached == 0 {
 		c.Stats.Misses++

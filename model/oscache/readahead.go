@@ -1,5 +1,7 @@
 package oscache
 
+import "github.com/pgbufsim/pgbufsim/sim"
+
 // Linux readahead for buffered reads, as mm/readahead.c does it since
 // 6.10 (page_cache_sync_ra, page_cache_async_ra, get_init_ra_size,
 // get_next_ra_size, do_page_cache_ra) and mm/filemap.c calls it
@@ -104,9 +106,18 @@ func (c *Cache) cachedK(file int64, k int64, nblocks int32) bool {
 }
 
 // syncReadahead is page_cache_sync_ra for a read of gid that missed.
-func (c *Cache) syncReadahead(gid int32, ra *RAState) {
+func (c *Cache) syncReadahead(gid int32, ra *RAState) { c.syncReadaheadReq(gid, ra, 1) }
+
+// syncReadaheadReq is page_cache_sync_ra for a read of blocks blocks
+// from gid whose first page missed (req_count: the rest of the read).
+// A read larger than read_ahead_kb may read ahead as far as itself, up to
+// the device's largest request (ractl_max_pages: bdi->io_pages).
+func (c *Cache) syncReadaheadReq(gid int32, ra *RAState, blocks int32) {
 	file, blk, nblocks := c.Files.Locate(gid)
-	index, req, maxp := int64(blk)*kpb, int64(kpb), c.cfg.ReadAheadKPages
+	index, req, maxp := int64(blk)*kpb, int64(blocks)*kpb, c.cfg.ReadAheadKPages
+	if req > maxp {
+		maxp = max(maxp, min(req, int64(c.cfg.MaxBatch)*kpb))
+	}
 	if d := index - ra.prevIndex(); index == 0 || req > maxp || d == 0 || d == 1 {
 		ra.start = index
 		ra.size = initRASize(req, maxp)
@@ -228,4 +239,86 @@ func (c *Cache) doReadahead(file int64, nblocks int32, start, n, lookahead int64
 		}
 	}
 	flush()
+}
+
+// ReadV is a preadv() of n consecutive blocks of one file from gid (md.c
+// mdreadv: PostgreSQL 17's read streams combine up to io_combine_limit
+// blocks into one call). The kernel walks the pages in order
+// (filemap_read): a missing page starts the synchronous readahead for the
+// rest of the request (without readahead, the page alone), a marked page
+// the next window, a page being read is waited for; the call returns when
+// the last page is copied. true: every page was cached and up to date;
+// otherwise done.OnEvent(arg) fires at the end.
+func (c *Cache) ReadV(gid int32, n int32, ra *RAState, done sim.Handler, arg int64) bool {
+	if n <= 1 || c.Files == nil {
+		return c.Read(gid, ra, done, arg)
+	}
+	c.Stats.ReadCalls++
+	file, blk, _ := c.Files.Locate(gid)
+	v := &readV{c: c, file: file, blk: blk, n: n, ra: ra, done: done, arg: arg}
+	return v.step()
+}
+
+// readV is one preadv() in progress.
+type readV struct {
+	c        *Cache
+	file     int64
+	blk, n   int32
+	i        int32 // the page being copied
+	ra       *RAState
+	done     sim.Handler
+	arg      int64
+	resuming bool
+}
+
+// step copies pages until one must be waited for (false) or all are done.
+func (v *readV) step() bool {
+	c := v.c
+	raOn := v.ra != nil && c.cfg.ReadAheadKPages > 0
+	for ; v.i < v.n; v.i++ {
+		g := c.Files.Page(v.file, v.blk+v.i)
+		c.grow(g)
+		if v.resuming {
+			v.resuming = false // this page arrived: readDone touched it
+			continue
+		}
+		if c.flags[g]&fCached == 0 {
+			c.Stats.Misses++
+			if raOn {
+				c.syncReadaheadReq(g, v.ra, v.n-v.i)
+			}
+			if c.flags[g]&fCached == 0 {
+				c.readRun(g, 1, -1, false)
+			}
+			if c.flags[g]&fReadahead != 0 && raOn {
+				c.asyncReadahead(g, v.ra)
+			}
+			v.wait(g)
+			return false
+		}
+		if c.flags[g]&fReadahead != 0 && raOn {
+			c.asyncReadahead(g, v.ra)
+		}
+		if c.flags[g]&fReading != 0 {
+			c.Stats.InflightWaits++
+			v.wait(g)
+			return false
+		}
+		c.Stats.Hits++
+		c.touch(g)
+	}
+	v.ra.readDone(c.Files.Page(v.file, v.blk+v.n-1), c.Files)
+	return true
+}
+
+func (v *readV) wait(g int32) {
+	v.resuming = true
+	v.c.waitRead(g, v, 0)
+}
+
+// OnEvent resumes the copy after the page waited for arrived.
+func (v *readV) OnEvent(int64) {
+	if v.step() && v.done != nil {
+		v.done.OnEvent(v.arg)
+	}
 }

@@ -219,3 +219,39 @@ func equal(a, b []int32) bool {
 	}
 	return true
 }
+
+// A preadv of 16 blocks (PostgreSQL 17's io_combine_limit 128 kB) from
+// the start of a file: the request itself is the initial window
+// (get_init_ra_size(32, 32) = 32 kernel pages), half of it asynchronous, so
+// the reads that follow find their pages read ahead; one device request
+// per 16 blocks, returned once all 16 are up to date.
+func TestVectoredReadReadsAhead(t *testing.T) {
+	k, c := raCache(t, 128, 1000)
+	ra := RAState{}
+	r := &recorder{k: k}
+	var sizes []int32
+	c.onReadRun = func(n int32) { sizes = append(sizes, n) }
+	for b := int32(0); b < 64; b += 16 {
+		if c.ReadV(b, 16, &ra, r, 0) {
+			r.OnEvent(0)
+		}
+		k.RunUntil(k.Now() + sim.Second)
+	}
+	if len(r.times) != 4 || c.Stats.Misses != 1 {
+		t.Fatalf("%d reads returned, %d misses; want 4 and 1", len(r.times), c.Stats.Misses)
+	}
+	if !equal(sizes, []int32{16, 16, 16, 16, 16}) {
+		t.Fatalf("device reads of %v blocks, want five of 16 (the last read ahead)", sizes)
+	}
+	// Without readahead the kernel reads such a request a page at a time
+	// (page_cache_sync_ra with ra_pages 0: one page).
+	k, c = raCache(t, 0, 1000)
+	sizes = nil
+	c.onReadRun = func(n int32) { sizes = append(sizes, n) }
+	r = &recorder{k: k}
+	c.ReadV(0, 16, &RAState{}, r, 0)
+	k.RunUntil(sim.Second)
+	if len(sizes) != 16 || len(r.times) != 1 || r.times[0] != 10*sim.Millisecond+15*sim.Millisecond {
+		t.Fatalf("readahead off: %d requests, done at %v; want 16 one-block reads one after another (10 ms, then 1 ms each)", len(sizes), r.times)
+	}
+}
