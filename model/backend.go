@@ -107,10 +107,10 @@ type backend struct {
 	stream   readStream
 	readvGid int32
 	readvN   int32
-	victim                int32
-	ioReady               bool
-	nextWait              int32 // next backend waiting on the same slot's I/O
-	lastMiss              bool  // the last completed access read or extended its page
+	victim   int32
+	ioReady  bool
+	nextWait int32 // next backend waiting on the same slot's I/O
+	lastMiss bool  // the last completed access read or extended its page
 	// victimFromRing: the victim came from the ring's own slot
 	victimFromRing bool
 
