@@ -105,6 +105,7 @@ type backend struct {
 	// stream is the sequential scan's read stream (17+); readvGid and
 	// readvN its preadv under way.
 	stream   readStream
+	aio      aioStream
 	readvGid int32
 	readvN   int32
 	victim   int32

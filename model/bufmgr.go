@@ -62,6 +62,15 @@ func (b *backend) releaseAll() {
 			}
 		}
 	}
+	if as := &b.aio; as.forming {
+		for i, s := range as.fr.slots {
+			if as.frMine[i] {
+				b.e.pool.ReadDone(s)
+				b.e.wakeIOWaiters(s)
+			}
+		}
+	}
+	b.aio.reset()
 	b.pinNoRead = false
 	b.stream.n, b.stream.phase, b.stream.ioN = 0, 0, 0
 	for _, s := range b.held {

@@ -35,6 +35,9 @@ func Check(sc Scenario) []Problem {
 		add("server.version", "%v", err)
 	}
 	checkLogOptions(sc, add)
+	if v, err := Version(sc.Server.Version); err == nil && v < 1800 && sc.Server.IOMethod != "" && sc.Server.IOMethod != "sync" {
+		add("server.io_method", "io_method %s needs PostgreSQL 18 or later (server.version is %s: every read is synchronous before 18); set server.version: \"18\" or remove io_method", sc.Server.IOMethod, sc.Server.Version)
+	}
 	if sc.Server.SharedBuffers/8192 < 16 {
 		add("server.shared_buffers", "%d buffers is below PostgreSQL's minimum of 16 (128kB)", sc.Server.SharedBuffers/8192)
 	}

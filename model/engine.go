@@ -107,6 +107,7 @@ type engine struct {
 	// the extension pages whose zeros went through the OS page cache
 	// (every one up to 15; from 16 those of calls of at most 8 pages,
 	// larger ones use posix_fallocate).
+	aioPool                  *ioWorkers // io_method worker's processes (readstream.go)
 	bufWrites                struct{ backend, extends, zeroed, clean, maxwritten, checkpoint uint64 }
 	accesses                 uint64 // ReadBuffer calls (hits + reads + extensions)
 	stats                    pgStats

@@ -230,7 +230,7 @@ func (b *backend) execScan(o *op) bool {
 			b.ring = b.bulkRing()
 			b.ring.Reset()
 		}
-		b.streamBegin()
+		b.streamBegin(t)
 		b.useVM = av.ScanUsesVM(b.scanEnd)
 		b.skipAV = av.ScanSkipsAllVisible(b.scanEnd)
 		b.vmHeld, b.vmSlot = -1, -1
@@ -266,7 +266,9 @@ func (b *backend) execScan(o *op) bool {
 		if b.sub == 3 {
 			var slot int32
 			var ok bool
-			if e.usesReadStream() {
+			if e.usesAIO() {
+				slot, ok = b.streamNextBufferAsync(t, blk, o.kind != opSeqscan)
+			} else if e.usesReadStream() {
 				slot, ok = b.streamNextBuffer(t, blk, gid, o.kind != opSeqscan)
 			} else {
 				slot, ok = b.readBuffer(gid, b.ring, false, o.kind != opSeqscan)
@@ -440,9 +442,27 @@ func (b *backend) rereadPinned(slot, gid int32, n int64) {
 // bulkRing returns the backend's BULKREAD ring (256 kB, GetAccessStrategy).
 func (b *backend) bulkRing() *bufpool.Ring {
 	if b.bulkread == nil {
-		b.bulkread = b.e.pool.NewRing(bufpool.BulkRead, 256*1024/8192)
+		b.bulkread = b.e.pool.NewRing(bufpool.BulkRead, b.e.bulkReadRingBuffers())
 	}
 	return b.bulkread
+}
+
+// bulkReadRingBuffers is GetAccessStrategy(BAS_BULKREAD)'s size: 256 kB;
+// from 18 also room for effective_io_concurrency reads of
+// io_combine_limit blocks in flight (8 kB x eic x io_combine_limit
+// blocks more), within the pins a backend may hold (GetPinLimit:
+// NBuffers / (MaxBackends + NUM_AUXILIARY_PROCS), 174 processes with 18's
+// defaults: max_connections 100, autovacuum_worker_slots 16,
+// max_worker_processes 8, max_wal_senders 10, 2 special workers, 6
+// auxiliary processes and 32 I/O worker slots) but never below 256 kB.
+func (e *engine) bulkReadRingBuffers() int {
+	n := 256 * 1024 / 8192
+	if e.ver >= 1800 {
+		pinLimit := int(e.pool.N) / 174
+		n += max(e.sc.Server.EffectiveIOConcurrency, 0) * int(e.ioCombineBlocks())
+		n = min(n, max(256*1024/8192, pinLimit))
+	}
+	return n
 }
 
 // maybePrune is heap_page_prune_opt: when the page is nearly full (free

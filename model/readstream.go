@@ -1,6 +1,12 @@
 package model
 
-import "github.com/pgbufsim/pgbufsim/model/bufpool"
+import (
+	"fmt"
+
+	"github.com/pgbufsim/pgbufsim/model/bufpool"
+	"github.com/pgbufsim/pgbufsim/model/catalog"
+	"github.com/pgbufsim/pgbufsim/model/oscache"
+)
 
 // Read streams (storage/aio/read_stream.c, PostgreSQL 17+), as a
 // sequential scan uses them (heapam.c heap_beginscan with
@@ -31,6 +37,7 @@ import "github.com/pgbufsim/pgbufsim/model/bufpool"
 
 // readStream is a backend's stream for its current sequential scan.
 type readStream struct {
+	curRel   catalog.RelID // the relation scanned
 	distance int32
 	// The blocks of the last read not handed to the scan yet:
 	// [start, start+n), pinned in slots.
@@ -44,10 +51,21 @@ type readStream struct {
 	io, ioN    int32
 }
 
-// streamBegin is read_stream_begin_relation for a scan: distance 1.
-func (b *backend) streamBegin() {
+// streamBegin is read_stream_begin_relation for a scan of t: distance 1.
+func (b *backend) streamBegin(t *table) {
 	st := &b.stream
+	st.curRel = t.rel
 	st.distance, st.n, st.phase, st.ioN = 1, 0, 0, 0
+	b.aio.reset()
+}
+
+// reset empties the asynchronous stream; reads still in flight complete
+// without counting against it.
+func (as *aioStream) reset() {
+	as.ranges = as.ranges[:0]
+	as.pinned, as.next, as.inFlight = 0, 0, 0
+	as.forming, as.waited = false, false
+	as.gen++
 }
 
 // usesReadStream reports whether sequential scans read through a stream.
@@ -144,4 +162,331 @@ func (b *backend) streamNextBuffer(t *table, blk, gid int32, write bool) (int32,
 		st.n = 0
 	}
 	return st.slots[0], true
+}
+
+// Asynchronous I/O (18+, io_method worker or io_uring; aio.c,
+// method_worker.c, method_io_uring.c, read_stream.c). The stream starts
+// its reads ahead of the scan and does not wait for them: it looks ahead
+// while fewer than effective_io_concurrency reads are in flight and fewer
+// blocks than its distance are pinned, starting a read once it can have
+// io_combine_limit blocks (or nothing else is pinned); the scan waits only
+// for a block whose read has not completed, and each such wait doubles the
+// distance, up to max(4 x effective_io_concurrency, io_combine_limit)
+// blocks and the BULKREAD ring. A read is a preadv done by one of
+// io_workers worker processes (worker: they take reads in order, and
+// copy the data on the server's cores) or by the kernel's io_uring
+// workers (io_uring: no limit on their number, the copy on the cores too);
+// when it completes its buffers become valid and whoever waits for them
+// resumes. The backend's own CPU for a read is then only the hit of each
+// block it consumes.
+
+// aioRead is one read a stream started: blocks [start, start+n) of a
+// relation into slots, issued as one preadv.
+type aioRead struct {
+	e      *engine
+	gid    int32 // the first block's page id
+	n      int32
+	slots  []int32
+	done   bool
+	ra     *oscache.RAState // the readahead state of the file descriptor that reads
+	stream *aioStream
+	gen    uint32 // the stream's generation when started
+}
+
+// aioRange is a run of blocks the stream pinned ahead: read by one of our
+// reads (rd != nil), or found in shared buffers.
+type aioRange struct {
+	start, n int32
+	slots    []int32
+	rd       *aioRead
+}
+
+// aioStream is the asynchronous stream's queue of pinned ranges.
+type aioStream struct {
+	ranges   []aioRange
+	pinned   int32
+	next     int32 // the next block to look ahead at
+	inFlight int32
+	gen      uint32 // bumped when the stream restarts: older reads no longer count
+	// forming: a range whose buffers are being allocated
+	forming bool
+	fr      aioRange
+	frMine  []bool
+	waited  bool // the scan waited for the head's read
+}
+
+// ioWorkers is the worker method's pool (method_worker.c): io_workers
+// processes taking reads from a shared queue in order.
+type ioWorkers struct {
+	e     *engine
+	idle  []*ioWorker
+	queue []*aioRead
+	head  int
+}
+
+type ioWorker struct {
+	pool *ioWorkers
+	id   int32
+	cur  *aioRead
+	// Each worker opens the files itself: its own readahead state.
+	raFiles map[int64]*oscache.RAState
+}
+
+// Events of an aioRead and an ioWorker.
+const (
+	evAIORead = iota // the preadv returned
+	evAIOCopy        // the copy's CPU burst ended
+)
+
+func (e *engine) aioMethod() string {
+	if e.ver < 1800 {
+		return "sync"
+	}
+	return e.sc.Server.IOMethod
+}
+
+// submit starts rd: to a worker's queue, or to the kernel (io_uring).
+func (e *engine) aioSubmit(rd *aioRead) {
+	if e.aioMethod() == "worker" {
+		w := e.ioWorkers()
+		if n := len(w.idle); n > 0 {
+			wk := w.idle[n-1]
+			w.idle = w.idle[:n-1]
+			wk.start(rd)
+			return
+		}
+		w.queue = append(w.queue, rd)
+		return
+	}
+	if e.os.ReadV(rd.gid, rd.n, rd.ra, rd, evAIORead) {
+		rd.OnEvent(evAIORead)
+	}
+}
+
+func (e *engine) ioWorkers() *ioWorkers {
+	if e.aioPool == nil {
+		p := &ioWorkers{e: e}
+		for i := 0; i < e.sc.Server.IOWorkers; i++ {
+			p.idle = append(p.idle, &ioWorker{pool: p, id: -1_000_000 - int32(i)})
+		}
+		e.aioPool = p
+	}
+	return e.aioPool
+}
+
+func (w *ioWorker) start(rd *aioRead) {
+	w.cur = rd
+	file, _, _ := segmentFiles{w.pool.e.cat}.Locate(rd.gid)
+	if w.raFiles == nil {
+		w.raFiles = map[int64]*oscache.RAState{}
+	}
+	ra := w.raFiles[file]
+	if ra == nil {
+		ra = &oscache.RAState{}
+		w.raFiles[file] = ra
+	}
+	if w.pool.e.os.ReadV(rd.gid, rd.n, ra, w, evAIORead) {
+		w.OnEvent(evAIORead)
+	}
+}
+
+// OnEvent: the worker's preadv returned (copy the data on a core), or the
+// copy is done (the read completes; take the next).
+func (w *ioWorker) OnEvent(arg int64) {
+	e := w.pool.e
+	rd := w.cur
+	if arg == evAIORead {
+		e.cpuRequest(e.costs.OSRead*int64(rd.n), w.id, w, evAIOCopy)
+		return
+	}
+	rd.complete()
+	w.cur = nil
+	p := w.pool
+	if p.head < len(p.queue) {
+		next := p.queue[p.head]
+		p.queue[p.head] = nil
+		p.head++
+		if p.head == len(p.queue) {
+			p.queue, p.head = p.queue[:0], 0
+		}
+		w.start(next)
+		return
+	}
+	p.idle = append(p.idle, w)
+}
+
+// OnEvent (io_uring): the kernel's read returned; its copy runs on a core
+// (an io-wq worker), then the read completes.
+func (rd *aioRead) OnEvent(arg int64) {
+	e := rd.e
+	if arg == evAIORead {
+		e.cpuRequest(e.costs.OSRead*int64(rd.n), -2_000_000, rd, evAIOCopy)
+		return
+	}
+	rd.complete()
+}
+
+// complete marks the read's buffers valid and wakes whoever waits for them.
+func (rd *aioRead) complete() {
+	rd.done = true
+	for _, s := range rd.slots {
+		rd.e.pool.ReadDone(s)
+		rd.e.wakeIOWaiters(s)
+	}
+	if rd.stream != nil && rd.stream.gen == rd.gen {
+		rd.stream.inFlight--
+	}
+}
+
+// aioMaxIOs is the reads a stream keeps in flight (effective_io_concurrency).
+func (e *engine) aioMaxIOs() int32 { return int32(max(e.sc.Server.EffectiveIOConcurrency, 1)) }
+
+// usesAIO reports whether streams start their reads asynchronously.
+func (e *engine) usesAIO() bool {
+	return e.aioMethod() != "sync" && e.sc.Server.EffectiveIOConcurrency > 0
+}
+
+// streamNextBufferAsync is read_stream_next_buffer with asynchronous I/O
+// for the sequential scan of t at blk.
+func (b *backend) streamNextBufferAsync(t *table, blk int32, write bool) (int32, bool) {
+	e := b.e
+	st := &b.stream
+	as := &b.aio
+	if !b.aioLookAhead(t, write) {
+		return -1, false
+	}
+	if len(as.ranges) == 0 || as.ranges[0].start != blk {
+		e.fail(fmt.Errorf("internal error: backend %d's read stream is not at block %d; please report this with the scenario", b.id, blk))
+		return -1, false
+	}
+	h := &as.ranges[0]
+	if h.rd != nil && !h.rd.done {
+		// WaitReadBuffers: the read has not completed; wait for its first
+		// buffer (the others complete with it).
+		s := h.slots[0]
+		b.nextWait = e.ioWaitHead[s]
+		e.ioWaitHead[s] = b.id
+		as.waited = true
+		b.block(wIOWait)
+		return -1, false
+	}
+	if as.waited {
+		// "Have the read-ahead distance ramp up rapidly after we needed
+		// to wait for IO."
+		st.distance = min(2*st.distance, b.aioMaxPinned())
+		as.waited = false
+	}
+	s := h.slots[0]
+	h.start++
+	h.n--
+	h.slots = h.slots[1:]
+	as.pinned--
+	if h.n == 0 {
+		as.ranges = as.ranges[:copy(as.ranges, as.ranges[1:])]
+	}
+	return s, true
+}
+
+// aioMaxPinned is the stream's max_pinned_buffers: max(4 x
+// effective_io_concurrency, io_combine_limit), within the ring.
+func (b *backend) aioMaxPinned() int32 {
+	n := max(4*b.e.aioMaxIOs(), b.e.ioCombineBlocks())
+	if b.ring != nil {
+		n = min(n, int32(b.ring.Size()))
+	}
+	return n
+}
+
+// aioLookAhead is read_stream_look_ahead: it pins blocks ahead of the
+// scan and starts their reads while the distance and
+// effective_io_concurrency allow. false: b blocked (a victim's write, or
+// another backend's read of a block).
+func (b *backend) aioLookAhead(t *table, write bool) bool {
+	e := b.e
+	st := &b.stream
+	as := &b.aio
+	combine := e.ioCombineBlocks()
+	for {
+		if as.forming {
+			for int32(len(as.fr.slots)) < as.fr.n {
+				g := e.cat.GID(t.rel, as.fr.start+int32(len(as.fr.slots)))
+				b.pinNoRead = true
+				s, ok := b.readBuffer(g, b.ring, false, write)
+				if !ok {
+					return false
+				}
+				b.pinNoRead = false
+				as.fr.slots = append(as.fr.slots, s)
+				as.frMine = append(as.frMine, e.pool.Flags[s]&bufpool.Valid == 0)
+			}
+			as.forming = false
+			b.aioStart()
+			continue
+		}
+		if as.next >= b.scanEnd || as.inFlight >= e.aioMaxIOs() {
+			return true
+		}
+		room := st.distance - as.pinned
+		if room <= 0 {
+			return true
+		}
+		gid := e.cat.GID(t.rel, as.next)
+		if e.pool.Lookup(gid) >= 0 {
+			// In shared buffers: pinned now, no I/O; the distance decays.
+			s, ok := b.readBuffer(gid, b.ring, false, write)
+			if !ok {
+				return false
+			}
+			as.ranges = append(as.ranges, aioRange{start: as.next, n: 1, slots: []int32{s}})
+			as.pinned++
+			as.next++
+			if st.distance > 1 {
+				st.distance--
+			}
+			continue
+		}
+		limit := min(combine, room, b.scanEnd-as.next, relSegBlocks-as.next%relSegBlocks)
+		if limit < combine && as.pinned > 0 && limit == room {
+			// "We don't start the pending read just because we've hit
+			// the distance limit, preferring to give it another chance to
+			// grow to full io_combine_limit size."
+			return true
+		}
+		n := int32(1)
+		for n < limit && e.pool.Lookup(e.cat.GID(t.rel, as.next+n)) < 0 {
+			n++
+		}
+		as.fr = aioRange{start: as.next, n: n, slots: make([]int32, 0, n)}
+		as.frMine = as.frMine[:0]
+		as.next += n
+		as.pinned += n
+		as.forming = true
+	}
+}
+
+// aioStart starts the reads of the range just pinned: one per run of
+// blocks whose I/O is ours (a block another backend read meanwhile is a
+// range of its own, already valid).
+func (b *backend) aioStart() {
+	e := b.e
+	as := &b.aio
+	fr := as.fr
+	for i := int32(0); i < fr.n; {
+		j := i + 1
+		for j < fr.n && as.frMine[j] == as.frMine[i] {
+			j++
+		}
+		r := aioRange{start: fr.start + i, n: j - i, slots: fr.slots[i:j:j]}
+		if as.frMine[i] {
+			rd := &aioRead{e: e, gid: e.cat.GID(b.stream.curRel, fr.start+i), n: j - i, slots: r.slots, stream: as, gen: as.gen}
+			if e.aioMethod() == "io_uring" {
+				rd.ra = b.readahead(rd.gid) // the backend's own file descriptor
+			}
+			r.rd = rd
+			as.inFlight++
+			e.aioSubmit(rd)
+		}
+		as.ranges = append(as.ranges, r)
+		i = j
+	}
 }

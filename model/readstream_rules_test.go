@@ -37,3 +37,62 @@ func TestSeqScanReadStream(t *testing.T) {
 		}
 	}
 }
+
+// docs/model.md "Asynchronous I/O" (18+: aio.c, method_worker.c,
+// method_io_uring.c, read_stream.c): with io_method worker or io_uring a
+// sequential scan's stream starts its reads ahead of the scan, so on a
+// device whose latency dominates a cold scan finishes sooner than with
+// io_method sync, while PostgreSQL's counters stay those of the same
+// blocks read; the BULKREAD ring grows with effective_io_concurrency.
+func TestSeqScanAsynchronousIO(t *testing.T) {
+	run := func(method string, eic int) (*engine, *Result) {
+		sc := rtIdleScenario(16384, 20000) // 128 MB; 20000 pages > NBuffers/4: the ring
+		sc.Server.Version = "18"
+		sc.Server.IOMethod = method
+		sc.Server.EffectiveIOConcurrency = eic
+		sc.Storage.Data = DeviceConfig{Preset: "custom", Channels: 16, ReadTime: 500_000, WriteTime: 500_000, SeqTime: 500_000, TransferTime: 5_000, FlushTime: 1_000_000, Scheduler: "fifo"}
+		sc.Workload.Phases[0].DropOSCache = true
+		sc.Workload.Phases[0].Script.Steps = []Step{{Seqscan: &TableStep{Table: "t", Pick: "client"}}}
+		return rtRun(t, sc)
+	}
+	_, sync := run("sync", -1)
+	eSync, _ := run("sync", -1)
+	syncMS := sync.Phases[0].LatencyMS.Mean
+	if n := eSync.bulkReadRingBuffers(); n != 16384/174 {
+		t.Errorf("18's BULKREAD ring with effective_io_concurrency 16: %d buffers, want the pin limit %d (32 + 16 x 16 = 288 is more)", n, 16384/174)
+	}
+	// io_uring keeps up to effective_io_concurrency reads in flight; the
+	// worker method as many as it has workers (3).
+	for _, tc := range []struct {
+		method string
+		most   float64
+	}{{"worker", 0.95}, {"io_uring", 0.8}} {
+		m := tc.method
+		_, r := run(m, -1)
+		ph := r.Phases[0]
+		t.Logf("%s: %.1f ms, sync %.1f ms", m, ph.LatencyMS.Mean, syncMS)
+		if ms := ph.LatencyMS.Mean; ms >= tc.most*syncMS {
+			t.Errorf("%s: the cold scan took %.1f ms, sync %.1f ms; want under %.0f %% of it (reads in flight ahead of the scan)", m, ms, syncMS, 100*tc.most)
+		}
+		if ph.StatioTables[0].HeapBlksRead != 20000 || ph.BufferUsage.SharedBlksRead != 20000 {
+			t.Errorf("%s: heap_blks_read %d, shared_blks_read %d; want 20000 each", m, ph.StatioTables[0].HeapBlksRead, ph.BufferUsage.SharedBlksRead)
+		}
+	}
+	// effective_io_concurrency 0 turns asynchronous reads off: the scan
+	// is the synchronous one.
+	_, off := run("worker", 0)
+	if off.Phases[0].LatencyMS.Mean != syncMS {
+		t.Errorf("worker with effective_io_concurrency 0: %.3f ms, want sync's %.3f", off.Phases[0].LatencyMS.Mean, syncMS)
+	}
+}
+
+// io_method exists from 18: refused before, at the key.
+func TestIOMethodNeeds18(t *testing.T) {
+	sc := rtIdleScenario(512, 10)
+	sc.Server.Version = "17"
+	sc.Server.IOMethod = "io_uring"
+	ps := Check(sc)
+	if len(ps) == 0 || ps[0].Path != "server.io_method" {
+		t.Fatalf("io_method io_uring at 17: problems %v, want one at server.io_method", ps)
+	}
+}

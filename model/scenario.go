@@ -142,6 +142,16 @@ type Server struct {
 	// stream reads with one vectored read (128kB; at most 256kB in 17,
 	// 1MB from 18). Earlier versions read block by block.
 	IOCombineLimit int64 `yaml:"io_combine_limit" unit:"bytes,kB" range:"8kB,1MB"`
+	// IOMethod is io_method (18+): sync (a stream's reads are done when
+	// the scan needs them), worker (io_workers processes do them ahead of
+	// the scan) or io_uring (the kernel does). "" = the version's default
+	// (worker from 18; before 18 every read is synchronous).
+	IOMethod  string `yaml:"io_method" enum:"|sync|worker|io_uring"`
+	IOWorkers int    `yaml:"io_workers" range:"1,32"`
+	// EffectiveIOConcurrency bounds a stream's reads in flight (18+ with
+	// asynchronous I/O; -1 = the version's default: 1 before 18, 16 from
+	// 18; 0 turns asynchronous reads off).
+	EffectiveIOConcurrency int `yaml:"effective_io_concurrency" range:"-1,1000"`
 }
 
 // OS models the operating system below PostgreSQL (Linux's vm.* sysctls
@@ -720,6 +730,8 @@ func DefaultScenario() Scenario {
 			VacuumCostPageDirty:               20,
 			VacuumBufferUsageLimit:            -1,
 			IOCombineLimit:                    128 << 10,
+			IOWorkers:                         3,
+			EffectiveIOConcurrency:            -1,
 		},
 		OS: OS{
 			PageCache:               4 << 30,
@@ -884,6 +896,15 @@ func ResolveVersionDefaults(sc *Scenario) {
 		if v < 1200 {
 			s.AutovacuumVacuumCostDelay = 20 * ms
 		}
+	}
+	if s.EffectiveIOConcurrency < 0 {
+		s.EffectiveIOConcurrency = 16
+		if v < 1800 {
+			s.EffectiveIOConcurrency = 1
+		}
+	}
+	if s.IOMethod == "" && v >= 1800 {
+		s.IOMethod = "worker"
 	}
 	if s.VacuumCostPageMiss < 0 {
 		s.VacuumCostPageMiss = 2
