@@ -595,6 +595,7 @@ func (b *backend) pinStep() (int32, bool) {
 				if !b.extBulk {
 					e.bufWrites.backend++
 					e.bufWrites.extends++
+					e.stats.io[b.backendType()][ringContext(b.pinRing)].extendOps++
 				}
 				if b.extFallocate {
 					b.ps = psExtendWritten
@@ -617,6 +618,7 @@ func (b *backend) pinStep() (int32, bool) {
 				b.ps = psNone
 				return s, true
 			}
+			e.stats.io[b.backendType()][ringContext(b.pinRing)].readOps++
 			b.ps = psRead
 			b.cpu += e.costs.OSRead
 			b.block(wRead)

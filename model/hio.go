@@ -402,6 +402,11 @@ func (b *backend) relationAddBlocks(t *table, bulk, skipFSM bool) (slot, blk int
 		h.waited = false
 		e.bufWrites.backend++ // one mdzeroextend, one register_dirty_segment
 		e.bufWrites.extends++
+		ctx := ctxNormal
+		if bulk {
+			ctx = ctxBulkwrite
+		}
+		e.stats.io[b.backendType()][ctx].extendOps++
 		if h.extendBy > 1 {
 			e.extraBlocks += int64(h.extendBy - 1)
 		}

@@ -450,19 +450,34 @@ func (b *backend) bulkRing() *bufpool.Ring {
 // bulkReadRingBuffers is GetAccessStrategy(BAS_BULKREAD)'s size: 256 kB;
 // from 18 also room for effective_io_concurrency reads of
 // io_combine_limit blocks in flight (8 kB x eic x io_combine_limit
-// blocks more), within the pins a backend may hold (GetPinLimit:
-// NBuffers / (MaxBackends + NUM_AUXILIARY_PROCS), 174 processes with 18's
-// defaults: max_connections 100, autovacuum_worker_slots 16,
-// max_worker_processes 8, max_wal_senders 10, 2 special workers, 6
-// auxiliary processes and 32 I/O worker slots) but never below 256 kB.
+// blocks more), within the pins a backend may hold (pinLimit) but never
+// below 256 kB.
 func (e *engine) bulkReadRingBuffers() int {
 	n := 256 * 1024 / 8192
 	if e.ver >= 1800 {
-		pinLimit := int(e.pool.N) / 174
 		n += max(e.sc.Server.EffectiveIOConcurrency, 0) * int(e.ioCombineBlocks())
-		n = min(n, max(256*1024/8192, pinLimit))
+		n = min(n, max(256*1024/8192, int(e.pinLimit())))
 	}
 	return n
+}
+
+// pinLimit is GetPinLimit, MaxProportionalPins (bufmgr.c): the buffers one
+// backend may pin, NBuffers / (MaxBackends + NUM_AUXILIARY_PROCS). The
+// scenario's clients stand for max_connections (at least its default,
+// 100); the other processes are the defaults' autovacuum workers and
+// launcher, max_worker_processes 8, max_wal_senders 10 and the auxiliary
+// processes: 27 up to 17, 74 from 18 (autovacuum_worker_slots 16, 32 I/O
+// worker slots). It bounds a read stream's pins ahead (LimitAdditionalPins).
+func (e *engine) pinLimit() int32 {
+	conns := 100
+	for _, ph := range e.sc.Workload.Phases {
+		conns = max(conns, ph.Clients)
+	}
+	others := 27
+	if e.ver >= 1800 {
+		others = 74
+	}
+	return int32(max(int(e.pool.N)/(conns+others), 1))
 }
 
 // maybePrune is heap_page_prune_opt: when the page is nearly full (free

@@ -68,6 +68,11 @@ func ringContext(r *bufpool.Ring) int {
 // ioCounters is one pg_stat_io row's buffer counters.
 type ioCounters struct {
 	hits, reads, extends, writes, evictions, reuses uint64
+	// readOps and extendOps are I/O operations: a read of several blocks
+	// (a read stream's preadv) or an extension by several pages is one;
+	// pg_stat_io counts those from 18, with their bytes
+	// (pgstat_count_io_op(..., cnt, bytes)).
+	readOps, extendOps uint64
 }
 
 // relCounters are one relation fork's access counters and, for a table's
@@ -246,7 +251,10 @@ func (e *engine) relationSizes() []RelationSize {
 	return append(tables, indexes...)
 }
 
-// IORow is one row of pg_stat_io (object "relation", op_bytes 8192).
+// IORow is one row of pg_stat_io (object "relation"). Up to 17 reads,
+// writes and extends count blocks (op_bytes 8192); from 18 they count
+// I/O operations (a read stream's vectored read, an extension by several
+// pages is one) and read_bytes, write_bytes and extend_bytes the bytes.
 type IORow struct {
 	BackendType string `json:"backend_type"`
 	Context     string `json:"context"`
@@ -256,6 +264,9 @@ type IORow struct {
 	Hits        int64  `json:"hits"`
 	Evictions   int64  `json:"evictions"`
 	Reuses      int64  `json:"reuses"`
+	ReadBytes   *int64 `json:"read_bytes,omitempty"`
+	WriteBytes  *int64 `json:"write_bytes,omitempty"`
+	ExtendBytes *int64 `json:"extend_bytes,omitempty"`
 }
 
 // fetched returns what pgstat counts for a fork as (hit, read): extensions

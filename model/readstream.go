@@ -101,7 +101,7 @@ func (b *backend) streamNextBuffer(t *table, blk, gid int32, write bool) (int32,
 		// A new read: the blocks from blk that are not in shared buffers,
 		// as far as the distance, io_combine_limit, the scan and the
 		// segment file allow.
-		limit := min(st.distance, e.ioCombineBlocks(), b.scanEnd-blk, relSegBlocks-blk%relSegBlocks)
+		limit := min(st.distance, e.ioCombineBlocks(), b.scanEnd-blk, relSegBlocks-blk%relSegBlocks, e.pinLimit())
 		if b.ring != nil {
 			// GetAccessStrategyPinLimit: a BULKREAD stream may pin the
 			// whole ring, no more.
@@ -142,6 +142,7 @@ func (b *backend) streamNextBuffer(t *table, blk, gid int32, write bool) (int32,
 				n++
 			}
 			st.ioN = n
+			e.stats.io[b.backendType()][ringContext(b.ring)].readOps++
 			b.readvGid, b.readvN = e.cat.GID(t.rel, st.start+st.io), n
 			b.cpu += e.costs.OSRead * int64(n)
 			b.block(wReadV)
@@ -394,7 +395,7 @@ func (b *backend) aioMaxPinned() int32 {
 	if b.ring != nil {
 		n = min(n, int32(b.ring.Size()))
 	}
-	return n
+	return min(n, b.e.pinLimit())
 }
 
 // aioLookAhead is read_stream_look_ahead: it pins blocks ahead of the
@@ -426,7 +427,7 @@ func (b *backend) aioLookAhead(t *table, write bool) bool {
 		if as.next >= b.scanEnd || as.inFlight >= e.aioMaxIOs() {
 			return true
 		}
-		room := st.distance - as.pinned
+		room := min(st.distance, b.aioMaxPinned()) - as.pinned
 		if room <= 0 {
 			return true
 		}
@@ -446,6 +447,9 @@ func (b *backend) aioLookAhead(t *table, write bool) bool {
 			continue
 		}
 		limit := min(combine, room, b.scanEnd-as.next, relSegBlocks-as.next%relSegBlocks)
+		if limit < combine && as.pinned == 0 {
+			limit = min(combine, b.scanEnd-as.next, relSegBlocks-as.next%relSegBlocks, max(room, 1))
+		}
 		if limit < combine && as.pinned > 0 && limit == room {
 			// "We don't start the pending read just because we've hit
 			// the distance limit, preferring to give it another chance to
@@ -484,6 +488,7 @@ func (b *backend) aioStart() {
 			}
 			r.rd = rd
 			as.inFlight++
+			e.stats.io[b.backendType()][ringContext(b.ring)].readOps++
 			e.aioSubmit(rd)
 		}
 		as.ranges = append(as.ranges, r)

@@ -4,24 +4,30 @@ import "testing"
 
 // docs/model.md "Read streams" (read_stream.c, heapam.c heap_beginscan,
 // PostgreSQL 17+): a cold sequential scan reads 1, 2, 4, 8, then
-// io_combine_limit (16) blocks per vectored read, so 1000 blocks take 66
-// preadv calls instead of 1000 pread calls; pg_statio, pgBufferUsage and
-// the ring see the same blocks read as before. A scan of cached blocks
-// makes no read at all.
+// io_combine_limit (16) blocks per vectored read, so 20000 blocks take
+// 1254 preadv calls instead of 20000 pread calls; pg_statio,
+// pgBufferUsage and the ring see the same blocks read as before. A stream
+// pins no more than a backend's share of shared buffers
+// (LimitAdditionalPins: NBuffers / 127 processes up to 17), which in a
+// small pool caps the reads.
 func TestSeqScanReadStream(t *testing.T) {
 	for _, tc := range []struct {
-		version   string
-		combine   int64
-		readCalls int64
+		version          string
+		nbuffers, blocks int64
+		combine          int64
+		readCalls        int64
 	}{
-		{"15", 128 << 10, 1000},
-		// 1 + 2 + 4 + 8 = 15 blocks in 4 reads, then 985 in 62 (61 of
-		// 16 and one of 9).
-		{"17", 128 << 10, 66},
-		// io_combine_limit 64kB: 1, 2, 4, 8, then 8 at a time: 4 + 124.
-		{"17", 64 << 10, 128},
+		{"15", 4096, 20000, 128 << 10, 20000},
+		// 1 + 2 + 4 + 8 = 15 blocks in 4 reads, then 19985 in 1250
+		// (1249 of 16 and one of 1).
+		{"17", 4096, 20000, 128 << 10, 1254},
+		// io_combine_limit 64kB: 1, 2, 4, 8, then 8 at a time: 4 + 2499.
+		{"17", 4096, 20000, 64 << 10, 2503},
+		// 512 buffers: 4 pins a backend (512 / 127): 1, 2, 4, then 4 at
+		// a time: 3 + 249.
+		{"17", 512, 1000, 128 << 10, 252},
 	} {
-		sc := rtIdleScenario(512, 1000) // 1000 pages > NBuffers/4: the BULKREAD ring
+		sc := rtIdleScenario(tc.nbuffers, tc.blocks) // > NBuffers/4: the BULKREAD ring
 		sc.Server.Version = tc.version
 		sc.Server.IOCombineLimit = tc.combine
 		sc.Workload.Phases[0].DropOSCache = true
@@ -29,11 +35,11 @@ func TestSeqScanReadStream(t *testing.T) {
 		e, r := rtRun(t, sc)
 		ph := r.Phases[0]
 		if ph.OSCache.ReadCalls != tc.readCalls {
-			t.Errorf("%s, io_combine_limit %d kB: %d read calls, want %d", tc.version, tc.combine>>10, ph.OSCache.ReadCalls, tc.readCalls)
+			t.Errorf("%s, %d buffers, io_combine_limit %d kB: %d read calls, want %d", tc.version, tc.nbuffers, tc.combine>>10, ph.OSCache.ReadCalls, tc.readCalls)
 		}
-		if ph.StatioTables[0].HeapBlksRead != 1000 || ph.BufferUsage.SharedBlksRead != 1000 || e.pool.Stats.RingReuses != 1000-32 {
-			t.Errorf("%s: heap_blks_read %d, shared_blks_read %d, ring reuses %d; want 1000, 1000, 968",
-				tc.version, ph.StatioTables[0].HeapBlksRead, ph.BufferUsage.SharedBlksRead, e.pool.Stats.RingReuses)
+		if ph.StatioTables[0].HeapBlksRead != tc.blocks || ph.BufferUsage.SharedBlksRead != tc.blocks || int64(e.pool.Stats.RingReuses) != tc.blocks-32 {
+			t.Errorf("%s: heap_blks_read %d, shared_blks_read %d, ring reuses %d; want %d, %d, %d",
+				tc.version, ph.StatioTables[0].HeapBlksRead, ph.BufferUsage.SharedBlksRead, e.pool.Stats.RingReuses, tc.blocks, tc.blocks, tc.blocks-32)
 		}
 	}
 }
@@ -94,5 +100,43 @@ func TestIOMethodNeeds18(t *testing.T) {
 	ps := Check(sc)
 	if len(ps) == 0 || ps[0].Path != "server.io_method" {
 		t.Fatalf("io_method io_uring at 17: problems %v, want one at server.io_method", ps)
+	}
+}
+
+// pg_stat_io (pgstat_io.c): up to 17 reads count blocks; from 18 they
+// count I/O operations, with read_bytes (a read stream's vectored read of
+// 16 blocks is one read of 131072 bytes).
+func TestPgStatIOReadsByVersion(t *testing.T) {
+	for _, tc := range []struct {
+		version, method string
+		reads           int64
+	}{
+		{"17", "", 20000},
+		{"18", "sync", 1254}, // 1, 2, 4, 8, then 16 at a time (TestSeqScanReadStream)
+	} {
+		sc := rtIdleScenario(4096, 20000)
+		sc.Server.Version = tc.version
+		sc.Server.IOMethod = tc.method
+		sc.Workload.Phases[0].DropOSCache = true
+		sc.Workload.Phases[0].Script.Steps = []Step{{Seqscan: &TableStep{Table: "t", Pick: "client"}}}
+		_, r := rtRun(t, sc)
+		var row *IORow
+		for i, x := range r.Phases[0].PGStatIO {
+			if x.BackendType == "client backend" && x.Context == "bulkread" {
+				row = &r.Phases[0].PGStatIO[i]
+			}
+		}
+		if row == nil {
+			t.Fatalf("%s: no client backend / bulkread row in %+v", tc.version, r.Phases[0].PGStatIO)
+		}
+		if row.Reads != tc.reads {
+			t.Errorf("%s: pg_stat_io bulkread reads %d, want %d", tc.version, row.Reads, tc.reads)
+		}
+		if tc.version == "17" && row.ReadBytes != nil {
+			t.Errorf("17: read_bytes %d, want none (the column is 18's)", *row.ReadBytes)
+		}
+		if tc.version == "18" && (row.ReadBytes == nil || *row.ReadBytes != 20000*8192) {
+			t.Errorf("18: read_bytes %v, want %d", row.ReadBytes, 20000*8192)
+		}
 	}
 }
