@@ -29,7 +29,16 @@ func (f segmentFiles) Page(file int64, block int32) int32 {
 // readahead returns the backend's readahead state for the segment file
 // holding gid: each backend opens its own file descriptors (fd.c's virtual
 // file descriptors), and the kernel keeps readahead state per open file.
+// The system catalogs get none (nil: a read of the page alone): the model
+// lumps PostgreSQL's many small catalog files, read at random, into one
+// relation, whose pages readahead would bring in together as no real
+// catalog read does.
 func (b *backend) readahead(gid int32) *oscache.RAState {
+	if e := b.e; e.sc.Server.SystemCatalogs {
+		if rel, _ := e.cat.Locate(gid); rel == e.db.sysCatalog || rel == e.db.sysGlobal {
+			return nil
+		}
+	}
 	file, _, _ := segmentFiles{b.e.cat}.Locate(gid)
 	if b.raFiles == nil {
 		b.raFiles = map[int64]*oscache.RAState{}

@@ -544,7 +544,7 @@ os.read_ahead and max_writeback_batch set to the device's read_ahead_kb
 and max_sectors_kb (docs/model.md, "The kernel's readahead"). The device's
 counters are the whole machine's and include the session's catalog reads,
 which PostgreSQL makes from many small catalog files and the model from one
-catalog relation: they are held within 20 %% or 10.
+catalog relation read a page at a time: they are held within 20 %% or 10.
 
 Tolerances: counters within 10 %% or 5 buffers, hit ratios within 0.01,
 the share of the relations' buffers at each usage count within 0.05;
