@@ -106,6 +106,8 @@ type backend struct {
 	// readvN its preadv under way.
 	stream   readStream
 	aio      aioStream
+	vacSlot  int32 // VACUUM's page from its stream, and whether the stream read it
+	vacMiss  bool
 	readvGid int32
 	readvN   int32
 	victim   int32

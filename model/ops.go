@@ -230,7 +230,7 @@ func (b *backend) execScan(o *op) bool {
 			b.ring = b.bulkRing()
 			b.ring.Reset()
 		}
-		b.streamBegin(t)
+		b.streamBegin(t, b.ring, false)
 		b.useVM = av.ScanUsesVM(b.scanEnd)
 		b.skipAV = av.ScanSkipsAllVisible(b.scanEnd)
 		b.vmHeld, b.vmSlot = -1, -1
@@ -266,10 +266,17 @@ func (b *backend) execScan(o *op) bool {
 		if b.sub == 3 {
 			var slot int32
 			var ok bool
-			if e.usesAIO() {
-				slot, ok = b.streamNextBufferAsync(t, blk, o.kind != opSeqscan)
-			} else if e.usesReadStream() {
-				slot, ok = b.streamNextBuffer(t, blk, gid, o.kind != opSeqscan)
+			if e.usesReadStream() {
+				var got int32
+				if b.streamAsync() {
+					got, slot, _, ok = b.streamNextBufferAsync(t, o.kind != opSeqscan)
+				} else {
+					got, slot, _, ok = b.streamNextBuffer(t, o.kind != opSeqscan)
+				}
+				if ok && got != blk {
+					e.fail(fmt.Errorf("internal error: backend %d's read stream gave block %d for %d; please report this with the scenario", b.id, got, blk))
+					return false
+				}
 			} else {
 				slot, ok = b.readBuffer(gid, b.ring, false, o.kind != opSeqscan)
 			}

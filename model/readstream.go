@@ -1,8 +1,6 @@
 package model
 
 import (
-	"fmt"
-
 	"github.com/pgbufsim/pgbufsim/model/bufpool"
 	"github.com/pgbufsim/pgbufsim/model/catalog"
 	"github.com/pgbufsim/pgbufsim/model/oscache"
@@ -38,6 +36,9 @@ import (
 // readStream is a backend's stream for its current sequential scan.
 type readStream struct {
 	curRel   catalog.RelID // the relation scanned
+	ring     *bufpool.Ring // its buffer access strategy
+	vacuum   bool          // VACUUM's stream: heap_vac_scan_next_block skips, maintenance_io_concurrency
+	next     int32         // the next block the stream's callback yields (-1: the end)
 	distance int32
 	// The blocks of the last read not handed to the scan yet:
 	// [start, start+n), pinned in slots.
@@ -51,19 +52,54 @@ type readStream struct {
 	io, ioN    int32
 }
 
-// streamBegin is read_stream_begin_relation for a scan of t: distance 1.
-func (b *backend) streamBegin(t *table) {
+// streamBegin is read_stream_begin_relation for a scan of t (blocks 0 to
+// b.scanEnd) through ring: distance 1. vacuum makes it VACUUM's stream.
+func (b *backend) streamBegin(t *table, ring *bufpool.Ring, vacuum bool) {
 	st := &b.stream
-	st.curRel = t.rel
+	st.curRel, st.ring, st.vacuum = t.rel, ring, vacuum
 	st.distance, st.n, st.phase, st.ioN = 1, 0, 0, 0
 	b.aio.reset()
+	st.next = b.streamFrom(t, 0)
+	b.aio.next = st.next
+}
+
+// streamFrom is the stream's callback: the first block at or after blk it
+// yields, -1 at the end. A scan yields every block; VACUUM skips runs of
+// at least SKIP_PAGES_THRESHOLD all-visible pages
+// (heap_vac_scan_next_block, find_next_unskippable_block).
+func (b *backend) streamFrom(t *table, blk int32) int32 {
+	if b.stream.vacuum {
+		for blk < b.scanEnd && t.heap.AllVisible(blk) {
+			run := int32(0)
+			for blk+run < b.scanEnd && t.heap.AllVisible(blk+run) {
+				run++
+			}
+			if run < skipPagesThreshold {
+				break
+			}
+			blk += run
+		}
+	}
+	if blk < 0 || blk >= b.scanEnd {
+		return -1
+	}
+	return blk
+}
+
+// streamMaxIOs is the stream's reads in flight: effective_io_concurrency,
+// or maintenance_io_concurrency for VACUUM (READ_STREAM_MAINTENANCE).
+func (b *backend) streamMaxIOs() int32 {
+	if b.stream.vacuum {
+		return int32(max(b.e.sc.Server.MaintenanceIOConcurrency, 1))
+	}
+	return b.e.aioMaxIOs()
 }
 
 // reset empties the asynchronous stream; reads still in flight complete
 // without counting against it.
 func (as *aioStream) reset() {
 	as.ranges = as.ranges[:0]
-	as.pinned, as.next, as.inFlight = 0, 0, 0
+	as.pinned, as.next, as.inFlight = 0, -1, 0
 	as.forming, as.waited = false, false
 	as.gen++
 }
@@ -76,39 +112,49 @@ func (e *engine) ioCombineBlocks() int32 {
 	return int32(max(e.sc.Server.IOCombineLimit/8192, 1))
 }
 
-// streamNextBuffer is read_stream_next_buffer for the sequential scan of t
-// at blk (gid): the block's buffer, pinned, or false when b blocked (call
-// again with the same block).
-func (b *backend) streamNextBuffer(t *table, blk, gid int32, write bool) (int32, bool) {
+// streamNextBuffer is read_stream_next_buffer with synchronous I/O for
+// the stream of t: the next block the stream yields and its buffer,
+// pinned, whether the stream read it (a miss), and ok false when b blocked
+// (call again). blk -1: the stream has ended.
+func (b *backend) streamNextBuffer(t *table, write bool) (blk, slot int32, miss, ok bool) {
 	e := b.e
 	st := &b.stream
 	if st.phase == 0 {
-		if st.n > 0 && blk >= st.start && blk < st.start+st.n {
-			s := st.slots[blk-st.start]
-			if blk == st.start+st.n-1 {
-				st.n = 0
-			}
-			return s, true
+		if st.n > 0 {
+			i := st.want - st.n
+			blk, slot, miss = st.start+i, st.slots[i], st.mine[i]
+			st.n--
+			return blk, slot, miss, true
 		}
+		blk = st.next
+		if blk < 0 {
+			return -1, -1, false, true
+		}
+		gid := e.cat.GID(t.rel, blk)
 		if e.pool.Lookup(gid) >= 0 {
 			// In shared buffers (or being read by another backend): no
 			// I/O of ours, the distance decays (behaviour A).
+			s, ok := b.readBuffer(gid, st.ring, false, write)
+			if !ok {
+				return -1, -1, false, false
+			}
 			if st.distance > 1 {
 				st.distance--
 			}
-			return b.readBuffer(gid, b.ring, false, write)
+			st.next = b.streamFrom(t, blk+1)
+			return blk, s, b.lastMiss, true
 		}
-		// A new read: the blocks from blk that are not in shared buffers,
-		// as far as the distance, io_combine_limit, the scan and the
-		// segment file allow.
+		// A new read: the blocks from blk that the stream yields next and
+		// are not in shared buffers, as far as the distance,
+		// io_combine_limit, the segment file and the pins allow.
 		limit := min(st.distance, e.ioCombineBlocks(), b.scanEnd-blk, relSegBlocks-blk%relSegBlocks, e.pinLimit())
-		if b.ring != nil {
+		if st.ring != nil {
 			// GetAccessStrategyPinLimit: a BULKREAD stream may pin the
 			// whole ring, no more.
-			limit = min(limit, int32(b.ring.Size()))
+			limit = min(limit, int32(st.ring.Size()))
 		}
 		n := int32(1)
-		for n < limit && e.pool.Lookup(e.cat.GID(t.rel, blk+n)) < 0 {
+		for n < limit && b.streamFrom(t, blk+n) == blk+n && e.pool.Lookup(e.cat.GID(t.rel, blk+n)) < 0 {
 			n++
 		}
 		st.start, st.want, st.done = blk, n, 0
@@ -119,9 +165,9 @@ func (b *backend) streamNextBuffer(t *table, blk, gid int32, write bool) (int32,
 		for st.done < st.want {
 			g := e.cat.GID(t.rel, st.start+st.done)
 			b.pinNoRead = true
-			s, ok := b.readBuffer(g, b.ring, false, write)
+			s, ok := b.readBuffer(g, st.ring, false, write)
 			if !ok {
-				return -1, false
+				return -1, -1, false, false
 			}
 			b.pinNoRead = false
 			st.slots = append(st.slots, s)
@@ -142,11 +188,11 @@ func (b *backend) streamNextBuffer(t *table, blk, gid int32, write bool) (int32,
 				n++
 			}
 			st.ioN = n
-			e.stats.io[b.backendType()][ringContext(b.ring)].readOps++
+			e.stats.io[b.backendType()][ringContext(st.ring)].readOps++
 			b.readvGid, b.readvN = e.cat.GID(t.rel, st.start+st.io), n
 			b.cpu += e.costs.OSRead * int64(n)
 			b.block(wReadV)
-			return -1, false
+			return -1, -1, false, false
 		}
 		for i := st.io; i < st.io+st.ioN; i++ {
 			e.pool.ReadDone(st.slots[i])
@@ -158,11 +204,9 @@ func (b *backend) streamNextBuffer(t *table, blk, gid int32, write bool) (int32,
 	// Behaviour B: after I/O the distance doubles, up to io_combine_limit.
 	st.distance = min(st.distance*2, e.ioCombineBlocks())
 	st.phase = 0
-	st.n = st.want
-	if st.n == 1 {
-		st.n = 0
-	}
-	return st.slots[0], true
+	st.next = b.streamFrom(t, st.start+st.want)
+	st.n = st.want - 1
+	return st.start, st.slots[0], st.mine[0], true
 }
 
 // Asynchronous I/O (18+, io_method worker or io_uring; aio.c,
@@ -195,11 +239,13 @@ type aioRead struct {
 }
 
 // aioRange is a run of blocks the stream pinned ahead: read by one of our
-// reads (rd != nil), or found in shared buffers.
+// reads (rd != nil), or found in shared buffers (miss: read by the pin
+// itself, after all).
 type aioRange struct {
 	start, n int32
 	slots    []int32
 	rd       *aioRead
+	miss     bool
 }
 
 // aioStream is the asynchronous stream's queue of pinned ranges.
@@ -342,34 +388,37 @@ func (rd *aioRead) complete() {
 // aioMaxIOs is the reads a stream keeps in flight (effective_io_concurrency).
 func (e *engine) aioMaxIOs() int32 { return int32(max(e.sc.Server.EffectiveIOConcurrency, 1)) }
 
-// usesAIO reports whether streams start their reads asynchronously.
-func (e *engine) usesAIO() bool {
-	return e.aioMethod() != "sync" && e.sc.Server.EffectiveIOConcurrency > 0
+// streamAsync reports whether b's stream starts its reads asynchronously:
+// io_method worker or io_uring, and I/O concurrency above 0.
+func (b *backend) streamAsync() bool {
+	c := b.e.sc.Server.EffectiveIOConcurrency
+	if b.stream.vacuum {
+		c = b.e.sc.Server.MaintenanceIOConcurrency
+	}
+	return b.e.aioMethod() != "sync" && c > 0
 }
 
 // streamNextBufferAsync is read_stream_next_buffer with asynchronous I/O
-// for the sequential scan of t at blk.
-func (b *backend) streamNextBufferAsync(t *table, blk int32, write bool) (int32, bool) {
-	e := b.e
+// for the stream of t, as streamNextBuffer.
+func (b *backend) streamNextBufferAsync(t *table, write bool) (blk, slot int32, miss, ok bool) {
 	st := &b.stream
 	as := &b.aio
 	if !b.aioLookAhead(t, write) {
-		return -1, false
+		return -1, -1, false, false
 	}
-	if len(as.ranges) == 0 || as.ranges[0].start != blk {
-		e.fail(fmt.Errorf("internal error: backend %d's read stream is not at block %d; please report this with the scenario", b.id, blk))
-		return -1, false
+	if len(as.ranges) == 0 {
+		return -1, -1, false, true // the end
 	}
 	h := &as.ranges[0]
 	if h.rd != nil && !h.rd.done {
 		// WaitReadBuffers: the read has not completed; wait for its first
 		// buffer (the others complete with it).
-		s := h.slots[0]
+		s, e := h.slots[0], b.e
 		b.nextWait = e.ioWaitHead[s]
 		e.ioWaitHead[s] = b.id
 		as.waited = true
 		b.block(wIOWait)
-		return -1, false
+		return -1, -1, false, false
 	}
 	if as.waited {
 		// "Have the read-ahead distance ramp up rapidly after we needed
@@ -377,7 +426,7 @@ func (b *backend) streamNextBufferAsync(t *table, blk int32, write bool) (int32,
 		st.distance = min(2*st.distance, b.aioMaxPinned())
 		as.waited = false
 	}
-	s := h.slots[0]
+	blk, slot, miss = h.start, h.slots[0], h.rd != nil || h.miss
 	h.start++
 	h.n--
 	h.slots = h.slots[1:]
@@ -385,15 +434,15 @@ func (b *backend) streamNextBufferAsync(t *table, blk int32, write bool) (int32,
 	if h.n == 0 {
 		as.ranges = as.ranges[:copy(as.ranges, as.ranges[1:])]
 	}
-	return s, true
+	return blk, slot, miss, true
 }
 
 // aioMaxPinned is the stream's max_pinned_buffers: max(4 x
 // effective_io_concurrency, io_combine_limit), within the ring.
 func (b *backend) aioMaxPinned() int32 {
-	n := max(4*b.e.aioMaxIOs(), b.e.ioCombineBlocks())
-	if b.ring != nil {
-		n = min(n, int32(b.ring.Size()))
+	n := max(4*b.streamMaxIOs(), b.e.ioCombineBlocks())
+	if r := b.stream.ring; r != nil {
+		n = min(n, int32(r.Size()))
 	}
 	return min(n, b.e.pinLimit())
 }
@@ -412,7 +461,7 @@ func (b *backend) aioLookAhead(t *table, write bool) bool {
 			for int32(len(as.fr.slots)) < as.fr.n {
 				g := e.cat.GID(t.rel, as.fr.start+int32(len(as.fr.slots)))
 				b.pinNoRead = true
-				s, ok := b.readBuffer(g, b.ring, false, write)
+				s, ok := b.readBuffer(g, st.ring, false, write)
 				if !ok {
 					return false
 				}
@@ -424,7 +473,7 @@ func (b *backend) aioLookAhead(t *table, write bool) bool {
 			b.aioStart()
 			continue
 		}
-		if as.next >= b.scanEnd || as.inFlight >= e.aioMaxIOs() {
+		if as.next < 0 || as.inFlight >= b.streamMaxIOs() {
 			return true
 		}
 		room := min(st.distance, b.aioMaxPinned()) - as.pinned
@@ -434,13 +483,13 @@ func (b *backend) aioLookAhead(t *table, write bool) bool {
 		gid := e.cat.GID(t.rel, as.next)
 		if e.pool.Lookup(gid) >= 0 {
 			// In shared buffers: pinned now, no I/O; the distance decays.
-			s, ok := b.readBuffer(gid, b.ring, false, write)
+			s, ok := b.readBuffer(gid, st.ring, false, write)
 			if !ok {
 				return false
 			}
-			as.ranges = append(as.ranges, aioRange{start: as.next, n: 1, slots: []int32{s}})
+			as.ranges = append(as.ranges, aioRange{start: as.next, n: 1, slots: []int32{s}, miss: b.lastMiss})
 			as.pinned++
-			as.next++
+			as.next = b.streamFrom(t, as.next+1)
 			if st.distance > 1 {
 				st.distance--
 			}
@@ -457,12 +506,12 @@ func (b *backend) aioLookAhead(t *table, write bool) bool {
 			return true
 		}
 		n := int32(1)
-		for n < limit && e.pool.Lookup(e.cat.GID(t.rel, as.next+n)) < 0 {
+		for n < limit && b.streamFrom(t, as.next+n) == as.next+n && e.pool.Lookup(e.cat.GID(t.rel, as.next+n)) < 0 {
 			n++
 		}
 		as.fr = aioRange{start: as.next, n: n, slots: make([]int32, 0, n)}
 		as.frMine = as.frMine[:0]
-		as.next += n
+		as.next = b.streamFrom(t, as.next+n)
 		as.pinned += n
 		as.forming = true
 	}
@@ -488,7 +537,7 @@ func (b *backend) aioStart() {
 			}
 			r.rd = rd
 			as.inFlight++
-			e.stats.io[b.backendType()][ringContext(b.ring)].readOps++
+			e.stats.io[b.backendType()][ringContext(b.stream.ring)].readOps++
 			e.aioSubmit(rd)
 		}
 		as.ranges = append(as.ranges, r)

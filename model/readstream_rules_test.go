@@ -140,3 +140,40 @@ func TestPgStatIOReadsByVersion(t *testing.T) {
 		}
 	}
 }
+
+// 18's VACUUM reads its heap pass through a stream (vacuumlazy.c
+// lazy_scan_heap, heap_vac_scan_next_block): the same pages, the same
+// skipping of all-visible runs and the same counters as 17's block-by-block
+// pass, in larger reads, and with asynchronous I/O
+// (maintenance_io_concurrency) sooner on a device whose latency decides.
+func TestVacuumReadStream(t *testing.T) {
+	run := func(version, method string) *Result {
+		sc := rtIdleScenario(16384, 20000)
+		sc.Server.Version = version
+		sc.Server.IOMethod = method
+		off := false
+		sc.Server.DataChecksums = &off // 18's initdb default is on: hint bits would log full pages
+		tbl := rtTable("t", 20000)
+		tbl.State = "fresh" // loaded, never vacuumed: every page is read and set all-visible
+		sc.Tables.Relations = []TableConfig{tbl}
+		sc.Storage.Data = DeviceConfig{Preset: "custom", Channels: 16, ReadTime: 500_000, WriteTime: 500_000, SeqTime: 500_000, TransferTime: 5_000, FlushTime: 1_000_000, Scheduler: "fifo"}
+		sc.Workload.Phases[0].DropOSCache = true
+		sc.Workload.Phases[0].Script.Steps = []Step{{Vacuum: &TableStep{Table: "t"}}}
+		_, r := rtRun(t, sc)
+		return r
+	}
+	v17, sync, worker := run("17", ""), run("18", "sync"), run("18", "worker")
+	reads := func(r *Result) int64 { return r.Phases[0].StatioTables[0].HeapBlksRead }
+	if reads(v17) != reads(sync) || reads(v17) != reads(worker) || reads(v17) < 20000 {
+		t.Errorf("heap_blks_read 17 %d, 18 sync %d, 18 worker %d: want the same, at least 20000", reads(v17), reads(sync), reads(worker))
+	}
+	calls := func(r *Result) int64 { return r.Phases[0].OSCache.ReadCalls }
+	if calls(sync) >= calls(v17)/4 {
+		t.Errorf("read calls 17 %d, 18 %d: want 18's stream to combine reads", calls(v17), calls(sync))
+	}
+	ms := func(r *Result) float64 { return r.Phases[0].LatencyMS.Mean }
+	t.Logf("VACUUM of 20000 cold pages: 17 %.1f ms, 18 sync %.1f ms, 18 worker %.1f ms", ms(v17), ms(sync), ms(worker))
+	if ms(worker) >= 0.9*ms(v17) {
+		t.Errorf("18 worker %.1f ms against 17's %.1f: want under 90 %%", ms(worker), ms(v17))
+	}
+}

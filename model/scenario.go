@@ -152,6 +152,9 @@ type Server struct {
 	// asynchronous I/O; -1 = the version's default: 1 before 18, 16 from
 	// 18; 0 turns asynchronous reads off).
 	EffectiveIOConcurrency int `yaml:"effective_io_concurrency" range:"-1,1000"`
+	// MaintenanceIOConcurrency is the same for VACUUM's stream (18+; -1 =
+	// the version's default: 10 before 18, 16 from 18).
+	MaintenanceIOConcurrency int `yaml:"maintenance_io_concurrency" range:"-1,1000"`
 }
 
 // OS models the operating system below PostgreSQL (Linux's vm.* sysctls
@@ -732,6 +735,7 @@ func DefaultScenario() Scenario {
 			IOCombineLimit:                    128 << 10,
 			IOWorkers:                         3,
 			EffectiveIOConcurrency:            -1,
+			MaintenanceIOConcurrency:          -1,
 		},
 		OS: OS{
 			PageCache:               4 << 30,
@@ -901,6 +905,12 @@ func ResolveVersionDefaults(sc *Scenario) {
 		s.EffectiveIOConcurrency = 16
 		if v < 1800 {
 			s.EffectiveIOConcurrency = 1
+		}
+	}
+	if s.MaintenanceIOConcurrency < 0 {
+		s.MaintenanceIOConcurrency = 16
+		if v < 1800 {
+			s.MaintenanceIOConcurrency = 10
 		}
 	}
 	if s.IOMethod == "" && v >= 1800 {

@@ -41,11 +41,50 @@ func (b *backend) execVacuum(o *op) bool {
 		b.removed = 0
 		b.vcost = 0
 		b.sub = 2
+		if e.vacuumUsesStream() {
+			b.streamBegin(t, b.vacring, true)
+		}
 	}
-	for b.sub >= 2 && b.sub <= 4 && b.blk < b.scanEnd {
+	for (b.sub >= 2 && b.sub <= 4 || b.sub == 20 || b.sub == 21) && b.blk < b.scanEnd {
 		blk := b.blk
 		if b.sub == 2 && b.yield() {
 			return false
+		}
+		if b.sub == 2 && e.vacuumUsesStream() {
+			b.sub = 20
+		}
+		if b.sub == 20 { // read_stream_next_buffer: the stream decides the block
+			var slot int32
+			var miss, ok bool
+			if b.streamAsync() {
+				blk, slot, miss, ok = b.streamNextBufferAsync(t, false)
+			} else {
+				blk, slot, miss, ok = b.streamNextBuffer(t, false)
+			}
+			if !ok {
+				return false
+			}
+			if blk < 0 { // the rest is skipped
+				b.blk = b.scanEnd
+				b.sub = 2
+				break
+			}
+			b.blk, b.vacSlot, b.vacMiss = blk, slot, miss
+			b.sub = 21
+		}
+		if b.sub == 21 { // visibilitymap_pin once the buffer is in hand (18)
+			if vmBlk := blk / e.db.heapPerVM; vmBlk != b.vmHeld {
+				slot, ok := b.readBuffer(e.vmGID(t, blk), nil, false, true)
+				if !ok {
+					return false
+				}
+				if b.vmSlot >= 0 {
+					b.releaseBuffer(b.vmSlot)
+				}
+				b.vmSlot, b.vmHeld = slot, vmBlk
+			}
+			b.lastMiss = b.vacMiss
+			b.vacuumBlock(t, blk, b.vacSlot)
 		}
 		if b.sub == 2 {
 			if !b.reading() && t.heap.AllVisible(blk) {
@@ -78,17 +117,7 @@ func (b *backend) execVacuum(o *op) bool {
 			if !ok {
 				return false
 			}
-			if b.lastMiss {
-				b.vcost += s.VacuumCostPageMiss
-			} else {
-				b.vcost += s.VacuumCostPageHit
-			}
-			b.vacuumPage(t, blk, slot, gid)
-			b.releaseBuffer(slot)
-			// RecordPageWithFreeSpace: the page's leaf in the free space map.
-			b.fsmGids = e.fsmRecord(t.fsm, blk, t.heap.Free(blk), b.fsmGids[:0])
-			b.touched = 0
-			b.sub = 4
+			b.vacuumBlock(t, blk, slot)
 		}
 		if b.sub == 4 {
 			if !b.touchPages(b.fsmGids, e.costs.FSMPage) {
@@ -179,6 +208,30 @@ func (t *table) vacuumIndexEntries() {
 			t.oldEntries[row] = kept
 		}
 	}
+}
+
+// vacuumUsesStream reports whether VACUUM's heap pass reads through a
+// read stream (18: vacuumlazy.c lazy_scan_heap with
+// heap_vac_scan_next_block as the callback).
+func (e *engine) vacuumUsesStream() bool { return e.ver >= 1800 }
+
+// vacuumBlock does VACUUM's work on blk, pinned in slot (read if
+// b.lastMiss): the cost, the page, the free space map's record; then
+// stage 4 touches the map's pages.
+func (b *backend) vacuumBlock(t *table, blk, slot int32) {
+	e := b.e
+	s := &e.sc.Server
+	if b.lastMiss {
+		b.vcost += s.VacuumCostPageMiss
+	} else {
+		b.vcost += s.VacuumCostPageHit
+	}
+	b.vacuumPage(t, blk, slot, e.cat.GID(t.rel, blk))
+	b.releaseBuffer(slot)
+	// RecordPageWithFreeSpace: the page's leaf in the free space map.
+	b.fsmGids = e.fsmRecord(t.fsm, blk, t.heap.Free(blk), b.fsmGids[:0])
+	b.touched = 0
+	b.sub = 4
 }
 
 // vacuumPage prunes, hints and, if possible, marks one page all-visible.
