@@ -364,6 +364,7 @@ func (c *checkpointer) syncLoop() {
 	e := c.e
 	if c.syncNext < len(c.syncRels) {
 		rel := c.syncRels[c.syncNext]
+		e.stats.io[btCheckpointer][ctxNormal].fsyncs++
 		e.os.Fsync(func(gid int32) bool { r, _ := e.cat.Locate(gid); return r == rel }, c, ckEvSyncDone)
 		return
 	}

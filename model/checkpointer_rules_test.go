@@ -376,3 +376,28 @@ func TestFullPageImageOnFirstChangeAfterCheckpointStart(t *testing.T) {
 		}
 	}
 }
+
+// pg_stat_io's fsyncs (16+; sync.c ProcessSyncRequests counts one per
+// file the checkpointer fsyncs): the checkpointer's row adds up the files
+// every checkpoint synced; the backends' rows show none.
+func TestPgStatIOFsyncs(t *testing.T) {
+	sc := rtIdleScenario(512, 100)
+	sc.Server.Version = "16"
+	sc.Workload.Phases[0].Script.Steps = []Step{{Update: &KeyStep{Table: "t"}}, {Checkpoint: true}, {Update: &KeyStep{Table: "t"}}, {Checkpoint: true}}
+	_, r := rtRun(t, sc)
+	files := int64(0)
+	for _, c := range r.Checkpoints {
+		files += int64(c.Files)
+	}
+	var ckpt, others int64
+	for _, row := range r.Totals.PGStatIO {
+		if row.BackendType == "checkpointer" {
+			ckpt += row.Fsyncs
+		} else {
+			others += row.Fsyncs
+		}
+	}
+	if files == 0 || ckpt != files || others != 0 {
+		t.Errorf("checkpoints synced %d files; pg_stat_io fsyncs: checkpointer %d, others %d; want %d and 0", files, ckpt, others, files)
+	}
+}

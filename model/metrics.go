@@ -190,6 +190,7 @@ func (a counters) combine(b counters, sign int64) counters {
 			x.reuses += u * y.reuses
 			x.readOps += u * y.readOps
 			x.extendOps += u * y.extendOps
+			x.fsyncs += u * y.fsyncs
 		}
 		x, y := &a.usage[t], b.usage[t]
 		x.hit += u * y.hit
@@ -469,7 +470,7 @@ func (e *engine) pgViews(m *Metrics, c counters, rel []relCounters) {
 				}
 				row := IORow{BackendType: backendTypeNames[t], Context: contextNames[ctx],
 					Reads: int64(x.reads), Writes: int64(x.writes), Extends: int64(x.extends), Hits: int64(x.hits),
-					Evictions: int64(x.evictions), Reuses: int64(x.reuses)}
+					Evictions: int64(x.evictions), Reuses: int64(x.reuses), Fsyncs: int64(x.fsyncs)}
 				if e.ver >= 1800 {
 					rb, wb, xb := int64(x.reads)*8192, int64(x.writes)*8192, int64(x.extends)*8192
 					row.Reads, row.Extends = int64(x.readOps), int64(x.extendOps)

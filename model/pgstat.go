@@ -73,6 +73,7 @@ type ioCounters struct {
 	// pg_stat_io counts those from 18, with their bytes
 	// (pgstat_count_io_op(..., cnt, bytes)).
 	readOps, extendOps uint64
+	fsyncs             uint64 // files fsynced (the checkpointer's ProcessSyncRequests)
 }
 
 // relCounters are one relation fork's access counters and, for a table's
@@ -264,6 +265,10 @@ type IORow struct {
 	Hits        int64  `json:"hits"`
 	Evictions   int64  `json:"evictions"`
 	Reuses      int64  `json:"reuses"`
+	// Fsyncs are the files fsynced: the checkpointer's, one per relation
+	// file it wrote since the previous checkpoint (ProcessSyncRequests);
+	// backends hand theirs to it. The model syncs a relation as one file.
+	Fsyncs      int64  `json:"fsyncs"`
 	ReadBytes   *int64 `json:"read_bytes,omitempty"`
 	WriteBytes  *int64 `json:"write_bytes,omitempty"`
 	ExtendBytes *int64 `json:"extend_bytes,omitempty"`
