@@ -7,7 +7,6 @@ import (
 	"github.com/pgbufsim/pgbufsim/model/bufpool"
 	"github.com/pgbufsim/pgbufsim/model/clog"
 	"github.com/pgbufsim/pgbufsim/model/heap"
-	"github.com/pgbufsim/pgbufsim/model/oscache"
 	"github.com/pgbufsim/pgbufsim/policies"
 )
 
@@ -80,7 +79,7 @@ type backend struct {
 	client *client
 	// raFiles is the kernel's readahead state of each segment file this
 	// backend has read (mdfiles.go).
-	raFiles map[int64]*oscache.RAState
+	raFiles openFiles
 
 	// transaction program
 	ops   []op

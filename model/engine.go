@@ -108,6 +108,7 @@ type engine struct {
 	// (every one up to 15; from 16 those of calls of at most 8 pages,
 	// larger ones use posix_fallocate).
 	aioPool                  *ioWorkers // io_method worker's processes (readstream.go)
+	pinLimitN                int32      // pinLimit, once computed
 	bufWrites                struct{ backend, extends, zeroed, clean, maxwritten, checkpoint uint64 }
 	accesses                 uint64 // ReadBuffer calls (hits + reads + extensions)
 	stats                    pgStats

@@ -39,14 +39,24 @@ func (b *backend) readahead(gid int32) *oscache.RAState {
 			return nil
 		}
 	}
-	file, _, _ := segmentFiles{b.e.cat}.Locate(gid)
-	if b.raFiles == nil {
-		b.raFiles = map[int64]*oscache.RAState{}
+	return b.raFiles.of(b.e.cat, gid)
+}
+
+// openFiles is one process's open segment files' readahead states (the
+// kernel's struct file_ra_state of each file descriptor).
+type openFiles map[int64]*oscache.RAState
+
+// of returns the state of the segment file holding gid, opening it (a
+// fresh state) on first use.
+func (f *openFiles) of(cat *catalog.Catalog, gid int32) *oscache.RAState {
+	file, _, _ := segmentFiles{cat}.Locate(gid)
+	if *f == nil {
+		*f = openFiles{}
 	}
-	ra := b.raFiles[file]
+	ra := (*f)[file]
 	if ra == nil {
 		ra = &oscache.RAState{}
-		b.raFiles[file] = ra
+		(*f)[file] = ra
 	}
 	return ra
 }

@@ -476,6 +476,13 @@ func (e *engine) bulkReadRingBuffers() int {
 // processes: 27 up to 17, 74 from 18 (autovacuum_worker_slots 16, 32 I/O
 // worker slots). It bounds a read stream's pins ahead (LimitAdditionalPins).
 func (e *engine) pinLimit() int32 {
+	if e.pinLimitN == 0 {
+		e.pinLimitN = e.computePinLimit()
+	}
+	return e.pinLimitN
+}
+
+func (e *engine) computePinLimit() int32 {
 	conns := 100
 	for _, ph := range e.sc.Workload.Phases {
 		conns = max(conns, ph.Clients)

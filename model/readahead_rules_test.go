@@ -57,3 +57,24 @@ func TestSegmentFiles(t *testing.T) {
 		t.Fatalf("Page(segment 1, 3) = %d, want gid %d", g, cat.GID(big, relSegBlocks+3))
 	}
 }
+
+// The system catalogs are read a page at a time (docs/model.md "The
+// kernel's readahead"): the model lumps PostgreSQL's many small catalog
+// files into one relation, where readahead would fetch unrelated catalog
+// pages together. User relations get a readahead state per segment file.
+func TestCatalogsReadWithoutReadahead(t *testing.T) {
+	sc := rtIdleScenario(512, 100)
+	sc.Server.SystemCatalogs = true
+	e := rtBuild(t, sc)
+	b := &backend{e: e}
+	for _, rel := range []catalog.RelID{e.db.sysCatalog, e.db.sysGlobal} {
+		if ra := b.readahead(e.cat.GID(rel, 0)); ra != nil {
+			t.Errorf("%s: a readahead state, want none", e.cat.Rel(rel).Name)
+		}
+	}
+	tbl := e.db.tables[0]
+	ra := b.readahead(e.cat.GID(tbl.rel, 5))
+	if ra == nil || b.readahead(e.cat.GID(tbl.rel, 50)) != ra {
+		t.Errorf("user table: want one readahead state for its segment file, got %p", ra)
+	}
+}

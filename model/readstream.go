@@ -276,7 +276,7 @@ type ioWorker struct {
 	id   int32
 	cur  *aioRead
 	// Each worker opens the files itself: its own readahead state.
-	raFiles map[int64]*oscache.RAState
+	raFiles openFiles
 }
 
 // Events of an aioRead and an ioWorker.
@@ -323,16 +323,7 @@ func (e *engine) ioWorkers() *ioWorkers {
 
 func (w *ioWorker) start(rd *aioRead) {
 	w.cur = rd
-	file, _, _ := segmentFiles{w.pool.e.cat}.Locate(rd.gid)
-	if w.raFiles == nil {
-		w.raFiles = map[int64]*oscache.RAState{}
-	}
-	ra := w.raFiles[file]
-	if ra == nil {
-		ra = &oscache.RAState{}
-		w.raFiles[file] = ra
-	}
-	if w.pool.e.os.ReadV(rd.gid, rd.n, ra, w, evAIORead) {
+	if w.pool.e.os.ReadV(rd.gid, rd.n, w.raFiles.of(w.pool.e.cat, rd.gid), w, evAIORead) {
 		w.OnEvent(evAIORead)
 	}
 }

@@ -73,15 +73,8 @@ func (b *backend) execVacuum(o *op) bool {
 			b.sub = 21
 		}
 		if b.sub == 21 { // visibilitymap_pin once the buffer is in hand (18)
-			if vmBlk := blk / e.db.heapPerVM; vmBlk != b.vmHeld {
-				slot, ok := b.readBuffer(e.vmGID(t, blk), nil, false, true)
-				if !ok {
-					return false
-				}
-				if b.vmSlot >= 0 {
-					b.releaseBuffer(b.vmSlot)
-				}
-				b.vmSlot, b.vmHeld = slot, vmBlk
+			if !b.vacuumPinVM(t, blk) {
+				return false
 			}
 			b.lastMiss = b.vacMiss
 			b.vacuumBlock(t, blk, b.vacSlot)
@@ -99,15 +92,8 @@ func (b *backend) execVacuum(o *op) bool {
 			}
 			// visibilitymap_pin before the page is read: the VM page stays
 			// pinned while its heap pages are processed.
-			if vmBlk := blk / e.db.heapPerVM; vmBlk != b.vmHeld {
-				slot, ok := b.readBuffer(e.vmGID(t, blk), nil, false, true)
-				if !ok {
-					return false
-				}
-				if b.vmSlot >= 0 {
-					b.releaseBuffer(b.vmSlot)
-				}
-				b.vmSlot, b.vmHeld = slot, vmBlk
+			if !b.vacuumPinVM(t, blk) {
+				return false
 			}
 			b.sub = 3
 		}
@@ -208,6 +194,25 @@ func (t *table) vacuumIndexEntries() {
 			t.oldEntries[row] = kept
 		}
 	}
+}
+
+// vacuumPinVM is visibilitymap_pin for blk: VACUUM keeps the VM page
+// pinned while it processes that page's heap pages. false: b blocked.
+func (b *backend) vacuumPinVM(t *table, blk int32) bool {
+	e := b.e
+	vmBlk := blk / e.db.heapPerVM
+	if vmBlk == b.vmHeld {
+		return true
+	}
+	slot, ok := b.readBuffer(e.vmGID(t, blk), nil, false, true)
+	if !ok {
+		return false
+	}
+	if b.vmSlot >= 0 {
+		b.releaseBuffer(b.vmSlot)
+	}
+	b.vmSlot, b.vmHeld = slot, vmBlk
+	return true
 }
 
 // vacuumUsesStream reports whether VACUUM's heap pass reads through a

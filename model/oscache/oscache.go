@@ -522,10 +522,7 @@ func (c *Cache) req() *ioReq {
 // reader waiting for one of them takes it (mark_page_accessed: the page
 // moves to the LRU's head) and resumes, in the order they asked.
 func (c *Cache) readDone(r *ioReq) {
-	last := c.reading[len(c.reading)-1]
-	c.reading[r.active] = last
-	last.active = r.active
-	c.reading = c.reading[:len(c.reading)-1]
+	c.reading = removeInFlight(c.reading, r)
 	for g := r.gid; g < r.gid+r.n; g++ {
 		c.flags[g] &^= fReading
 	}
@@ -545,50 +542,55 @@ func (c *Cache) readDone(r *ioReq) {
 	}
 }
 
+// removeInFlight takes r out of list (Cache.active or Cache.reading, where
+// r.active is its index) by moving the last request into its place.
+func removeInFlight(list []*ioReq, r *ioReq) []*ioReq {
+	last := list[len(list)-1]
+	list[r.active] = last
+	last.active = r.active
+	return list[:len(list)-1]
+}
+
 // OnEvent completes device requests issued by the cache.
 func (r *ioReq) OnEvent(int64) {
 	c := r.c
 	if r.read {
 		c.readDone(r)
 		return
-	} else {
-		c.inFlight--
-		last := c.active[len(c.active)-1]
-		c.active[r.active] = last
-		last.active = r.active
-		c.active = c.active[:len(c.active)-1]
-		for g := r.gid; g < r.gid+r.n; g++ {
-			c.flags[g] &^= fWriteback
-			c.writeback--
-			if c.flags[g]&fDirty != 0 {
-				// Dirtied again while the write was in flight: it
-				// needs another writeback (its queue entry was dropped
-				// while the write ran), and an fsync waiting on this
-				// write must write it too.
-				c.fifo = append(c.fifo, dirtyEntry{gid: g, at: c.dirtyAt[g]})
-				for _, f := range r.waiters {
-					c.fsyncQ = append(c.fsyncQ, fsyncPage{gid: g, op: f})
-					f.queued++
-				}
-				if r.fsync != nil {
-					c.fsyncQ = append(c.fsyncQ, fsyncPage{gid: g, op: r.fsync})
-					r.fsync.queued++
-				}
+	}
+	c.inFlight--
+	c.active = removeInFlight(c.active, r)
+	for g := r.gid; g < r.gid+r.n; g++ {
+		c.flags[g] &^= fWriteback
+		c.writeback--
+		if c.flags[g]&fDirty != 0 {
+			// Dirtied again while the write was in flight: it
+			// needs another writeback (its queue entry was dropped
+			// while the write ran), and an fsync waiting on this
+			// write must write it too.
+			c.fifo = append(c.fifo, dirtyEntry{gid: g, at: c.dirtyAt[g]})
+			for _, f := range r.waiters {
+				c.fsyncQ = append(c.fsyncQ, fsyncPage{gid: g, op: f})
+				f.queued++
+			}
+			if r.fsync != nil {
+				c.fsyncQ = append(c.fsyncQ, fsyncPage{gid: g, op: r.fsync})
+				r.fsync.queued++
 			}
 		}
-		if f := r.fsync; f != nil {
-			f.remaining--
-			f.maybeFlush()
-		}
-		for _, f := range r.waiters {
-			f.remaining--
-			f.maybeFlush()
-		}
-		c.wakeWriters()
-		c.evict()
-		if c.flusherOn || c.fsyncHead < len(c.fsyncQ) {
-			c.pump()
-		}
+	}
+	if f := r.fsync; f != nil {
+		f.remaining--
+		f.maybeFlush()
+	}
+	for _, f := range r.waiters {
+		f.remaining--
+		f.maybeFlush()
+	}
+	c.wakeWriters()
+	c.evict()
+	if c.flusherOn || c.fsyncHead < len(c.fsyncQ) {
+		c.pump()
 	}
 	done, arg := r.done, r.arg
 	*r = ioReq{c: c, waiters: r.waiters[:0], readers: r.readers[:0]}

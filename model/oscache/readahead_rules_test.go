@@ -1,6 +1,7 @@
 package oscache
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/pgbufsim/pgbufsim/sim"
@@ -70,7 +71,7 @@ func TestSequentialReadWindowsGrow(t *testing.T) {
 	r := &seqReader{c: c, to: 100}
 	sizes := requestSizes(c, func() { r.run(); k.RunUntil(10 * sim.Second) })
 	want := []int32{2, 4, 8, 16, 16, 16, 16, 16, 6}
-	if !equal(sizes, want) {
+	if !slices.Equal(sizes, want) {
 		t.Fatalf("device reads of %v blocks, want %v", sizes, want)
 	}
 	if c.Stats.Misses != 1 || c.Stats.ReadPages != 100 || c.Stats.ReadaheadPages != 99 {
@@ -91,7 +92,7 @@ func TestWindowGrowthToLargeMaximum(t *testing.T) {
 	// then 32, 128 (x4 below 128), 256, 512, 1024 (x2), 2048: blocks 4,
 	// 16, 64, 128, 256, 512, then the rest of the 1000-block file (20).
 	want := []int32{4, 16, 64, 128, 256, 512, 20}
-	if !equal(sizes, want) {
+	if !slices.Equal(sizes, want) {
 		t.Fatalf("device reads of %v blocks, want %v", sizes, want)
 	}
 }
@@ -118,7 +119,7 @@ func TestRandomReadReadsThePageAlone(t *testing.T) {
 	k.RunUntil(sim.Second)
 	before := ra
 	sizes := requestSizes(c, func() { c.Read(800, &ra, r, 0); k.RunUntil(2 * sim.Second) })
-	if !equal(sizes, []int32{1}) {
+	if !slices.Equal(sizes, []int32{1}) {
 		t.Fatalf("random read issued %v, want one request of one block", sizes)
 	}
 	if ra.start != before.start || ra.size != before.size || ra.async != before.async {
@@ -137,7 +138,7 @@ func TestContextReadahead(t *testing.T) {
 	}
 	ra := RAState{prevPos: 700*kpb + 1}
 	sizes := requestSizes(c, func() { c.Read(20, &ra, &recorder{k: k}, 0); k.RunUntil(sim.Second) })
-	if !equal(sizes, []int32{11}) {
+	if !slices.Equal(sizes, []int32{11}) {
 		t.Fatalf("context readahead read %v blocks, want [11]", sizes)
 	}
 	if c.flags[30]&(fReadahead|fRAOdd) != fReadahead|fRAOdd {
@@ -151,7 +152,7 @@ func TestContextReadahead(t *testing.T) {
 	ra = RAState{prevPos: 700*kpb + 1}
 	sizes = requestSizes(c, func() { c.Read(1010, &ra, &recorder{k: k}, 0); k.RunUntil(sim.Second) })
 	// 20 cached kernel pages from the start, doubled: min(40 + 2, 32) = 16 blocks.
-	if !equal(sizes, []int32{16}) {
+	if !slices.Equal(sizes, []int32{16}) {
 		t.Fatalf("readahead after a run cached from the start read %v blocks, want [16]", sizes)
 	}
 }
@@ -186,7 +187,7 @@ func TestCachedPageSplitsWindow(t *testing.T) {
 		c.Read(0, &ra, &recorder{k: k}, 0)
 		k.RunUntil(sim.Second)
 	})
-	if !equal(sizes, []int32{1}) {
+	if !slices.Equal(sizes, []int32{1}) {
 		t.Fatalf("initial window over a cached block read %v, want [1]", sizes)
 	}
 }
@@ -206,18 +207,6 @@ func TestRASizes(t *testing.T) {
 			t.Errorf("get_next_ra_size(%d, %d) = %d, want %d", tc.cur, tc.max, got, tc.next)
 		}
 	}
-}
-
-func equal(a, b []int32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // A preadv of 16 blocks (PostgreSQL 17's io_combine_limit 128 kB) from
@@ -240,7 +229,7 @@ func TestVectoredReadReadsAhead(t *testing.T) {
 	if len(r.times) != 4 || c.Stats.Misses != 1 {
 		t.Fatalf("%d reads returned, %d misses; want 4 and 1", len(r.times), c.Stats.Misses)
 	}
-	if !equal(sizes, []int32{16, 16, 16, 16, 16}) {
+	if !slices.Equal(sizes, []int32{16, 16, 16, 16, 16}) {
 		t.Fatalf("device reads of %v blocks, want five of 16 (the last read ahead)", sizes)
 	}
 	// Without readahead the kernel reads such a request a page at a time
