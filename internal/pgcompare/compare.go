@@ -556,7 +556,8 @@ subject). Regenerate this page with
 
 (about ten minutes; it needs PostgreSQL's binaries: pg_config --bindir, or
 $PGBIN). The Go test TestDifferential (internal/pgcompare, run by .ci/run with
-PGBUFSIM_DIFFERENTIAL=1) asserts the same tolerances.
+PGBUFSIM_DIFFERENTIAL=1) asserts the same tolerances;
+PGBUFSIM_DIFFERENTIAL_CASES=seqscan-ring,bulk-dml runs only the cases named.
 
 `, version)
 	pass, fail, known := 0, 0, 0
