@@ -44,6 +44,8 @@ type Residual struct {
 	// DefaultMS is the simulated latency at the default prices, for
 	// comparison: what calibration changed.
 	DefaultMS float64
+	// Spread is the measurement's own spread over the passes (Result.Spread).
+	Spread float64
 }
 
 // Error is the relative error of the simulation.

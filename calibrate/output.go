@@ -23,7 +23,7 @@ func (r *Result) CostsYAML() ([]byte, error) {
 	fmt.Fprintf(&b, "  server: %q\n", "PostgreSQL "+r.Server)
 	fmt.Fprintf(&b, "  version: %q          # use server.version: %q in scenarios priced by this file\n", r.Major, r.Major)
 	fmt.Fprintf(&b, "  at: %s\n", r.At.Format("2006-01-02T15:04:05Z"))
-	fmt.Fprintf(&b, "  passes: %d                # each experiment measured this many times; the median is fitted\n", r.Passes)
+	fmt.Fprintf(&b, "  passes: %d                # each experiment measured this many times; the median is fitted; spread: half the interquartile range\n", r.Passes)
 	b.WriteString("  settings:\n")
 	keys := make([]string, 0, len(r.Settings))
 	for k := range r.Settings {
@@ -39,8 +39,14 @@ func (r *Result) CostsYAML() ([]byte, error) {
 		if x.HeldOut {
 			kind = "held out"
 		}
-		fmt.Fprintf(&b, "    - {name: %s, %s: true, measured_ms: %.4f, simulated_ms: %.4f, error: %q, at_defaults_ms: %.4f}\n",
-			x.Experiment, strings.ReplaceAll(kind, " ", "_"), x.MeasuredMS, x.SimMS, fmt.Sprintf("%+.1f%%", 100*x.Error()), x.DefaultMS)
+		fmt.Fprintf(&b, "    - {name: %s, %s: true, measured_ms: %.4f, spread: %q, simulated_ms: %.4f, error: %q, at_defaults_ms: %.4f}\n",
+			x.Experiment, strings.ReplaceAll(kind, " ", "_"), x.MeasuredMS, fmt.Sprintf("%.1f%%", 100*x.Spread), x.SimMS, fmt.Sprintf("%+.1f%%", 100*x.Error()), x.DefaultMS)
+	}
+	if len(r.Remeasured) > 0 {
+		fmt.Fprintf(&b, "  passes_measured_again:    # passes whose times were this far from the others' (over %.0f %%), replaced by new ones\n", 100*passTolerance)
+		for _, v := range r.Remeasured {
+			fmt.Fprintf(&b, "    - %q\n", fmt.Sprintf("%+.0f%%", 100*(v-1)))
+		}
 	}
 	b.WriteString("  storage:\n")
 	fmt.Fprintf(&b, "    wal_flush_ms: %.3f       # a commit's WAL flush (synchronous_commit on minus off)\n", r.Storage.WALFlushMS)
