@@ -57,6 +57,12 @@ func TestFitRecoversKnownPrices(t *testing.T) {
 	// Four clients on two cores switch processes on the cores; one client
 	// never does (each process keeps its core).
 	SetPrice(&truth, "context_switch", 20000)
+	// A row's own work, as the bulk experiments found it on the
+	// development machine: a half to a fifth of the defaults.
+	SetPrice(&truth, "tuple_update", 800)
+	SetPrice(&truth, "tuple_delete", 300)
+	SetPrice(&truth, "index_insert", 400)
+	SetPrice(&truth, "wal_record", 150)
 	sm := &Simulator{Major: "15", SharedBuffers: 128 << 20, Plan: p, Base: model.DefaultCosts(), CPUs: 2}
 	measured := map[string]float64{}
 	for _, e := range p.Experiments {
@@ -85,6 +91,23 @@ func TestFitRecoversKnownPrices(t *testing.T) {
 			t.Errorf("statement determined by %v", f.DeterminedBy)
 		}
 		got[f.Key] = f.Value
+	}
+	// The bulk experiments determine a row's prices: heap_insert's nearly
+	// alone (insert-bulk is three quarters tuple_update); heap_delete's
+	// and the WAL record's share delete-bulk with a row's buffer and
+	// visibility prices, so the weak pull towards the defaults leaves
+	// them short of the truth, but at least three quarters of the way
+	// there (in log-price). (An index entry shares insert-bulk-pk with the
+	// B-tree's page searches, index_level, and a row's buffer hits: the
+	// experiments do not separate them, docs/calibration.md.)
+	if math.Abs(got["tuple_update"]/800-1) > 0.10 {
+		t.Errorf("tuple_update fitted %.0f ns, true 800", got["tuple_update"])
+	}
+	for key, want := range map[string]float64{"tuple_delete": 300, "wal_record": 150} {
+		def := Price(model.DefaultCosts(), key)
+		if way := math.Log(def/got[key]) / math.Log(def/want); way < 0.75 || way > 1.25 {
+			t.Errorf("%s fitted %.0f ns: %.0f%% of the way from its default %.0f to the true %.0f", key, got[key], 100*way, def, want)
+		}
 	}
 	// The statement's CPU, the round trip (a wait) and the context switch
 	// are determined together, not apart: one client pays a statement and
@@ -343,5 +366,18 @@ func TestPassSpeed(t *testing.T) {
 	}
 	if got := relSpread([]float64{1, 2}); got != 0 {
 		t.Errorf("relSpread of two values = %v, want 0", got)
+	}
+}
+
+// Each client's first warm-up transactions of pgbench's log are dropped
+// and the rest averaged (the time column is in microseconds).
+func TestMeanAfterWarmup(t *testing.T) {
+	log := "0 0 900 0 1700000000 1\n0 1 50 0 1700000000 2\n0 2 70 0 1700000000 3\n1 0 800 0 1700000000 4\n1 1 60 0 1700000000 5\n"
+	ms, n, err := meanAfterWarmup([]byte(log), 1)
+	if err != nil || n != 3 || math.Abs(ms-0.060) > 1e-12 {
+		t.Errorf("got %v ms over %d (%v), want 0.060 over 3", ms, n, err)
+	}
+	if _, _, err := meanAfterWarmup([]byte("0 3 failed 0 1700000000 1\n"), 1); err == nil {
+		t.Error("a failed transaction's line was read as a latency")
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -22,10 +21,13 @@ type Table struct {
 	// price from a tuple's.
 	Wide bool
 	// Rows at the start; State is what the loaded rows look like: vacuumed
-	// (hinted and all-visible), hinted (hint bits set, not all-visible) or
-	// empty.
+	// (hinted and all-visible), hinted (hint bits set, not all-visible),
+	// empty (a bigserial key) or bulk (empty, two integers).
 	Rows  int64
 	State string
+	// NoIndex: two integers without a primary key (heap_insert and
+	// heap_delete alone).
+	NoIndex bool
 	// Pages is the heap's size as PostgreSQL built it (pg_relation_size),
 	// which the simulation declares as it is.
 	Pages int64
@@ -88,7 +90,10 @@ func NewPlan(sharedBuffers int64, scale int) *Plan {
 	hinted := &Table{Name: "cal_hinted", Rows: warm * narrowPerPage, State: "hinted"}
 	upd := &Table{Name: "cal_update", Rows: warm * narrowPerPage, State: "vacuumed"}
 	ins := &Table{Name: "cal_insert", State: "empty"}
-	p.Tables = []*Table{narrow, wide, hinted, upd, ins}
+	bulk := &Table{Name: "cal_bulk", State: "bulk", NoIndex: true}
+	bulkPK := &Table{Name: "cal_bulk_pk", State: "empty"}
+	del := &Table{Name: "cal_delete", Rows: bulkRows, State: "vacuumed", NoIndex: true}
+	p.Tables = []*Table{narrow, wide, hinted, upd, ins, bulk, bulkPK, del}
 	scans := int(max(10, min(80, 30000/warm)))
 	p.Experiments = []Experiment{
 		{Name: "select-one", Script: "SELECT 1;\n", Warmup: 200, Transactions: 1000},
@@ -112,6 +117,23 @@ func NewPlan(sharedBuffers int64, scale int) *Plan {
 		{Name: "update-txn", Script: fmt.Sprintf("BEGIN;\n%sEND;\n", strings.Repeat(fmt.Sprintf("\\set k random(1, %d)\nUPDATE cal_update SET v = v + 1 WHERE id = :k;\n", upd.Rows), 4)),
 			Tables: []string{"cal_update"}, Warmup: 100, Transactions: 400},
 		{Name: "tpcb-like", Builtin: "tpcb-like", Scale: scale, HeldOut: true, Warmup: 300, Transactions: 600},
+		// Statements of many rows: where the single-row experiments leave
+		// a row's own work (heap_insert, heap_delete, an index entry, their
+		// WAL records) a few percent of a statement's time, these are
+		// nearly all of it. They repeat the same work every time without
+		// a TRUNCATE, which costs PostgreSQL 1.3-2.7 ms (a new file, the
+		// old one unlinked, a commit that flushes the WAL whatever
+		// synchronous_commit says: RecordTransactionCommit with relations
+		// to drop) and would be priced as per-row work: the inserts append
+		// to tables that grow (5000 rows, 22 pages, a statement), the
+		// DELETE rolls back, so every row is there for the next one.
+		{Name: "insert-bulk", Script: fmt.Sprintf("INSERT INTO cal_bulk SELECT g, g FROM generate_series(1, %d) g;\n", bulkRows),
+			Tables: []string{"cal_bulk"}, Warmup: 2, Transactions: 10},
+		// cal_bulk_pk's key is a bigserial: each row's nextval() is part of
+		// what index_insert is fitted to.
+		{Name: "insert-bulk-pk", Script: fmt.Sprintf("INSERT INTO cal_bulk_pk (v) SELECT g FROM generate_series(1, %d) g;\n", bulkRows),
+			Tables: []string{"cal_bulk_pk"}, Warmup: 2, Transactions: 10},
+		{Name: "delete-bulk", Script: "BEGIN;\nDELETE FROM cal_delete;\nROLLBACK;\n", Tables: []string{"cal_delete"}, Warmup: 2, Transactions: 10},
 	}
 	ringPages := nbuf/4 + nbuf/2 + 64
 	if ringPages <= maxRingPages {
@@ -125,6 +147,10 @@ func NewPlan(sharedBuffers int64, scale int) *Plan {
 	}
 	return p
 }
+
+// bulkRows is how many rows a bulk experiment inserts or deletes: 22 pages
+// of two integers.
+const bulkRows = 5000
 
 // Table returns the plan's table of that name.
 func (p *Plan) Table(name string) *Table {
@@ -146,8 +172,11 @@ func (p *Plan) Setup(ctx context.Context, s *Server, pg *Pgbench) error {
 			cols = "id int PRIMARY KEY, pad char(700) NOT NULL DEFAULT 'x'"
 			fill = "SELECT g, 'x' FROM generate_series(1, %d) g"
 		}
-		if t.State == "empty" {
+		switch {
+		case t.State == "empty":
 			cols = "id bigserial PRIMARY KEY, v int"
+		case t.NoIndex:
+			cols = "id int, v int"
 		}
 		stmts := []string{
 			"DROP TABLE IF EXISTS " + t.Name,
@@ -237,10 +266,8 @@ func (pg *Pgbench) Run(ctx context.Context, s *Server, pgoptions string, args ..
 	return out.String(), nil
 }
 
-var latencyRE = regexp.MustCompile(`latency average = ([0-9.]+) ms`)
-
 // Measure runs an experiment on the server: its warm-up, then the
-// measured transactions, and returns pgbench's latency average (ms).
+// measured transactions, and returns their mean latency (ms).
 func (pg *Pgbench) Measure(ctx context.Context, s *Server, e Experiment, dir string) (float64, error) {
 	clients, threads := max(e.Clients, 1), max(e.Threads, 1)
 	args := []string{"-n", "-c", strconv.Itoa(clients), "-j", strconv.Itoa(threads)}
@@ -263,27 +290,78 @@ func (pg *Pgbench) Measure(ctx context.Context, s *Server, e Experiment, dir str
 	if e.Builtin == "tpcb-like" {
 		env += " -c search_path=" + tpcbSchema
 	}
-	run := func(n int) (string, error) {
-		out, err := pg.Run(ctx, s, env, append(append([]string(nil), args...), "-t", strconv.Itoa(n))...)
-		if err != nil {
-			return out, fmt.Errorf("experiment %s: %w", e.Name, err)
-		}
-		return out, nil
+	// Warm-up and measured transactions run in one pgbench run, so in the
+	// same sessions: a new backend's first transactions load its catalog
+	// caches (relcache, catcache, the plan's lookups: 1-3 ms more on the
+	// development machine), which the model does not charge, and a
+	// warm-up run of its own would leave them to the measured run. The
+	// per-transaction log (-l) gives each transaction's latency; the
+	// first Warmup of each client are dropped.
+	prefix := filepath.Join(dir, "log-"+e.Name)
+	n := e.Warmup + e.Transactions
+	out, err := pg.Run(ctx, s, env, append(append([]string(nil), args...), "-t", strconv.Itoa(n), "-l", "--log-prefix="+prefix)...)
+	if err != nil {
+		return 0, fmt.Errorf("experiment %s: %w", e.Name, err)
 	}
-	if e.Warmup > 0 {
-		if _, err := run(e.Warmup); err != nil {
+	logs, err := filepath.Glob(prefix + ".*")
+	if err != nil || len(logs) == 0 {
+		return 0, fmt.Errorf("experiment %s: pgbench wrote no transaction log (%v):\n%s", e.Name, err, lastLines(out, 8))
+	}
+	defer func() {
+		for _, f := range logs {
+			os.Remove(f)
+		}
+	}()
+	var sum float64
+	var kept int
+	for _, f := range logs {
+		data, err := os.ReadFile(f)
+		if err != nil {
 			return 0, err
 		}
+		ms, k, err := meanAfterWarmup(data, e.Warmup)
+		if err != nil {
+			return 0, fmt.Errorf("experiment %s: %s: %w", e.Name, filepath.Base(f), err)
+		}
+		sum += ms * float64(k)
+		kept += k
 	}
-	out, err := run(e.Transactions)
-	if err != nil {
-		return 0, err
+	if kept == 0 {
+		return 0, fmt.Errorf("experiment %s: no measured transaction in pgbench's log:\n%s", e.Name, lastLines(out, 8))
 	}
-	m := latencyRE.FindStringSubmatch(out)
-	if m == nil {
-		return 0, fmt.Errorf("experiment %s: no latency average in pgbench's output:\n%s", e.Name, lastLines(out, 8))
+	return sum / float64(kept), nil
+}
+
+// meanAfterWarmup reads a pgbench per-transaction log (-l: client_id
+// transaction_no time script_no time_epoch time_us, time in us) and
+// returns the mean latency (ms) of each client's transactions from number
+// warmup on, and how many there were.
+func meanAfterWarmup(log []byte, warmup int) (float64, int, error) {
+	var sum float64
+	n := 0
+	for _, line := range strings.Split(string(log), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) < 3 {
+			return 0, 0, fmt.Errorf("a line of %d fields: %q", len(f), line)
+		}
+		no, err1 := strconv.Atoi(f[1])
+		us, err2 := strconv.ParseFloat(f[2], 64)
+		if err1 != nil || err2 != nil {
+			return 0, 0, fmt.Errorf("not a transaction line: %q", line)
+		}
+		if no < warmup {
+			continue
+		}
+		sum += us / 1000
+		n++
 	}
-	return strconv.ParseFloat(m[1], 64)
+	if n == 0 {
+		return 0, 0, nil
+	}
+	return sum / float64(n), n, nil
 }
 
 func lastLines(s string, n int) string {

@@ -16,7 +16,7 @@ import (
 // keep their values: the experiments do not separate them
 // (docs/calibration.md).
 var Prices = []string{"statement", "client_round_trip", "statement_table", "statement_update", "buffer_hit", "scan_page", "tuple_deform", "hinted_check",
-	"index_level", "tuple_fetch", "tuple_update", "index_insert", "wal_record", "commit", "transaction", "context_switch"}
+	"index_level", "tuple_fetch", "tuple_update", "tuple_delete", "index_insert", "wal_record", "commit", "transaction", "context_switch"}
 
 // costField returns the model.Costs field of a YAML key.
 func costField(c *model.Costs, key string) reflect.Value {
@@ -80,11 +80,13 @@ func (sm *Simulator) scenario(e Experiment, costs model.Costs) (model.Scenario, 
 				return model.Scenario{}, fmt.Errorf("experiment %s: no table %s", e.Name, name)
 			}
 			switch {
+			case t.State == "bulk":
+				fmt.Fprintf(&b, "    - {name: %s, rows: 0, row_width: 8}\n", t.Name)
 			case t.Rows == 0:
 				fmt.Fprintf(&b, "    - {name: %s, rows: 0, row_width: 12, index: true}\n", t.Name)
 			default:
 				perPage := (t.Rows + max(t.Pages, 1) - 1) / max(t.Pages, 1)
-				fmt.Fprintf(&b, "    - {name: %s, rows: %d, rows_per_page: %d, state: %s, index: true}\n", t.Name, t.Rows, perPage, t.State)
+				fmt.Fprintf(&b, "    - {name: %s, rows: %d, rows_per_page: %d, state: %s, index: %v}\n", t.Name, t.Rows, perPage, t.State, !t.NoIndex)
 			}
 		}
 	}

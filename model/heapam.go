@@ -332,7 +332,11 @@ func (b *backend) modifyRow(o *op, t *table, blk, slot int32) bool {
 	if b.sub == 8 {
 		b.assignXid()
 		b.undo = append(b.undo, rowUndo{t: t, row: o.key, oldBlk: blk, newBlk: -1})
-		b.cpu += e.costs.TupleUpdate
+		if o.kind == opDeleteKey {
+			b.cpu += e.costs.TupleDelete // heap_delete
+		} else {
+			b.cpu += e.costs.TupleUpdate // heap_update
+		}
 		t.heap.DeleteRow(o.key, blk, b.xid)
 		b.noteDead(t, 1)
 		b.clearVMBit(t, k.vmBlk)

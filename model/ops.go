@@ -7,6 +7,7 @@ import (
 	"github.com/pgbufsim/pgbufsim/model/catalog"
 
 	"github.com/pgbufsim/pgbufsim/model/bufpool"
+	"github.com/pgbufsim/pgbufsim/model/clog"
 	"github.com/pgbufsim/pgbufsim/model/heap"
 )
 
@@ -349,8 +350,15 @@ func (b *backend) changeVisible(t *table, blk int32) int64 {
 // tuples of g: those its snapshot sees, its own transaction's included,
 // except the versions the statement itself wrote (an UPDATE's new versions
 // on pages its scan has not reached yet: their cmin is the statement's
-// curcid, HeapTupleSatisfiesMVCC).
+// curcid, HeapTupleSatisfiesMVCC). A tuple whose deleter rolled back is
+// live again (HeapTupleSatisfiesUpdate: an aborted xmax is TM_Ok, and
+// heap_delete stamps its own), one whose deleter is this transaction, or
+// committed, or still running, is not changed by this statement (the last
+// would be a row-lock wait, which unkeyed statements do not model).
 func (b *backend) toChange(g heap.Group) bool {
+	if g.Xmax != 0 && g.Hints&heap.XmaxInvalid == 0 && (g.Xmax == b.xid || b.e.x.clog.Get(g.Xmax) != clog.Aborted) {
+		return false
+	}
 	if g.Xmin == b.xid {
 		return g.Cmd != b.cmdID
 	}
@@ -384,7 +392,11 @@ func (b *backend) changeTuples(o *op, t *table, blk int32) bool {
 			reads *= 2
 		}
 		b.rereadPinned(b.scanSlot, gid, reads)
-		b.cpu += b.scanN * (e.costs.TupleUpdate + e.costs.WALRecord)
+		if o.kind == opDeleteAll {
+			b.cpu += b.scanN * (e.costs.TupleDelete + e.costs.WALRecord) // heap_delete per tuple
+		} else {
+			b.cpu += b.scanN * (e.costs.TupleUpdate + e.costs.WALRecord) // heap_update per tuple
+		}
 		b.clearVMBit(t, blk)
 		if o.kind == opDeleteAll {
 			b.modify(b.scanSlot, gid, walDelete*b.scanN)

@@ -957,15 +957,16 @@ func (t *Table) DeleteRow(row int64, b int32, xid uint32) {
 	t.Stats.Deletes++
 }
 
-// DeleteAll marks every live tuple of block b deleted by xid, except those
-// whose xmin live() rejects (not visible to the deleter). It returns how
-// many tuples it deleted.
+// DeleteAll marks every tuple of block b that live() accepts deleted by
+// xid (the deleter decides: a tuple not visible to it, or deleted by a
+// transaction that did not abort, is left alone). It returns how many
+// tuples it deleted.
 func (t *Table) DeleteAll(b int32, xid uint32, live func(g Group) bool) int {
 	gs := t.mut(b)
 	n := 0
 	for i := range *gs {
 		g := &(*gs)[i]
-		if g.Xmax == 0 && live(*g) {
+		if live(*g) {
 			g.Xmax = xid
 			g.Hints &^= XmaxCommitted | XmaxInvalid
 			n += int(g.N)
