@@ -222,8 +222,10 @@ func TestCalibrateAgainstPostgreSQL(t *testing.T) {
 		t.Errorf("-database without -i-know: exit %d, %s", code, stderr.String())
 	}
 	var misses []string
+	var costsFile string
 	for attempt := 1; attempt <= 2; attempt++ {
-		miss := calibrateOnce(t, c.ConnString(), attempt)
+		miss, file := calibrateOnce(t, c.ConnString(), attempt)
+		costsFile = file
 		if len(miss) == 0 {
 			misses = nil
 			break
@@ -232,6 +234,9 @@ func TestCalibrateAgainstPostgreSQL(t *testing.T) {
 	}
 	for _, m := range misses {
 		t.Error(m)
+	}
+	if os.Getenv("PGBUFSIM_CALIBRATED_MODE") != "" {
+		calibratedStatements(t, ctx, costsFile)
 	}
 	conn, err := c.Conn(ctx)
 	if err != nil {
@@ -248,7 +253,7 @@ func TestCalibrateAgainstPostgreSQL(t *testing.T) {
 // held-out bounds it missed, each with the measurements behind it (the
 // experiments the held-out ones resemble, their spread), so that a CI log's
 // last lines say why.
-func calibrateOnce(t *testing.T, dsn string, attempt int) []string {
+func calibrateOnce(t *testing.T, dsn string, attempt int) ([]string, string) {
 	out := filepath.Join(t.TempDir(), "costs.yaml")
 	var stdout, stderr bytes.Buffer
 	if code := Main([]string{"-dsn", dsn, "-out", out, "-q"}, &stdout, &stderr); code != 0 {
@@ -293,7 +298,54 @@ func calibrateOnce(t *testing.T, dsn string, attempt int) []string {
 		}
 		t.Logf("calibration %d: %s (held out): %+.1f%% calibrated, %+.1f%% at the defaults", attempt, name, 100*e, 100*d)
 	}
-	return miss
+	return miss, out
+}
+
+// calibratedStatements is the calibrated mode of the differential test
+// (docs/calibration.md), with PGBUFSIM_CALIBRATED_MODE=1: the cases
+// bulk-dml, seqscan-ring and range-scan run on a private PostgreSQL and in
+// the simulator at the defaults and at the calibrated prices of costsFile,
+// and every statement's EXPLAIN ANALYZE Execution Time is logged beside
+// both. It asserts only that each step was timed on the three sides: the
+// issue's ±15 % is not met yet, and PostgreSQL's times there include the
+// first touch of its shared memory after the cases' restarts, which moved
+// them by two to five times between days on the development machine
+// (docs/calibration.md).
+func calibratedStatements(t *testing.T, ctx context.Context, costsFile string) {
+	data, err := os.ReadFile(costsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	costs, err := configs.ParseCostsFile(costsFile, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, version, err := pgcompare.Find()
+	if err != nil {
+		t.Fatal(err)
+	}
+	major, err := strconv.Atoi(strings.SplitN(version, ".", 2)[0])
+	if err != nil {
+		t.Fatalf("PostgreSQL version %q: %v", version, err)
+	}
+	for _, c := range pgcompare.Cases(major) {
+		if c.Name != "bulk-dml" && c.Name != "seqscan-ring" && c.Name != "range-scan" {
+			continue
+		}
+		c.Costs = &costs
+		cr, err := pgcompare.RunCase(ctx, c, t.TempDir())
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		for _, step := range cr.Steps {
+			pg, def, cal := cr.PG[step].ExecMS, cr.Sim[step].ExecMS, cr.Calibrated[step].ExecMS
+			if pg <= 0 || def <= 0 || cal <= 0 {
+				t.Errorf("calibrated mode: %s %s: not timed (PostgreSQL %.3f ms, at the defaults %.3f, calibrated %.3f)", c.Name, step, pg, def, cal)
+				continue
+			}
+			t.Logf("calibrated mode: %s %s: PostgreSQL %.3f ms, at the defaults %.3f (%+.0f%%), calibrated %.3f (%+.0f%%)", c.Name, step, pg, def, 100*(def/pg-1), cal, 100*(cal/pg-1))
+		}
+	}
 }
 
 // measuredOf gives each named experiment's measured and simulated ms and

@@ -69,6 +69,11 @@ type backend struct {
 	// The command running (op.cmdNo) and when it began, for pgbench -r.
 	curCmd   int16
 	cmdStart int64
+	// execStart is when the running statement's executor began (EXPLAIN
+	// ANALYZE's Execution Time: ExecutorStart to ExecutorEnd), stamped at
+	// its first step when execStamp is set.
+	execStart int64
+	execStamp bool
 	// cmdID numbers the transaction's statements from 1 (its command
 	// counter, xact.c CommandCounterIncrement): versions a statement
 	// writes carry it where its own scan must not see them (heap.Group.Cmd).
@@ -353,6 +358,7 @@ func (b *backend) advance() {
 				}
 			}
 			if o.stmt {
+				b.execStamp = true
 				b.cpu += e.costs.Statement
 				if o.t != nil {
 					b.cpu += e.costs.StatementTable
@@ -366,11 +372,20 @@ func (b *backend) advance() {
 				}
 			}
 		}
+		if b.execStamp {
+			// The executor starts after parse and plan (the statement
+			// prices, CPU still due) and the round trip.
+			b.execStamp = false
+			b.execStart = e.k.Now() + b.cpu
+		}
 		if !b.exec(o) {
 			if b.blocked {
 				return
 			}
 			continue // the transaction was aborted (deadlock): go to its end
+		}
+		if o.stmt && b.client != nil {
+			b.client.phase.execNS += e.k.Now() + b.cpu - b.execStart
 		}
 		if len(b.held) > 0 {
 			b.releaseAll() // the statement's pins end with it

@@ -55,7 +55,14 @@ type PhaseResult struct {
 	Warmup   bool    `json:"warmup,omitempty"`
 	StartS   float64 `json:"start_s"`
 	ElapsedS float64 `json:"elapsed_s"`
-	Clients  int     `json:"clients"`
+	// ExecutionMS is the executor time of the phase's statements, summed,
+	// as EXPLAIN ANALYZE's Execution Time counts it (ExecutorStart to
+	// ExecutorEnd): without parse and plan, the round trip, the commit and
+	// its WAL flush. The CPU a statement still owes when its work is done
+	// is counted as if it ran at once (exact for one client on a free
+	// core).
+	ExecutionMS float64 `json:"execution_ms"`
+	Clients     int     `json:"clients"`
 	Metrics
 }
 

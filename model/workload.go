@@ -32,6 +32,8 @@ type phase struct {
 	// cmdStats are the per-command latencies of each script of the mix
 	// (pgbench -r, output.report_per_command), or nil.
 	cmdStats [][]cmdStat
+	// execNS is the executor time of the phase's statements (ExecutionMS).
+	execNS int64
 }
 
 // cmdStat is one script command's latency total (pgbench's Command stats
@@ -307,12 +309,13 @@ func (e *engine) endPhase(ph *phase) {
 		rel[i] = c.minus(b)
 	}
 	ph.result = PhaseResult{
-		Name:     ph.cfg.Name,
-		Warmup:   ph.cfg.Warmup,
-		StartS:   ph.e.at(ph.start),
-		ElapsedS: round6(float64(dur) / 1e9),
-		Clients:  ph.cfg.Clients,
-		Metrics:  e.metrics(cur.minus(ph.snap), rel, dur, ph.txns, ph.skipped, ph.late, ph.lat, ph.lag, e.dataDev.ReadLatencyPhase),
+		Name:        ph.cfg.Name,
+		Warmup:      ph.cfg.Warmup,
+		StartS:      ph.e.at(ph.start),
+		ElapsedS:    round6(float64(dur) / 1e9),
+		ExecutionMS: round6(float64(ph.execNS) / 1e6),
+		Clients:     ph.cfg.Clients,
+		Metrics:     e.metrics(cur.minus(ph.snap), rel, dur, ph.txns, ph.skipped, ph.late, ph.lat, ph.lag, e.dataDev.ReadLatencyPhase),
 	}
 	ph.result.Scripts = scriptResults(ph.mix, ph.scriptTxns, ph.scriptFailed, ph.scriptSkipped, ph.scriptLat, dur)
 	ph.result.Statements = statementResults(ph.mix, ph.cmdStats)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/pgbufsim/pgbufsim/model"
 )
 
 // A Case is one experiment run both ways: on a private PostgreSQL server
@@ -27,6 +29,10 @@ type Case struct {
 	// Pgbench marks a case whose measured steps are pgbench runs (per
 	// transaction comparisons, looser: the keys are random).
 	Pgbench bool
+	// Costs, if set, prices a second simulation of the case (a costs file
+	// of simulate calibrate), whose measures CaseResult.Calibrated holds:
+	// the calibrated mode of docs/calibration.md.
+	Costs *model.Costs
 }
 
 // Effect compares metric between steps From and To.
