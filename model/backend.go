@@ -74,6 +74,10 @@ type backend struct {
 	// its first step when execStamp is set.
 	execStart int64
 	execStamp bool
+	// dropsFiles: the transaction will unlink relation files at commit
+	// (a TRUNCATE's old relfilenode), so its commit flushes the WAL
+	// whatever synchronous_commit says (RecordTransactionCommit).
+	dropsFiles bool
 	// cmdID numbers the transaction's statements from 1 (its command
 	// counter, xact.c CommandCounterIncrement): versions a statement
 	// writes carry it where its own scan must not see them (heap.Group.Cmd).

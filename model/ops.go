@@ -72,8 +72,11 @@ func (b *backend) exec(o *op) bool {
 }
 
 // execCommit ends the transaction: COMMIT inserts the commit record, waits
-// for its flush (synchronous_commit) and then updates the clog and the proc
-// array (RecordTransactionCommit); ROLLBACK records the abort.
+// for its flush (synchronous_commit, or always when the transaction drops
+// relation files: RecordTransactionCommit's nrels > 0, so that no file is
+// unlinked before the commit that unlinks it is on disk) and then updates
+// the clog and the proc array (RecordTransactionCommit); ROLLBACK records
+// the abort, never flushed (RecordTransactionAbort).
 func (b *backend) execCommit(commit bool) bool {
 	e := b.e
 	if b.csub == 0 {
@@ -86,6 +89,7 @@ func (b *backend) execCommit(commit bool) bool {
 	}
 	if !commit {
 		b.cpu += e.costs.Commit
+		b.dropsFiles = false
 		b.endXact(false, 0)
 		b.releaseSnapshot()
 		return true
@@ -94,13 +98,14 @@ func (b *backend) execCommit(commit bool) bool {
 		b.cpu += e.costs.Commit + e.costs.WALRecord
 		b.commitLSN = e.wal.Insert(walCommit)
 		b.csub = 1
-		if e.sc.Server.SynchronousCommit {
+		if e.sc.Server.SynchronousCommit || b.dropsFiles {
 			b.walTarget = b.commitLSN
 			b.block(wWALFlush)
 			return false
 		}
 	}
 	b.csub = 0
+	b.dropsFiles = false
 	b.endXact(true, b.commitLSN)
 	b.releaseSnapshot()
 	return true
@@ -599,6 +604,7 @@ func (b *backend) execTruncate(t *table) {
 	t.nextKey = 0
 	t.reltuples, t.relpages = 0, 0
 	t.createdInXact = b.xid
+	b.dropsFiles = true // the old relfilenode, unlinked at commit (smgrDoPendingDeletes)
 	for i := range e.backends {
 		e.backends[i].forgetTargets(t)
 	}
