@@ -209,7 +209,7 @@ func TestMainRefuses(t *testing.T) {
 // one of two calibrations in a row, and both are logged.
 func TestCalibrateAgainstPostgreSQL(t *testing.T) {
 	if os.Getenv("PGBUFSIM_DIFFERENTIAL") == "" {
-		t.Skip("set PGBUFSIM_DIFFERENTIAL=1 to calibrate against a private PostgreSQL (about a minute)")
+		t.Skip("set PGBUFSIM_DIFFERENTIAL=1 to calibrate against a private PostgreSQL (one to two minutes)")
 	}
 	ctx := context.Background()
 	c, err := pgcompare.Start(ctx, pgcompare.Settings{"shared_buffers": "128MB", "autovacuum": "off"})
