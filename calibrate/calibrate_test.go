@@ -353,14 +353,11 @@ func calibratedStatements(t *testing.T, ctx context.Context, costsFile string) {
 func measuredOf(lines map[string]string, names ...string) []string {
 	var out []string
 	for _, n := range names {
-		l := lines[n]
 		get := func(key string) string {
-			i := strings.Index(l, key+": ")
-			if i < 0 {
-				return "?"
+			if v, ok := experimentField(lines[n], key); ok {
+				return v
 			}
-			v, _, _ := strings.Cut(l[i+len(key)+2:], ",")
-			return strings.Trim(strings.TrimSuffix(v, "}"), `"`)
+			return "?"
 		}
 		out = append(out, fmt.Sprintf("%s %s ms (spread %s) simulated %s", n, get("measured_ms"), get("spread"), get("simulated_ms")))
 	}
@@ -374,14 +371,12 @@ func sscanExperiment(line string, meas, sim, def *float64) (int, error) {
 	for _, f := range []struct {
 		key string
 		v   *float64
-	}{{"measured_ms: ", meas}, {"simulated_ms: ", sim}, {"at_defaults_ms: ", def}} {
-		i := strings.Index(line, f.key)
-		if i < 0 {
+	}{{"measured_ms", meas}, {"simulated_ms", sim}, {"at_defaults_ms", def}} {
+		text, ok := experimentField(line, f.key)
+		if !ok {
 			return n, os.ErrNotExist
 		}
-		rest := line[i+len(f.key):]
-		end := strings.IndexAny(rest, ",}")
-		v, err := parseFloat(strings.TrimSpace(rest[:end]))
+		v, err := parseFloat(text)
 		if err != nil {
 			return n, err
 		}
@@ -389,6 +384,21 @@ func sscanExperiment(line string, meas, sim, def *float64) (int, error) {
 		n++
 	}
 	return n, nil
+}
+
+// experimentField is the value of key in an experiments line of the costs
+// file ({name: x, key: value, ...}), unquoted.
+func experimentField(line, key string) (string, bool) {
+	i := strings.Index(line, key+": ")
+	if i < 0 {
+		return "", false
+	}
+	rest := line[i+len(key)+2:]
+	end := strings.IndexAny(rest, ",}")
+	if end < 0 {
+		end = len(rest)
+	}
+	return strings.Trim(strings.TrimSpace(rest[:end]), `"`), true
 }
 
 func parseFloat(s string) (float64, error) { return strconv.ParseFloat(s, 64) }

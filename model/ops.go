@@ -89,7 +89,6 @@ func (b *backend) execCommit(commit bool) bool {
 	}
 	if !commit {
 		b.cpu += e.costs.Commit
-		b.dropsFiles = false
 		b.endXact(false, 0)
 		b.releaseSnapshot()
 		return true
@@ -105,7 +104,6 @@ func (b *backend) execCommit(commit bool) bool {
 		}
 	}
 	b.csub = 0
-	b.dropsFiles = false
 	b.endXact(true, b.commitLSN)
 	b.releaseSnapshot()
 	return true

@@ -184,6 +184,7 @@ func (b *backend) assignXid() {
 // clog and removes the xid from the proc array.
 func (b *backend) endXact(committed bool, lsn int64) {
 	e := b.e
+	b.dropsFiles = false // every end, a deadlock's abort included
 	if b.xid == 0 {
 		return
 	}
