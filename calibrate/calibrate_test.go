@@ -57,6 +57,8 @@ func TestFitRecoversKnownPrices(t *testing.T) {
 	// Four clients on two cores switch processes on the cores; one client
 	// never does (each process keeps its core).
 	SetPrice(&truth, "context_switch", 20000)
+	// One client's processes wake idle cores, several clients' do not.
+	SetPrice(&truth, "cpu_wakeup", 15000)
 	// A row's own work, as the bulk experiments found it on the
 	// development machine: a half to a fifth of the defaults.
 	SetPrice(&truth, "tuple_update", 800)
@@ -109,17 +111,21 @@ func TestFitRecoversKnownPrices(t *testing.T) {
 			t.Errorf("%s fitted %.0f ns: %.0f%% of the way from its default %.0f to the true %.0f", key, got[key], 100*way, def, want)
 		}
 	}
-	// The statement's CPU, the round trip (a wait) and the context switch
-	// are determined together, not apart: one client pays a statement and
-	// a round trip per statement, several clients on fewer cores (CPU
-	// bound, where waits overlap) a statement and two bursts' switches
-	// (the client's and the backend's). Those two sums are recovered.
+	// The statement's CPU, the round trip (a wait), the wake-ups and the
+	// context switch are determined together, not apart: one client pays
+	// a statement, a round trip and two wake-ups (its backend's and its
+	// pgbench thread's) per statement, several clients on fewer cores
+	// (CPU bound, where waits overlap and cores never idle) a statement
+	// and two bursts' switches. Those two sums are recovered, each with
+	// the rest of a lookup's CPU (its table's planning, its transaction),
+	// which the same experiments share out among themselves.
+	cpu := got["statement"] + got["statement_table"] + got["transaction"]
 	for _, c := range []struct {
 		what      string
 		fit, true float64
 	}{
-		{"statement + client_round_trip (one client)", got["statement"] + got["client_round_trip"], 62000 + 30000},
-		{"statement + 2 context_switch (several clients)", got["statement"] + 2*got["context_switch"], 62000 + 2*20000},
+		{"a lookup's CPU + client_round_trip + 2 cpu_wakeup (one client)", cpu + got["client_round_trip"] + 2*got["cpu_wakeup"], 62000 + 35000 + 30000 + 30000 + 2*15000},
+		{"a lookup's CPU + 2 context_switch (several clients)", cpu + 2*got["context_switch"], 62000 + 35000 + 30000 + 2*20000},
 	} {
 		if math.Abs(c.fit/c.true-1) > 0.10 {
 			t.Errorf("%s fitted %.0f ns, true %.0f", c.what, c.fit, c.true)
@@ -275,7 +281,17 @@ func calibrateOnce(t *testing.T, dsn string, attempt int) ([]string, string) {
 		}
 	}
 	var miss []string
-	for _, name := range []string{"select-only", "tpcb-like"} {
+	// The held-out pgbench runs, the several-client one too where the
+	// server's cores are known (tpcb-like-4c on two cores): its price of
+	// CPU is what cpu_wakeup and context_switch separate from one
+	// client's waits.
+	held := []string{"select-only", "tpcb-like"}
+	for name := range lines {
+		if strings.HasPrefix(name, "tpcb-like-") && strings.HasSuffix(name, "c") {
+			held = append(held, name)
+		}
+	}
+	for _, name := range held {
 		line := lines[name]
 		if !strings.Contains(line, "held_out: true") {
 			miss = append(miss, fmt.Sprintf("calibration %d: %s: no held-out line in the costs file", attempt, name))
@@ -441,5 +457,24 @@ func TestMeanAfterWarmup(t *testing.T) {
 	}
 	if _, _, err := meanAfterWarmup([]byte("0 3 failed 0 1700000000 1\n"), 1); err == nil {
 		t.Error("a failed transaction's line was read as a latency")
+	}
+}
+
+// A transaction's statements, as pgbench sends them: meta-commands run in
+// pgbench alone; pgbench's built-ins send BEGIN, their statements and END.
+// Measure divides pgbench's CPU time by them (costs.client).
+func TestExperimentStatements(t *testing.T) {
+	want := map[string]int{"select-one": 1, "select-one-txn": 6, "lookup": 1, "update-txn": 6, "delete-bulk": 3, "select-only": 1, "tpcb-like": 7}
+	seen := 0
+	for _, e := range testPlan().Experiments {
+		if n, ok := want[e.Name]; ok {
+			seen++
+			if got := e.statements(); got != n {
+				t.Errorf("%s: %d statements a transaction, want %d", e.Name, got, n)
+			}
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("%d of the %d experiments found in the plan", seen, len(want))
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Table is one relation the experiments use, created the same way in the
@@ -253,6 +254,13 @@ func FindPgbench(path string) (*Pgbench, error) {
 // output (stdout and stderr); pgoptions, if not empty, is the sessions'
 // PGOPTIONS (settings such as -c search_path=...).
 func (pg *Pgbench) Run(ctx context.Context, s *Server, pgoptions string, args ...string) (string, error) {
+	out, _, err := pg.runCPU(ctx, s, pgoptions, args...)
+	return out, err
+}
+
+// runCPU is Run, and also returns the CPU time pgbench itself used (user
+// and system, getrusage of the finished process).
+func (pg *Pgbench) runCPU(ctx context.Context, s *Server, pgoptions string, args ...string) (string, time.Duration, error) {
 	cmd := exec.CommandContext(ctx, pg.Path, append(args, s.ConnInfo())...)
 	cmd.Env = append(os.Environ(), s.Env()...)
 	if pgoptions != "" {
@@ -261,14 +269,30 @@ func (pg *Pgbench) Run(ctx context.Context, s *Server, pgoptions string, args ..
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		return out.String(), fmt.Errorf("pgbench %s: %v\n%s", strings.Join(args, " "), err, lastLines(out.String(), 5))
+		return out.String(), 0, fmt.Errorf("pgbench %s: %v\n%s", strings.Join(args, " "), err, lastLines(out.String(), 5))
 	}
-	return out.String(), nil
+	return out.String(), cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+}
+
+// Measurement is what one run of an experiment measured.
+type Measurement struct {
+	// MS is the mean latency of the measured transactions.
+	MS float64
+	// ClientCPU is pgbench's own CPU time (user and system) over the
+	// whole run, warm-up included, and Statements the statements it sent.
+	ClientCPU  time.Duration
+	Statements int
 }
 
 // Measure runs an experiment on the server: its warm-up, then the
 // measured transactions, and returns their mean latency (ms).
 func (pg *Pgbench) Measure(ctx context.Context, s *Server, e Experiment, dir string) (float64, error) {
+	m, err := pg.measure(ctx, s, e, dir)
+	return m.MS, err
+}
+
+// measure is Measure, with pgbench's own CPU time.
+func (pg *Pgbench) measure(ctx context.Context, s *Server, e Experiment, dir string) (Measurement, error) {
 	clients, threads := max(e.Clients, 1), max(e.Threads, 1)
 	args := []string{"-n", "-c", strconv.Itoa(clients), "-j", strconv.Itoa(threads)}
 	if e.Builtin != "" {
@@ -276,7 +300,7 @@ func (pg *Pgbench) Measure(ctx context.Context, s *Server, e Experiment, dir str
 	} else {
 		f := filepath.Join(dir, e.Name+".sql")
 		if err := os.WriteFile(f, []byte(e.Script), 0o644); err != nil {
-			return 0, err
+			return Measurement{}, err
 		}
 		args = append(args, "-f", f)
 	}
@@ -299,13 +323,13 @@ func (pg *Pgbench) Measure(ctx context.Context, s *Server, e Experiment, dir str
 	// first Warmup of each client are dropped.
 	prefix := filepath.Join(dir, "log-"+e.Name)
 	n := e.Warmup + e.Transactions
-	out, err := pg.Run(ctx, s, env, append(append([]string(nil), args...), "-t", strconv.Itoa(n), "-l", "--log-prefix="+prefix)...)
+	out, cpu, err := pg.runCPU(ctx, s, env, append(append([]string(nil), args...), "-t", strconv.Itoa(n), "-l", "--log-prefix="+prefix)...)
 	if err != nil {
-		return 0, fmt.Errorf("experiment %s: %w", e.Name, err)
+		return Measurement{}, fmt.Errorf("experiment %s: %w", e.Name, err)
 	}
 	logs, err := filepath.Glob(prefix + ".*")
 	if err != nil || len(logs) == 0 {
-		return 0, fmt.Errorf("experiment %s: pgbench wrote no transaction log (%v):\n%s", e.Name, err, lastLines(out, 8))
+		return Measurement{}, fmt.Errorf("experiment %s: pgbench wrote no transaction log (%v):\n%s", e.Name, err, lastLines(out, 8))
 	}
 	defer func() {
 		for _, f := range logs {
@@ -317,19 +341,39 @@ func (pg *Pgbench) Measure(ctx context.Context, s *Server, e Experiment, dir str
 	for _, f := range logs {
 		data, err := os.ReadFile(f)
 		if err != nil {
-			return 0, err
+			return Measurement{}, err
 		}
 		ms, k, err := meanAfterWarmup(data, e.Warmup)
 		if err != nil {
-			return 0, fmt.Errorf("experiment %s: %s: %w", e.Name, filepath.Base(f), err)
+			return Measurement{}, fmt.Errorf("experiment %s: %s: %w", e.Name, filepath.Base(f), err)
 		}
 		sum += ms * float64(k)
 		kept += k
 	}
 	if kept == 0 {
-		return 0, fmt.Errorf("experiment %s: no measured transaction in pgbench's log:\n%s", e.Name, lastLines(out, 8))
+		return Measurement{}, fmt.Errorf("experiment %s: no measured transaction in pgbench's log:\n%s", e.Name, lastLines(out, 8))
 	}
-	return sum / float64(kept), nil
+	return Measurement{MS: sum / float64(kept), ClientCPU: cpu, Statements: clients * n * e.statements()}, nil
+}
+
+// statements is how many statements a transaction of e sends (\set and
+// other meta-commands run in pgbench alone).
+func (e Experiment) statements() int {
+	switch e.Builtin {
+	case "select-only":
+		return 1
+	case "simple-update":
+		return 5
+	case "tpcb-like":
+		return 7
+	}
+	n := 0
+	for _, l := range strings.Split(e.Script, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "\\") && !strings.HasPrefix(l, "--") {
+			n++
+		}
+	}
+	return n
 }
 
 // meanAfterWarmup reads a pgbench per-transaction log (-l: client_id

@@ -111,7 +111,8 @@ func (sm *Simulator) Fit(measured map[string]float64) (model.Costs, []Fitted, er
 }
 
 // linearise simulates every experiment at costs and with each price
-// doubled in turn: base[i] and jac[i][k] = (sim_i(2 c_k) − sim_i(c)) / c_k.
+// raised in turn by h_k (the price itself, at least a quarter of its
+// default): base[i] and jac[i][k] = (sim_i(c_k + h_k) − sim_i(c)) / h_k.
 func (sm *Simulator) linearise(exps []Experiment, costs model.Costs) ([]float64, [][]float64, error) {
 	base := make([]float64, len(exps))
 	jac := make([][]float64, len(exps))
@@ -126,13 +127,26 @@ func (sm *Simulator) linearise(exps []Experiment, costs model.Costs) ([]float64,
 	for k, key := range Prices {
 		c := costs
 		p := Price(costs, key)
-		SetPrice(&c, key, 2*p)
+		// The step is the price itself, but not less than a quarter of
+		// its default (or of zeroDefaultStart): a price the fit drove near
+		// 0 (a few ns) would otherwise move the simulated times by less
+		// than their rounding, its slope would read 0, and the prior alone
+		// would set it in the next solve, unseen by the experiments
+		// (context_switch came out at 15 us with select-only-4c 160 %
+		// slow that way).
+		d := Price(sm.Base, key)
+		if d <= 0 {
+			d = zeroDefaultStart
+		}
+		h := math.Max(p, d/4)
+		SetPrice(&c, key, p+h)
+		h = Price(c, key) - p
 		for i, e := range exps {
 			l, err := sm.Latency(e, c)
 			if err != nil {
 				return nil, nil, err
 			}
-			jac[i][k] = (l - base[i]) / p
+			jac[i][k] = (l - base[i]) / h
 		}
 	}
 	return base, jac, nil

@@ -63,6 +63,7 @@ func (r *Result) CostsYAML() ([]byte, error) {
 	}
 	b.WriteString("costs:\n")
 	fmt.Fprintf(&b, "  os_read: %s   # default %s; %s\n", nsText(Price(r.Costs, "os_read")), nsText(Price(model.DefaultCosts(), "os_read")), r.OSRead)
+	fmt.Fprintf(&b, "  client: %s   # default %s; %s\n", nsText(Price(r.Costs, "client")), nsText(Price(model.DefaultCosts(), "client")), r.Client)
 	for _, f := range r.Fitted {
 		by := "no experiment: kept near its default"
 		if len(f.DeterminedBy) > 0 {
@@ -76,7 +77,7 @@ func (r *Result) CostsYAML() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("calibrate: the costs file does not load back: %v", err)
 	}
-	for _, f := range append(r.Fitted, Fitted{Key: "os_read"}) {
+	for _, f := range append(r.Fitted, Fitted{Key: "os_read"}, Fitted{Key: "client"}) {
 		if got, want := Price(costs, f.Key), Price(r.Costs, f.Key); got != want {
 			return nil, fmt.Errorf("calibrate: %s loads back as %v ns, not %v", f.Key, got, want)
 		}

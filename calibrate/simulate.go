@@ -16,7 +16,7 @@ import (
 // keep their values: the experiments do not separate them
 // (docs/calibration.md).
 var Prices = []string{"statement", "client_round_trip", "statement_table", "statement_update", "buffer_hit", "scan_page", "tuple_deform", "hinted_check",
-	"index_level", "tuple_fetch", "tuple_update", "tuple_delete", "index_insert", "wal_record", "commit", "transaction", "context_switch"}
+	"index_level", "tuple_fetch", "tuple_update", "tuple_delete", "index_insert", "wal_record", "commit", "transaction", "context_switch", "cpu_wakeup"}
 
 // costField returns the model.Costs field of a YAML key.
 func costField(c *model.Costs, key string) reflect.Value {

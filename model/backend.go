@@ -126,9 +126,12 @@ type backend struct {
 	victimFromRing bool
 
 	// waiting
-	pending    int
-	blocked    bool
-	inCPU      bool
+	pending int
+	blocked bool
+	inCPU   bool
+	// woke: the next CPU burst starts a statement the backend slept
+	// waiting for (it may pay costs.cpu_wakeup).
+	woke       bool
 	cpu        int64
 	walTarget  int64
 	writeGid   int32
@@ -244,7 +247,8 @@ func (b *backend) block(w int) {
 		c := b.cpu
 		b.cpu = 0
 		b.inCPU = true
-		b.e.cpuRequest(c, b.id, b, evCPU)
+		b.e.cpuRequest(c, b.id, b.woke, b, evCPU)
+		b.woke = false
 		return
 	}
 	b.startWait()
@@ -363,6 +367,9 @@ func (b *backend) advance() {
 			}
 			if o.stmt {
 				b.execStamp = true
+				// The backend slept until this statement's message came:
+				// the burst that starts it may wake a core (cpu_wakeup).
+				b.woke = b.client != nil && !b.worker
 				b.cpu += e.costs.Statement
 				if o.t != nil {
 					b.cpu += e.costs.StatementTable

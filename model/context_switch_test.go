@@ -44,3 +44,45 @@ workload:
 		t.Errorf("four clients: latency %.4f ms with the price, %.4f without; want it higher", fourPriced.Totals.LatencyMS.Mean, four.Totals.LatencyMS.Mean)
 	}
 }
+
+// costs.cpu_wakeup delays a CPU burst that finds its core idle. One client
+// on two cores finds it idle on every burst (its backend and its pgbench
+// thread take turns, each on a core of its own): two wake-ups a statement,
+// each adding the price to the latency and nothing to the busy time. Eight
+// clients on two cores keep the cores busy: bursts are handed from one to
+// the next and almost none wakes a core, so throughput is what the CPU
+// work allows, as PostgreSQL's several-client runs are on a machine whose
+// single-client latency is mostly wake-ups.
+func TestCPUWakeupPrice(t *testing.T) {
+	doc := `name: cpu-wakeup
+server: {autovacuum: false, cpus: 2}
+tables: {pgbench: {scale: 1}}
+workload:
+  phases:
+    - {name: run, transactions: 2000, script: select-only}
+`
+	one := bhRunYAML(t, doc)
+	onePriced := bhRunYAML(t, doc, "costs.cpu_wakeup=25us")
+	tx := float64(onePriced.Totals.Transactions)
+	if n := onePriced.Totals.CPU.Wakeups; float64(n) < 1.98*tx || float64(n) > 2.02*tx {
+		t.Errorf("one client: %d wake-ups for %.0f statements, want two each", n, tx)
+	}
+	if d, want := onePriced.Totals.LatencyMS.Mean-one.Totals.LatencyMS.Mean, 2*0.025; math.Abs(d-want) > 0.02*want {
+		t.Errorf("one client: latency grew %.4f ms, want two wake-ups = %.4f", d, want)
+	}
+	if a, b := one.Totals.CPU.BusySeconds, onePriced.Totals.CPU.BusySeconds; math.Abs(a-b) > 1e-6 {
+		t.Errorf("one client: busy %.6f s, %.6f s with the price; a wake-up is not busy time", a, b)
+	}
+	if one.Totals.CPU.Wakeups != 0 {
+		t.Errorf("without the price no wake-up is counted, got %d", one.Totals.CPU.Wakeups)
+	}
+	eight := bhRunYAML(t, doc, "workload.phases.run.clients=8", "workload.phases.run.threads=2")
+	eightPriced := bhRunYAML(t, doc, "workload.phases.run.clients=8", "workload.phases.run.threads=2", "costs.cpu_wakeup=25us")
+	tx8 := float64(eightPriced.Totals.Transactions)
+	if n := eightPriced.Totals.CPU.Wakeups; float64(n) > 0.05*tx8 {
+		t.Errorf("eight clients on two cores: %d wake-ups for %.0f statements, want almost none", n, tx8)
+	}
+	if a, b := eight.Totals.TPS, eightPriced.Totals.TPS; b < 0.97*a {
+		t.Errorf("eight clients: %.0f tps with the price, %.0f without; want nearly the same", b, a)
+	}
+}

@@ -70,6 +70,7 @@ const (
 	cCkptTimed
 	cCkptRequested
 	cCtxSwitches
+	cCPUWakeups
 	nCounters
 )
 
@@ -157,7 +158,8 @@ func (e *engine) snapshot() counters {
 		_, c.n[cPasses] = ss.SweepCounters()
 	}
 	cs := e.cpuRes.Stats()
-	c.f[fCPUBusy], c.n[cCtxSwitches] = cs.BusyNs, int64(cs.Switches)
+	// A core waking from idle holds it but runs nothing: not busy time.
+	c.f[fCPUBusy], c.n[cCtxSwitches], c.n[cCPUWakeups] = cs.BusyNs-cs.WakeNs, int64(cs.Switches), int64(cs.Wakeups)
 	c.f[fDiskBusy], c.f[fDiskQueue] = e.dataDev.Resource().Stats().BusyNs, e.dataDev.QueueNs()
 	if e.walDev != e.dataDev {
 		c.n[cWALWrites] = int64(e.walDev.Stats.Writes)
@@ -397,6 +399,7 @@ func (e *engine) metrics(c counters, rel []relCounters, dur int64, txns, skipped
 	}
 	m.CPU.BusySeconds = round6(c.f[fCPUBusy] / 1e9)
 	m.CPU.ContextSwitches = c.n[cCtxSwitches]
+	m.CPU.Wakeups = c.n[cCPUWakeups]
 	m.Visibility = Visibility{
 		TuplesChecked:      c.n[cTuplesChecked],
 		AllVisibleSkips:    c.n[cAllVisibleSkips],

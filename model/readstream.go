@@ -334,7 +334,7 @@ func (w *ioWorker) OnEvent(arg int64) {
 	e := w.pool.e
 	rd := w.cur
 	if arg == evAIORead {
-		e.cpuRequest(e.costs.OSRead*int64(rd.n), w.id, w, evAIOCopy)
+		e.cpuRequest(e.costs.OSRead*int64(rd.n), w.id, false, w, evAIOCopy)
 		return
 	}
 	rd.complete()
@@ -358,7 +358,7 @@ func (w *ioWorker) OnEvent(arg int64) {
 func (rd *aioRead) OnEvent(arg int64) {
 	e := rd.e
 	if arg == evAIORead {
-		e.cpuRequest(e.costs.OSRead*int64(rd.n), -2_000_000, rd, evAIOCopy)
+		e.cpuRequest(e.costs.OSRead*int64(rd.n), -2_000_000, false, rd, evAIOCopy)
 		return
 	}
 	rd.complete()

@@ -360,6 +360,10 @@ type CPU struct {
 	// process ran on last (priced by costs.context_switch; counted only
 	// when that price is set).
 	ContextSwitches int64 `json:"context_switches,omitempty"`
+	// Wakeups counts CPU bursts of a backend or pgbench thread that found
+	// their core idle and waited costs.cpu_wakeup for it to wake (counted
+	// only when that price is set; the wake is not busy time).
+	Wakeups int64 `json:"wakeups,omitempty"`
 }
 
 // distOf summarises a histogram of nanosecond values in milliseconds.

@@ -377,6 +377,16 @@ type Costs struct {
 	// paid; with more, most bursts pay it. 0 by default (simulate
 	// calibrate fits it from its several-client experiments).
 	ContextSwitch int64 `yaml:"context_switch" unit:"duration" range:"0,1s"`
+	// CPUWakeup is how long a CPU burst of a backend or a pgbench thread
+	// waits for its core when that core sat idle: the CPU leaving its
+	// idle state, in a virtual machine the hypervisor waking the halted
+	// vCPU (cpuidle's exit latency; Linux's haltpoll driver polls a while
+	// first). A core handed from one burst to the next never idles, so
+	// one client and its backend, taking turns, pay it on nearly every
+	// burst and more processes than cores almost never: what lets one
+	// client's latency exceed what several clients' throughput says the
+	// CPU work costs. 0 by default (simulate calibrate fits it).
+	CPUWakeup int64 `yaml:"cpu_wakeup" unit:"duration" range:"0,1s"`
 
 	// FSMPage is one free-space-map page visited by a search or an update
 	// (fsm_search_avail, fsm_set_avail).

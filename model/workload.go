@@ -105,15 +105,22 @@ func (th *thread) run(b *backend) {
 		e.k.After(e.costs.Client, b, evClientDone)
 		return
 	}
-	e.cpuRequest(e.costs.Client, th.owner, b, evClientDone)
+	// pgbench slept until the last result came: its burst may wake a core.
+	e.cpuRequest(e.costs.Client, th.owner, true, b, evClientDone)
 }
 
 // cpuRequest takes a CPU burst of c on the server's cores for owner (a
 // backend's id, or a pgbench thread's negative one), paying
-// costs.context_switch when the core last ran another process.
-func (e *engine) cpuRequest(c int64, owner int32, h sim.Handler, arg int64) {
-	if cs := e.costs.ContextSwitch; cs > 0 {
-		e.cpuRes.RequestAs(c, owner, cs, h, arg)
+// costs.context_switch when the core last ran another process and, for a
+// burst of a process that slept on a message (woke says so),
+// costs.cpu_wakeup when the core sat idle.
+func (e *engine) cpuRequest(c int64, owner int32, woke bool, h sim.Handler, arg int64) {
+	wake := int64(0)
+	if woke {
+		wake = e.costs.CPUWakeup
+	}
+	if cs := e.costs.ContextSwitch; cs > 0 || wake > 0 {
+		e.cpuRes.RequestAs(c, owner, cs, wake, h, arg)
 		return
 	}
 	e.cpuRes.Request(c, h, arg)

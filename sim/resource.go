@@ -33,6 +33,10 @@ type Resource struct {
 	freedAt   []int64 // when each server last finished a service
 	lastOn    map[int32]int32
 	switches  uint64
+	// wakeups counts RequestAs services that paid their wake cost (they
+	// found their server idle) and wakeNs sums the time it held servers.
+	wakeups uint64
+	wakeNs  float64
 
 	// Statistics since creation or the last ResetStats.
 	statsFrom int64   // start of the statistics window
@@ -73,6 +77,11 @@ type ResourceStats struct {
 	// Switches counts RequestAs services that began on a server another
 	// owner had used last (context switches), in the window.
 	Switches uint64
+	// Wakeups counts RequestAs services that paid their wake cost (they
+	// began on a server that had sat idle), and WakeNs the server time
+	// they took to wake, which BusyNs includes.
+	Wakeups uint64
+	WakeNs  float64
 }
 
 // noOwner marks a Request (no owner) and a server nobody has used.
@@ -132,7 +141,7 @@ func (r *Resource) Request(service int64, done Handler, arg int64) {
 		r.account()
 		r.busy++
 		r.served++
-		r.startService(service, noOwner, 0, done, arg)
+		r.startService(service, noOwner, 0, 0, done, arg)
 		return
 	}
 	r.enqueue(waiter{h: done, arg: arg, service: service, since: r.k.now, owner: noOwner})
@@ -147,15 +156,23 @@ func (r *Resource) Request(service int64, done Handler, arg int64) {
 // switchCost more (the context switch and the cold caches). Owners keep
 // their servers while there are enough of them, so a switch costs only
 // when owners outnumber servers.
-func (r *Resource) RequestAs(service int64, owner int32, switchCost int64, done Handler, arg int64) {
-	if service < 0 || switchCost < 0 {
-		panic(fmt.Sprintf("sim: %s: RequestAs with negative time %d / %d ns", r.name, service, switchCost))
+//
+// wakeCost is what the service takes more when it finds its server idle:
+// a process that slept (waiting for a message) wakes a CPU that left its
+// idle state (in a virtual machine, the hypervisor waking a halted vCPU).
+// A server handed over from the queue never idled, nor did one requested
+// again at the instant it was freed: only services that find a core idle
+// pay it, so one client alternating with its backend pays it on every
+// burst, more processes than cores almost never.
+func (r *Resource) RequestAs(service int64, owner int32, switchCost, wakeCost int64, done Handler, arg int64) {
+	if service < 0 || switchCost < 0 || wakeCost < 0 {
+		panic(fmt.Sprintf("sim: %s: RequestAs with negative time %d / %d / %d ns", r.name, service, switchCost, wakeCost))
 	}
 	if r.busy < r.servers {
 		r.account()
 		r.busy++
 		r.served++
-		r.startService(service, owner, switchCost, done, arg)
+		r.startService(service, owner, switchCost, wakeCost, done, arg)
 		return
 	}
 	r.enqueue(waiter{h: done, arg: arg, service: service, since: r.k.now, owner: owner, switchCost: switchCost})
@@ -232,9 +249,16 @@ func (r *Resource) enqueue(w waiter) {
 	}
 }
 
-// startService books a slot for a Request and schedules its completion.
-func (r *Resource) startService(service int64, owner int32, switchCost int64, done Handler, arg int64) {
+// startService books a slot for a Request and schedules its completion;
+// wakeCost is added when the server it takes has been idle since before
+// now (a hand-over from the queue passes 0).
+func (r *Resource) startService(service int64, owner int32, switchCost, wakeCost int64, done Handler, arg int64) {
 	s := r.takeServer(owner)
+	if wakeCost > 0 && r.freedAt[s] < r.k.now {
+		service += wakeCost
+		r.wakeups++
+		r.wakeNs += float64(wakeCost)
+	}
 	if owner != noOwner {
 		if prev := r.lastOwner[s]; prev != owner && prev != noOwner {
 			service += switchCost
@@ -270,7 +294,7 @@ func (r *Resource) freeServer() {
 		r.k.Schedule(r.k.now, w.h, w.arg)
 		return
 	}
-	r.startService(w.service, w.owner, w.switchCost, w.h, w.arg)
+	r.startService(w.service, w.owner, w.switchCost, 0, w.h, w.arg)
 }
 
 // completion is the Handler of a Request's completion event; its arg is the
@@ -316,6 +340,8 @@ func (r *Resource) Stats() ResourceStats {
 		QueueNs:     r.queueNs + float64(r.queue.len())*dt,
 		ElapsedNs:   r.k.now - r.statsFrom,
 		Switches:    r.switches,
+		Wakeups:     r.wakeups,
+		WakeNs:      r.wakeNs,
 	}
 	if st.ElapsedNs > 0 {
 		el := float64(st.ElapsedNs)
@@ -337,5 +363,6 @@ func (r *Resource) ResetStats() {
 	r.statsFrom, r.last = now, now
 	r.busyNs, r.queueNs, r.waitNs = 0, 0, 0
 	r.served, r.switches = 0, 0
+	r.wakeups, r.wakeNs = 0, 0
 	r.maxQueue = r.queue.len()
 }

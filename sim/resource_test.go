@@ -224,7 +224,7 @@ func TestRequestAsAffinityAndSwitchCost(t *testing.T) {
 	// A ping-pong: owner 1, then owner 2 once 1 is done, and so on.
 	at := int64(0)
 	for i := range 10 {
-		cpu.RequestAs(100, int32(1+i%2), 50, r, int64(i))
+		cpu.RequestAs(100, int32(1+i%2), 50, 0, r, int64(i))
 		k.RunUntil(at + 1000)
 		at += 1000
 	}
@@ -233,7 +233,7 @@ func TestRequestAsAffinityAndSwitchCost(t *testing.T) {
 	}
 	one := NewResource(k, "one", 1)
 	for i := range 9 {
-		one.RequestAs(100, int32(1+i%3), 50, r, int64(100+i))
+		one.RequestAs(100, int32(1+i%3), 50, 0, r, int64(100+i))
 	}
 	k.RunUntil(at + 10000)
 	// The first service finds the server unused: no switch; each later one
@@ -246,5 +246,52 @@ func TestRequestAsAffinityAndSwitchCost(t *testing.T) {
 	k.RunUntil(at + 20000)
 	if st := one.Stats(); st.Switches != 8 {
 		t.Fatalf("a Request counted a switch: %d", st.Switches)
+	}
+}
+
+// RequestAs's wake cost: a service that finds its server idle waits it
+// (holding the server, not busy); one handed over from the queue, or
+// requested again at the instant its server was freed, does not; a
+// Request (no owner) never does.
+func TestWakeCostOnlyOnIdleServers(t *testing.T) {
+	k := NewKernel()
+	cpu := NewResource(k, "cpu", 1)
+	r := &recorder{k: k}
+	k.RunUntil(1000)
+	// Idle since 0: the first service wakes it (done at 1000 + 30 + 100);
+	// the two queued behind it are handed over without a wake.
+	for i := range 3 {
+		cpu.RequestAs(100, int32(1+i), 0, 30, r, int64(i))
+	}
+	k.RunUntil(5000)
+	want := []int64{1130, 1230, 1330}
+	for i, f := range r.log {
+		if f.at != want[i] {
+			t.Fatalf("completion %d at %d, want %d (log %v)", i, f.at, want[i], r.log)
+		}
+	}
+	if st := cpu.Stats(); st.Wakeups != 1 || st.WakeNs != 30 || st.BusyNs != 330 {
+		t.Fatalf("%d wakeups, wake %.0f ns, busy %.0f ns; want 1, 30 and 330", st.Wakeups, st.WakeNs, st.BusyNs)
+	}
+	// Requested again in the completion callback, at the instant the
+	// server was freed: it never idled.
+	r.log = nil
+	n := 0
+	r.hook = func(arg int64) {
+		if n++; n < 3 {
+			cpu.RequestAs(100, 1, 0, 30, r, arg+1)
+		}
+	}
+	cpu.RequestAs(100, 1, 0, 30, r, 10)
+	k.RunUntil(10000)
+	if len(r.log) != 3 || r.log[0].at != 5130 || r.log[2].at != 5330 {
+		t.Fatalf("back-to-back bursts: %v, want completions at 5130, 5230, 5330", r.log)
+	}
+	r.hook = nil
+	// A Request never pays it.
+	cpu.Request(100, r, 20)
+	k.RunUntil(20000)
+	if st := cpu.Stats(); st.Wakeups != 2 || r.log[len(r.log)-1].at != 10100 {
+		t.Fatalf("a Request: %d wakeups (want 2), done at %d (want 10100)", st.Wakeups, r.log[len(r.log)-1].at)
 	}
 }
