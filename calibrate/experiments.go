@@ -19,8 +19,10 @@ type Table struct {
 	Name string
 	// Wide tables carry a 700-byte pad (about 11 rows a page), narrow ones
 	// two integers (226 rows a page): scans of the two split a page's
-	// price from a tuple's.
+	// price from a tuple's. Pad, when not 0, is the pad's length instead
+	// of 700 (a medium table: 100, about 58 rows a page).
 	Wide bool
+	Pad  int
 	// Rows at the start; State is what the loaded rows look like: vacuumed
 	// (hinted and all-visible), hinted (hint bits set, not all-visible),
 	// empty (a bigserial key) or bulk (empty, two integers).
@@ -32,6 +34,13 @@ type Table struct {
 	// Pages is the heap's size as PostgreSQL built it (pg_relation_size),
 	// which the simulation declares as it is.
 	Pages int64
+	// OutOfBuffers: after loading, VACUUM FULL rewrites the table through
+	// smgr, bypassing shared buffers (rewriteheap.c raw_heap_insert), and
+	// drops the old file's buffers: the table is in the OS cache and none
+	// of it in shared buffers, as after a restart, and its tuples keep the
+	// hint bits the copy loop set (HeapTupleSatisfiesVacuum). A vacuumed
+	// one is then VACUUMed through its 256 kB ring (all-visible).
+	OutOfBuffers bool
 }
 
 // Experiment is one micro-benchmark: a pgbench script run by one client,
@@ -72,6 +81,7 @@ const tpcbSchema = "cal_tpcb"
 const (
 	narrowPerPage = 226 // (int, int): 24-byte header + 8 bytes, MAXALIGNed, + line pointer
 	widePerPage   = 11  // (int, char(700))
+	mediumPerPage = 58  // (int, char(100))
 	// maxRingPages bounds the table that has to outgrow the BULKREAD ring's
 	// threshold (shared_buffers / 4): 2 GB.
 	maxRingPages = 262144
@@ -136,6 +146,28 @@ func NewPlan(sharedBuffers int64, scale int) *Plan {
 			Tables: []string{"cal_bulk_pk"}, Warmup: 2, Transactions: 10},
 		{Name: "delete-bulk", Script: "BEGIN;\nDELETE FROM cal_delete;\nROLLBACK;\n", Tables: []string{"cal_delete"}, Warmup: 2, Transactions: 10},
 	}
+	// Scans through the BULKREAD ring of tables over a quarter of
+	// shared_buffers that only the OS cache holds: every page a read from
+	// the OS cache into one of the ring's buffers. The wide one, mostly
+	// pages, determines os_read as a scan pays it (the read and the miss
+	// around it; its direct measurement is the pull's centre), the narrow
+	// all-visible one the rows' share of it, the hinted one against
+	// scan-hinted tuple_cold (a visibility check costs less on a page just
+	// read in); the medium one, between them, is held out.
+	if ringScan := nbuf/4 + nbuf/8; ringScan <= maxRingPages {
+		p.Tables = append(p.Tables,
+			&Table{Name: "cal_ring_visible", Rows: ringScan * narrowPerPage, State: "vacuumed", NoIndex: true, OutOfBuffers: true},
+			&Table{Name: "cal_ring_hinted", Rows: ringScan * narrowPerPage, State: "hinted", NoIndex: true, OutOfBuffers: true},
+			&Table{Name: "cal_ring_wide", Wide: true, Rows: ringScan * widePerPage, State: "hinted", NoIndex: true, OutOfBuffers: true},
+			&Table{Name: "cal_ring_medium", Wide: true, Pad: 100, Rows: ringScan * mediumPerPage, State: "hinted", NoIndex: true, OutOfBuffers: true})
+		p.Experiments = append(p.Experiments,
+			Experiment{Name: "scan-ring", Script: "SELECT count(*) FROM cal_ring_visible;\n", Tables: []string{"cal_ring_visible"}, Warmup: 1, Transactions: 4},
+			Experiment{Name: "scan-ring-hinted", Script: "SELECT count(*) FROM cal_ring_hinted;\n", Tables: []string{"cal_ring_hinted"}, Warmup: 1, Transactions: 4},
+			Experiment{Name: "scan-ring-wide", Script: "SELECT count(*) FROM cal_ring_wide;\n", Tables: []string{"cal_ring_wide"}, Warmup: 1, Transactions: 4},
+			Experiment{Name: "scan-ring-medium", Script: "SELECT count(*) FROM cal_ring_medium;\n", Tables: []string{"cal_ring_medium"}, HeldOut: true, Warmup: 1, Transactions: 4})
+	} else {
+		p.Skipped = append(p.Skipped, fmt.Sprintf("scan-ring, scan-ring-hinted, scan-ring-wide, scan-ring-medium: a table larger than shared_buffers / 4 would take %d MB (more than 2 GB); tuple_cold keeps its default, os_read its direct measurement", ringScan/128))
+	}
 	ringPages := nbuf/4 + nbuf/2 + 64
 	if ringPages <= maxRingPages {
 		// Scanned by MeasureOSRead (and the cold reads), not by a fitted
@@ -147,6 +179,14 @@ func NewPlan(sharedBuffers int64, scale int) *Plan {
 		p.Skipped = append(p.Skipped, fmt.Sprintf("os_read and cold reads: a table larger than shared_buffers / 4 would take %d MB (more than 2 GB); os_read keeps its default", ringPages/128))
 	}
 	return p
+}
+
+// padLen is a wide table's pad length.
+func (t *Table) padLen() int {
+	if t.Pad > 0 {
+		return t.Pad
+	}
+	return 700
 }
 
 // bulkRows is how many rows a bulk experiment inserts or deletes: 22 pages
@@ -170,12 +210,14 @@ func (p *Plan) Setup(ctx context.Context, s *Server, pg *Pgbench) error {
 		cols := "id int PRIMARY KEY, v int"
 		fill := "SELECT g, g FROM generate_series(1, %d) g"
 		if t.Wide {
-			cols = "id int PRIMARY KEY, pad char(700) NOT NULL DEFAULT 'x'"
+			cols = fmt.Sprintf("id int PRIMARY KEY, pad char(%d) NOT NULL DEFAULT 'x'", t.padLen())
 			fill = "SELECT g, 'x' FROM generate_series(1, %d) g"
 		}
 		switch {
 		case t.State == "empty":
 			cols = "id bigserial PRIMARY KEY, v int"
+		case t.NoIndex && t.Wide:
+			cols = fmt.Sprintf("id int, pad char(%d) NOT NULL DEFAULT 'x'", t.padLen())
 		case t.NoIndex:
 			cols = "id int, v int"
 		}
@@ -186,10 +228,14 @@ func (p *Plan) Setup(ctx context.Context, s *Server, pg *Pgbench) error {
 		if t.Rows > 0 {
 			stmts = append(stmts, "INSERT INTO "+t.Name+" "+fmt.Sprintf(fill, t.Rows))
 		}
-		switch t.State {
-		case "vacuumed":
+		switch {
+		case t.OutOfBuffers && t.State == "vacuumed":
+			stmts = append(stmts, "VACUUM FULL "+t.Name, "VACUUM "+t.Name)
+		case t.OutOfBuffers:
+			stmts = append(stmts, "VACUUM FULL "+t.Name)
+		case t.State == "vacuumed":
 			stmts = append(stmts, "VACUUM (ANALYZE) "+t.Name)
-		case "hinted":
+		case t.State == "hinted":
 			// A first scan sets every tuple's hint bits; ANALYZE gives the
 			// planner its statistics without setting the visibility map.
 			stmts = append(stmts, "SELECT count(*) FROM "+t.Name, "ANALYZE "+t.Name)

@@ -20,13 +20,23 @@ import (
 // as a 6 % misfit of one experiment).
 const PriorWeight = 0.0075
 
-// zeroDefaultStart (ns) stands in for a price whose default is 0.
-const zeroDefaultStart = 10000
+// zeroDefaultStart (ns) stands in for a price whose default is 0: a
+// typical value of its kind: per statement or burst, per page for
+// buffer_alloc, per tuple for tuple_cold.
+func zeroDefaultStart(key string) float64 {
+	switch key {
+	case "buffer_alloc":
+		return 1000
+	case "tuple_cold":
+		return 2
+	}
+	return 10000
+}
 
 // iterations re-linearises the model around the fitted prices this many
 // times: an experiment's simulated latency is linear in the prices for a
 // single client whose pages stay cached, and nearly so otherwise.
-const iterations = 3
+var iterations = 6
 
 // Fitted is one fitted price.
 type Fitted struct {
@@ -55,6 +65,7 @@ func (r Residual) Error() float64 { return r.SimMS/r.MeasuredMS - 1 }
 // experiments that are not held out, starting from the simulator's Base
 // costs, and returns the fitted costs with what determined each price.
 func (sm *Simulator) Fit(measured map[string]float64) (model.Costs, []Fitted, error) {
+	Prices := sm.prices()
 	var exps []Experiment
 	for _, e := range sm.Plan.Experiments {
 		if _, ok := measured[e.Name]; ok && !e.HeldOut {
@@ -71,9 +82,13 @@ func (sm *Simulator) Fit(measured map[string]float64) (model.Costs, []Fitted, er
 		if c0[k] <= 0 {
 			// A price that is 0 by default (statement_table) starts, and
 			// is pulled towards, a typical value instead.
-			c0[k] = zeroDefaultStart
+			c0[k] = zeroDefaultStart(key)
 			SetPrice(&cur, key, c0[k])
 		}
+	}
+	meas := make([]float64, len(exps))
+	for i, e := range exps {
+		meas[i] = measured[e.Name]
 	}
 	var jac [][]float64 // jac[i][k]: d sim_i / d c_k (ms per ns)
 	var base []float64
@@ -87,13 +102,33 @@ func (sm *Simulator) Fit(measured map[string]float64) (model.Costs, []Fitted, er
 		for k, key := range Prices {
 			ck[k] = Price(cur, key)
 		}
-		meas := make([]float64, len(exps))
-		for i, e := range exps {
-			meas[i] = measured[e.Name]
-		}
+		fCur := objective(base, meas, ck, c0)
 		theta := solve(base, jac, ck, c0, meas)
-		for k, key := range Prices {
-			SetPrice(&cur, key, math.Exp(theta[k]))
+		// The step the linear model asks for is taken only if the
+		// simulation agrees that it improves the fit, else half of it, a
+		// quarter, an eighth (a damped Gauss-Newton step): where clients
+		// outnumber cores a simulated time is far from linear in the
+		// prices (cores idle, wake-ups, queues), and a full step
+		// overshot into fits worse than the one it started from.
+		moved := false
+		for frac := 1.0; frac >= 1.0/8; frac /= 2 {
+			cand := cur
+			ckc := make([]float64, len(Prices))
+			for k, key := range Prices {
+				SetPrice(&cand, key, math.Exp(math.Log(ck[k])+frac*(theta[k]-math.Log(ck[k]))))
+				ckc[k] = Price(cand, key)
+			}
+			sims, err := sm.latencies(exps, cand)
+			if err != nil {
+				return model.Costs{}, nil, err
+			}
+			if objective(sims, meas, ckc, c0) < fCur {
+				cur, moved = cand, true
+				break
+			}
+		}
+		if !moved {
+			break
 		}
 	}
 	fitted := make([]Fitted, len(Prices))
@@ -110,18 +145,45 @@ func (sm *Simulator) Fit(measured map[string]float64) (model.Costs, []Fitted, er
 	return cur, fitted, nil
 }
 
+// objective is the fit's objective at prices ck with simulated latencies
+// sims: the squared relative errors and the pull towards c0.
+func objective(sims, meas, ck, c0 []float64) float64 {
+	f := 0.0
+	for i := range sims {
+		r := sims[i]/meas[i] - 1
+		f += r * r
+	}
+	for k := range ck {
+		d := math.Log(ck[k] / c0[k])
+		f += PriorWeight * d * d
+	}
+	return f
+}
+
+// latencies simulates every experiment at costs.
+func (sm *Simulator) latencies(exps []Experiment, costs model.Costs) ([]float64, error) {
+	out := make([]float64, len(exps))
+	for i, e := range exps {
+		l, err := sm.Latency(e, costs)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = l
+	}
+	return out, nil
+}
+
 // linearise simulates every experiment at costs and with each price
 // raised in turn by h_k (the price itself, at least a quarter of its
 // default): base[i] and jac[i][k] = (sim_i(c_k + h_k) − sim_i(c)) / h_k.
 func (sm *Simulator) linearise(exps []Experiment, costs model.Costs) ([]float64, [][]float64, error) {
-	base := make([]float64, len(exps))
+	Prices := sm.prices()
+	base, err := sm.latencies(exps, costs)
+	if err != nil {
+		return nil, nil, err
+	}
 	jac := make([][]float64, len(exps))
-	for i, e := range exps {
-		l, err := sm.Latency(e, costs)
-		if err != nil {
-			return nil, nil, err
-		}
-		base[i] = l
+	for i := range exps {
 		jac[i] = make([]float64, len(Prices))
 	}
 	for k, key := range Prices {
@@ -136,7 +198,7 @@ func (sm *Simulator) linearise(exps []Experiment, costs model.Costs) ([]float64,
 		// slow that way).
 		d := Price(sm.Base, key)
 		if d <= 0 {
-			d = zeroDefaultStart
+			d = zeroDefaultStart(key)
 		}
 		h := math.Max(p, d/4)
 		SetPrice(&c, key, p+h)

@@ -42,6 +42,12 @@ func (r *Result) CostsYAML() ([]byte, error) {
 		fmt.Fprintf(&b, "    - {name: %s, %s: true, measured_ms: %.4f, spread: %q, simulated_ms: %.4f, error: %q, at_defaults_ms: %.4f}\n",
 			x.Experiment, strings.ReplaceAll(kind, " ", "_"), x.MeasuredMS, fmt.Sprintf("%.1f%%", 100*x.Spread), x.SimMS, fmt.Sprintf("%+.1f%%", 100*x.Error()), x.DefaultMS)
 	}
+	if gains := r.AllVisibleGains(); len(gains) > 0 {
+		b.WriteString("  all_visible_gain:    # 1 - all-visible scan / hinted scan\n")
+		for _, g := range gains {
+			fmt.Fprintf(&b, "    - {where: %q, measured: %q, simulated: %q, at_defaults: %q}\n", g.Where, fmt.Sprintf("%.1f%%", 100*g.Measured), fmt.Sprintf("%.1f%%", 100*g.Simulated), fmt.Sprintf("%.1f%%", 100*g.AtDefaults))
+		}
+	}
 	if len(r.Remeasured) > 0 {
 		fmt.Fprintf(&b, "  passes_measured_again:    # passes whose times were this far from the others' (over %.0f %%), replaced by new ones\n", 100*passTolerance)
 		for _, v := range r.Remeasured {
@@ -62,14 +68,26 @@ func (r *Result) CostsYAML() ([]byte, error) {
 		}
 	}
 	b.WriteString("costs:\n")
-	fmt.Fprintf(&b, "  os_read: %s   # default %s; %s\n", nsText(Price(r.Costs, "os_read")), nsText(Price(model.DefaultCosts(), "os_read")), r.OSRead)
+	osReadFitted := false
+	for _, f := range r.Fitted {
+		osReadFitted = osReadFitted || f.Key == "os_read"
+	}
+	if !osReadFitted {
+		fmt.Fprintf(&b, "  os_read: %s   # default %s; %s\n", nsText(Price(r.Costs, "os_read")), nsText(Price(model.DefaultCosts(), "os_read")), r.OSRead)
+	}
 	fmt.Fprintf(&b, "  client: %s   # default %s; %s\n", nsText(Price(r.Costs, "client")), nsText(Price(model.DefaultCosts(), "client")), r.Client)
+	if r.RoundTrip != "" {
+		fmt.Fprintf(&b, "  client_round_trip: %s   # default %s; %s\n", nsText(Price(r.Costs, "client_round_trip")), nsText(Price(model.DefaultCosts(), "client_round_trip")), r.RoundTrip)
+	}
 	for _, f := range r.Fitted {
 		by := "no experiment: kept near its default"
 		if len(f.DeterminedBy) > 0 {
 			by = "from " + strings.Join(f.DeterminedBy, ", ")
 		}
-		fmt.Fprintf(&b, "  %s: %s   # default %s; %s\n", f.Key, nsText(f.Value), nsText(f.Default), by)
+		if f.Key == "os_read" {
+			by += "; the pull's centre " + r.OSRead
+		}
+		fmt.Fprintf(&b, "  %s: %s   # default %s; %s\n", f.Key, nsText(f.Value), nsText(Price(model.DefaultCosts(), f.Key)), by)
 	}
 	out := []byte(b.String())
 	// What is written must load back as it is meant.
@@ -77,7 +95,7 @@ func (r *Result) CostsYAML() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("calibrate: the costs file does not load back: %v", err)
 	}
-	for _, f := range append(r.Fitted, Fitted{Key: "os_read"}, Fitted{Key: "client"}) {
+	for _, f := range append(r.Fitted, Fitted{Key: "os_read"}, Fitted{Key: "client"}, Fitted{Key: "client_round_trip"}) {
 		if got, want := Price(costs, f.Key), Price(r.Costs, f.Key); got != want {
 			return nil, fmt.Errorf("calibrate: %s loads back as %v ns, not %v", f.Key, got, want)
 		}

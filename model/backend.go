@@ -610,6 +610,10 @@ func (b *backend) pinStep() (int32, bool) {
 			}
 			b.pinSlot = s
 			b.lastMiss = true
+			// BufferAlloc's remapping and the I/O's bookkeeping
+			// (StartBufferIO, TerminateBufferIO), for a read and an
+			// extension alike.
+			b.cpu += e.costs.BufferAlloc
 			if b.pinExtend {
 				p.Stats.Extends++
 				e.noteAccess(b, b.pinGid, 0, 0, 1, ringContext(b.pinRing))

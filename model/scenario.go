@@ -333,6 +333,14 @@ type Costs struct {
 	ClientWakeup int64 `yaml:"client_wakeup" unit:"duration" range:"0,1s"`
 	// BufferHit is a shared-buffer lookup plus pin/unpin.
 	BufferHit int64 `yaml:"buffer_hit" unit:"duration" range:"0,1s"`
+	// BufferAlloc is what a buffer miss costs besides the lookup, the
+	// victim search and the I/O: bufmgr.c BufferAlloc's remapping of the
+	// victim (BufTableDelete of its old tag and BufTableInsert of the new
+	// one under their mapping partition locks, the header's reset) and
+	// the read's StartBufferIO / TerminateBufferIO, for a page read in or
+	// a relation extended. 0 by default (simulate calibrate fits it from
+	// its ring scans, which pay it on every page).
+	BufferAlloc int64 `yaml:"buffer_alloc" unit:"duration" range:"0,1s"`
 	// SweepStep is one clock-sweep step (one buffer header inspected).
 	SweepStep int64 `yaml:"sweep_step" unit:"duration" range:"0,1s"`
 	// LWLockHold is the strategy lock's hold time per victim search besides
@@ -414,6 +422,14 @@ type Costs struct {
 	HintFPI          int64 `yaml:"hint_fpi" unit:"duration" range:"0,1s"`
 	HintCacheProbe   int64 `yaml:"hint_cache_probe" unit:"duration" range:"0,1s"`
 	VMTest           int64 `yaml:"vm_test" unit:"duration" range:"0,1s"`
+	// TupleCold is what a visibility check's read of a tuple header
+	// costs more on a page found in shared buffers than on one the
+	// backend has just read in: a pread() copies the page through the
+	// CPU's caches, a buffer hit finds it in memory they no longer hold
+	// (HeapTupleSatisfiesVisibility reads each tuple's t_infomask; an
+	// all-visible page's scan reads none). 0 by default (simulate
+	// calibrate fits it from its warm and ring scans of a hinted table).
+	TupleCold int64 `yaml:"tuple_cold" unit:"duration" range:"0,1s"`
 	// VacuumTuple is HeapTupleSatisfiesVacuum plus pruning work per tuple.
 	VacuumTuple int64 `yaml:"vacuum_tuple" unit:"duration" range:"0,1s"`
 }

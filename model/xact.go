@@ -414,6 +414,15 @@ func (b *backend) checkPage(t *table, blk int32, slot, gid int32, groups []heap.
 	}
 	visible := 0
 	dirtied := false
+	if c.TupleCold > 0 && !b.lastMiss {
+		// The page was a buffer hit: its tuple headers are read from
+		// memory, not from the CPU's caches its read would have filled.
+		n := int64(0)
+		for _, g := range groups {
+			n += int64(g.N)
+		}
+		b.cpu += c.TupleCold * n
+	}
 	// xids whose hints to set, per kind (page-local sets, reused buffers)
 	setMin, setMax, invMin, invMax := b.hintSets[0][:0], b.hintSets[1][:0], b.hintSets[2][:0], b.hintSets[3][:0]
 	defer func() { b.hintSets = [4][]uint32{setMin, setMax, invMin, invMax} }()
