@@ -71,6 +71,8 @@ func TestFitRecoversKnownPrices(t *testing.T) {
 	// visibility check's cache misses on a page found in shared buffers.
 	SetPrice(&truth, "os_read", 1500)
 	SetPrice(&truth, "tuple_cold", 3)
+	// A new tuple's price per byte of its data, as measured here: 2 ns.
+	SetPrice(&truth, "tuple_byte", 2)
 	sm := &Simulator{Major: "15", SharedBuffers: 128 << 20, Plan: p, Base: model.DefaultCosts(), CPUs: 2}
 	measured := map[string]float64{}
 	for _, e := range p.Experiments {
@@ -113,6 +115,10 @@ func TestFitRecoversKnownPrices(t *testing.T) {
 	// (scan-hinted against scan-ring-hinted).
 	if math.Abs(got["os_read"]/1500-1) > 0.10 {
 		t.Errorf("os_read fitted %.0f ns, true 1500 (its centre 2000)", got["os_read"])
+	}
+	// insert-bulk-wide against insert-bulk: 97 bytes more a row.
+	if got["tuple_byte"] != 2 {
+		t.Errorf("tuple_byte fitted %.0f ns, true 2", got["tuple_byte"])
 	}
 	if math.Abs(got["tuple_cold"]/3-1) > 0.34 {
 		t.Errorf("tuple_cold fitted %.1f ns, true 3", got["tuple_cold"])

@@ -34,6 +34,9 @@ type Table struct {
 	// Pages is the heap's size as PostgreSQL built it (pg_relation_size),
 	// which the simulation declares as it is.
 	Pages int64
+	// TextPad, for a bulk table, adds a text column of that many
+	// characters to its integer: (id int, pad text).
+	TextPad int
 	// OutOfBuffers: after loading, VACUUM FULL rewrites the table through
 	// smgr, bypassing shared buffers (rewriteheap.c raw_heap_insert), and
 	// drops the old file's buffers: the table is in the OS cache and none
@@ -102,9 +105,10 @@ func NewPlan(sharedBuffers int64, scale int) *Plan {
 	upd := &Table{Name: "cal_update", Rows: warm * narrowPerPage, State: "vacuumed"}
 	ins := &Table{Name: "cal_insert", State: "empty"}
 	bulk := &Table{Name: "cal_bulk", State: "bulk", NoIndex: true}
+	bulkWide := &Table{Name: "cal_bulk_wide", State: "bulk", NoIndex: true, TextPad: 100}
 	bulkPK := &Table{Name: "cal_bulk_pk", State: "empty"}
 	del := &Table{Name: "cal_delete", Rows: bulkRows, State: "vacuumed", NoIndex: true}
-	p.Tables = []*Table{narrow, wide, hinted, upd, ins, bulk, bulkPK, del}
+	p.Tables = []*Table{narrow, wide, hinted, upd, ins, bulk, bulkWide, bulkPK, del}
 	scans := int(max(10, min(80, 30000/warm)))
 	p.Experiments = []Experiment{
 		{Name: "select-one", Script: "SELECT 1;\n", Warmup: 200, Transactions: 1000},
@@ -140,6 +144,10 @@ func NewPlan(sharedBuffers int64, scale int) *Plan {
 		// DELETE rolls back, so every row is there for the next one.
 		{Name: "insert-bulk", Script: fmt.Sprintf("INSERT INTO cal_bulk SELECT g, g FROM generate_series(1, %d) g;\n", bulkRows),
 			Tables: []string{"cal_bulk"}, Warmup: 2, Transactions: 10},
+		// The same rows with 100 characters of text more (105 bytes of
+		// data against 8): a row's price by its width (tuple_byte).
+		{Name: "insert-bulk-wide", Script: fmt.Sprintf("INSERT INTO cal_bulk_wide SELECT g, repeat('x', 100) FROM generate_series(1, %d) g;\n", bulkRows),
+			Tables: []string{"cal_bulk_wide"}, Warmup: 2, Transactions: 10},
 		// cal_bulk_pk's key is a bigserial: each row's nextval() is part of
 		// what index_insert is fitted to.
 		{Name: "insert-bulk-pk", Script: fmt.Sprintf("INSERT INTO cal_bulk_pk (v) SELECT g FROM generate_series(1, %d) g;\n", bulkRows),
@@ -216,6 +224,8 @@ func (p *Plan) Setup(ctx context.Context, s *Server, pg *Pgbench) error {
 		switch {
 		case t.State == "empty":
 			cols = "id bigserial PRIMARY KEY, v int"
+		case t.TextPad > 0:
+			cols = "id int, pad text"
 		case t.NoIndex && t.Wide:
 			cols = fmt.Sprintf("id int, pad char(%d) NOT NULL DEFAULT 'x'", t.padLen())
 		case t.NoIndex:

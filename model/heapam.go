@@ -335,7 +335,7 @@ func (b *backend) modifyRow(o *op, t *table, blk, slot int32) bool {
 		if o.kind == opDeleteKey {
 			b.cpu += e.costs.TupleDelete // heap_delete
 		} else {
-			b.cpu += e.costs.TupleUpdate // heap_update
+			b.cpu += e.costs.TupleUpdate + e.costs.TupleByte*t.tupleData // heap_update: the new version
 		}
 		t.heap.DeleteRow(o.key, blk, b.xid)
 		b.noteDead(t, 1)

@@ -165,7 +165,7 @@ func (b *backend) execInsert(o *op) bool {
 			b.releaseVM()
 			b.noteIns(t, 1)
 			e.countTuples(t, 1, 0, 0, 0)
-			b.cpu += e.costs.TupleUpdate
+			b.cpu += e.costs.TupleUpdate + e.costs.TupleByte*t.tupleData
 			b.modify(slot, gid, walInsert)
 			b.rowsLeft--
 			b.sinceCommit++
@@ -398,7 +398,7 @@ func (b *backend) changeTuples(o *op, t *table, blk int32) bool {
 		if o.kind == opDeleteAll {
 			b.cpu += b.scanN * (e.costs.TupleDelete + e.costs.WALRecord) // heap_delete per tuple
 		} else {
-			b.cpu += b.scanN * (e.costs.TupleUpdate + e.costs.WALRecord) // heap_update per tuple
+			b.cpu += b.scanN * (e.costs.TupleUpdate + e.costs.TupleByte*t.tupleData + e.costs.WALRecord) // heap_update per tuple
 		}
 		b.clearVMBit(t, blk)
 		if o.kind == opDeleteAll {

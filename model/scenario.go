@@ -366,6 +366,12 @@ type Costs struct {
 	// ran 0.3 us a row on the development machine, an INSERT ... SELECT
 	// 0.7). Its default is tuple_update's, as both were one price before.
 	TupleDelete int64 `yaml:"tuple_delete" unit:"duration" range:"0,1s"`
+	// TupleByte is what a new tuple (heap_insert's, heap_update's new
+	// version) costs more per byte of its user data: heap_form_tuple and
+	// the executor's projection of wider rows, the copy into the page,
+	// the WAL record's data and its CRC. 0 by default (simulate calibrate
+	// fits it from bulk inserts of narrow and of wide rows).
+	TupleByte int64 `yaml:"tuple_byte" unit:"duration" range:"0,1s"`
 	// WALRecord is XLogInsert of one record; Commit the commit work
 	// besides the WAL flush.
 	WALRecord int64 `yaml:"wal_record" unit:"duration" range:"0,1s"`

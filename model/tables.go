@@ -36,6 +36,8 @@ type table struct {
 	// loadedVacuumed: the initial load was VACUUMed (its free space map
 	// is complete).
 	loadedVacuumed bool
+	// tupleData is a row's user data in bytes (costs.tuple_byte).
+	tupleData int64
 
 	// pgstat counters for autovacuum (n_dead_tup, n_ins_since_vacuum,
 	// reltuples as of the last vacuum or load).
@@ -81,6 +83,10 @@ func heapPerVMPage(ver int) int32 {
 
 func (db *database) addTable(name string, h *heap.Table, withPkey bool) *table {
 	t := &table{name: name, ord: len(db.tables), heap: h, reltuples: h.Rows, relpages: int64(h.NBlocks()), nextKey: h.Rows}
+	// A tuple's user data, MAXALIGNed, as the page holds it: what is left
+	// of a page's share per tuple after its 24-byte header and 4-byte
+	// line pointer (heap.Layout's arithmetic backwards).
+	t.tupleData = int64(max(0, (8192-24)/max(h.MaxRows, 1)-28))
 	t.rel = db.cat.Add(name, catalog.Heap, h.NBlocks())
 	t.vm = db.cat.Add(name+"_vm", catalog.VM, db.vmPagesFor(h.NBlocks()))
 	if withPkey {
