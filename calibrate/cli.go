@@ -21,12 +21,15 @@ const usage = `usage: simulate calibrate -dsn CONNSTRING [-out costs.yaml] [-bud
 
 Measures a live PostgreSQL server with micro-benchmarks run by pgbench (one
 client: SELECT 1, scans of all-visible and hinted tables narrow and wide,
-keyed lookups, updates and inserts) in a scratch database it creates and
-drops, simulates the same, fits the model's CPU prices by least squares,
-measures os_read directly (EXPLAIN's read time of a scan through the
-BULKREAD ring), and writes a costs file that scenarios use with -costs FILE
-or costs_file: (docs/calibration.md). pgbench's select-only and tpcb-like
-are measured too but never fitted: they check the fitted prices. It also
+warm and through the BULKREAD ring, keyed lookups, updates, inserts, bulk
+inserts and deletes; with the server's cores known, select-only at twice
+as many clients) in a scratch database it creates and drops, simulates the
+same, fits the model's CPU prices by least squares (os_read pulled towards
+its direct measurement, EXPLAIN's read time of a ring scan; pgbench's own
+CPU per statement measured with getrusage), and writes a costs file that
+scenarios use with -costs FILE or costs_file: (docs/calibration.md).
+pgbench's select-only and tpcb-like and a ring scan of a medium table are
+measured too but never fitted: they check the fitted prices. It also
 records the WAL flush time and, where it may drop the OS cache, cold reads.
 
 exit codes: 0 ok, 1 cannot run (no connection, a replica, missing rights or
