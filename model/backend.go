@@ -415,14 +415,31 @@ func (b *backend) modify(slot, gid int32, recBytes int64) {
 	e := b.e
 	bytes := recBytes
 	b.cpu += e.costs.WALRecord
+	fpi := uint64(0)
 	if e.fullPageWrites && e.fpiCycle[gid] != e.cycle {
 		e.fpiCycle[gid] = e.cycle
 		bytes += walFPI
 		e.wal.Stats.FPI++
+		fpi = 1
 	}
-	lsn := e.wal.Insert(bytes)
+	lsn := b.walInsert(1, bytes, fpi)
 	if e.pool.MarkDirty(slot, lsn) {
 		e.noteDirtied(b)
+	}
+}
+
+// modifyN WAL-logs n changes of recBytes each to the pinned page in
+// slot, as n calls of modify would (a full-page image with the first).
+func (b *backend) modifyN(slot, gid int32, n, recBytes int64) {
+	if n <= 0 {
+		return
+	}
+	b.modify(slot, gid, recBytes)
+	if n > 1 {
+		e := b.e
+		b.cpu += (n - 1) * e.costs.WALRecord
+		lsn := b.walInsert(n-1, recBytes, 0)
+		e.pool.MarkDirty(slot, lsn)
 	}
 }
 

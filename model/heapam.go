@@ -356,7 +356,10 @@ func (b *backend) modifyRow(o *op, t *table, blk, slot int32) bool {
 			b.releaseVM()
 			return true
 		}
-		b.modify(slot, gid, walUpdate)
+		// The new version goes to another page: heap_update marks the
+		// old tuple locked (XLOG_HEAP_LOCK) before it lets go of the old
+		// page's lock to look for one.
+		b.modify(slot, gid, walLock)
 		b.sub = 9
 	}
 	if b.sub == 9 { // non-HOT: RelationGetBufferForTuple(otherBuffer = the old page)
@@ -373,7 +376,7 @@ func (b *backend) modifyRow(o *op, t *table, blk, slot int32) bool {
 		e.countTuples(t, 0, 1, 0, 0)
 		t.addOldEntry(o.key, blk)
 		b.cpu += e.costs.TupleUpdate
-		b.modify(s, ngid, walInsert)
+		b.modify(s, ngid, t.walUpdateOtherPage()) // log_heap_update: one record for both pages
 		if wasVisible {
 			b.clearVMBit(t, nb) // the VM page getBufferForTuple pinned
 		}

@@ -199,6 +199,9 @@ func (a counters) combine(b counters, sign int64) counters {
 		x.read += u * y.read
 		x.dirtied += u * y.dirtied
 		x.written += u * y.written
+		x.walRecords += u * y.walRecords
+		x.walFPI += u * y.walFPI
+		x.walBytes += sign * y.walBytes
 	}
 	return a
 }
@@ -450,6 +453,7 @@ func (e *engine) pgViews(m *Metrics, c counters, rel []relCounters) {
 	m.Buffers.HitRatio = ratio(float64(m.PGStatDatabase.BlksHit), float64(m.PGStatDatabase.BlksHit+m.PGStatDatabase.BlksRead))
 	u := c.usage[btClient]
 	m.BufferUsage = BufferUsage{SharedBlksHit: int64(u.hit), SharedBlksRead: int64(u.read), SharedBlksDirtied: int64(u.dirtied), SharedBlksWritten: int64(u.written)}
+	m.WALUsage = WALUsage{Records: int64(u.walRecords), FPI: int64(u.walFPI), Bytes: u.walBytes}
 	bg := &m.PGStatBgwriter
 	bg.BuffersClean, bg.MaxwrittenClean, bg.BuffersAlloc = c.n[cClean], c.n[cMaxwritten], c.n[cAlloc]
 	if e.ver < 1700 {

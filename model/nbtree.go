@@ -179,9 +179,14 @@ func (b *backend) btInsert(ix *index, key int64) bool {
 		for st.ns < len(st.split) {
 			blk := st.split[st.ns]
 			for e.cat.Rel(ix.rel).NBlocks <= blk {
-				if _, _, ok := e.extend(ix.rel); !ok {
+				_, gid, ok := e.extend(ix.rel)
+				if !ok {
 					return false
 				}
+				// _bt_split registers the new right page with
+				// REGBUF_WILL_INIT: its record rebuilds it, no full-page
+				// image.
+				e.fpiCycle[gid] = e.cycle
 			}
 			slot, ok := b.readBuffer(e.cat.GID(ix.rel, blk), nil, true, true)
 			if !ok {

@@ -13,7 +13,13 @@ import (
 
 // WAL record sizes not in pgbench.go.
 const (
+	// walDelete is XLOG_HEAP_DELETE (xl_heap_delete, 8 bytes of main
+	// data); walLock XLOG_HEAP_LOCK (xl_heap_lock, 8 bytes), which
+	// heap_update writes when the new version goes to another page: it
+	// marks the old tuple locked before it releases the old page's lock
+	// to find one.
 	walDelete  = 54
+	walLock    = 54
 	walVisible = 64 // XLOG_HEAP2_VISIBLE
 	walVacuum  = 48 // XLOG_HEAP2_PRUNE / VACUUM per page
 )
@@ -166,7 +172,7 @@ func (b *backend) execInsert(o *op) bool {
 			b.noteIns(t, 1)
 			e.countTuples(t, 1, 0, 0, 0)
 			b.cpu += e.costs.TupleUpdate + e.costs.TupleByte*t.tupleData
-			b.modify(slot, gid, walInsert)
+			b.modify(slot, gid, t.walInsertBytes())
 			b.rowsLeft--
 			b.sinceCommit++
 			if !o.copy {
@@ -396,27 +402,35 @@ func (b *backend) changeTuples(o *op, t *table, blk int32) bool {
 		}
 		b.rereadPinned(b.scanSlot, gid, reads)
 		if o.kind == opDeleteAll {
-			b.cpu += b.scanN * (e.costs.TupleDelete + e.costs.WALRecord) // heap_delete per tuple
+			b.cpu += b.scanN * e.costs.TupleDelete // heap_delete per tuple
 		} else {
-			b.cpu += b.scanN * (e.costs.TupleUpdate + e.costs.TupleByte*t.tupleData + e.costs.WALRecord) // heap_update per tuple
+			b.cpu += b.scanN * (e.costs.TupleUpdate + e.costs.TupleByte*t.tupleData) // heap_update per tuple
 		}
 		b.clearVMBit(t, blk)
 		if o.kind == opDeleteAll {
-			b.modify(b.scanSlot, gid, walDelete*b.scanN)
+			// heap_delete logs each tuple: XLOG_HEAP_DELETE.
+			b.modifyN(b.scanSlot, gid, b.scanN, walDelete)
 			b.scanN = 0
 			return true
 		}
-		b.modify(b.scanSlot, gid, walUpdate)
 		b.scanDone = 1
 	}
 	// UPDATE: place each new version.
 	for b.scanDone <= b.scanN {
 		if t.heap.Free(blk) > 0 && !b.insPending {
+			// HOT, on the same page: XLOG_HEAP_HOT_UPDATE.
 			t.heap.InsertCmd(blk, b.xid, b.cmdID, 1)
 			t.heap.Stats.HOTUpdates++
 			e.countTuples(t, 0, 0, 1, 0)
+			b.modify(b.scanSlot, gid, walUpdate)
 			b.scanDone++
 			continue
+		}
+		if !b.insPending {
+			// The new version goes to another page: heap_update marks
+			// the old tuple locked (XLOG_HEAP_LOCK) before it lets go of
+			// the old page's lock to look for one.
+			b.modify(b.scanSlot, gid, walLock)
 		}
 		b.insPending = true
 		slot, nb, ok := b.getBufferForTuple(t, blk, b.scanSlot, false, false)
@@ -430,7 +444,8 @@ func (b *backend) changeTuples(o *op, t *table, blk int32) bool {
 			b.clearVMBit(t, nb)
 		}
 		b.releaseVM()
-		b.modify(slot, e.cat.GID(t.rel, nb), walInsert)
+		// log_heap_update: one record for both pages.
+		b.modify(slot, e.cat.GID(t.rel, nb), t.walUpdateOtherPage())
 		if slot != b.scanSlot {
 			b.releaseBuffer(slot)
 		}

@@ -28,7 +28,6 @@ const (
 // typical of pgbench's records, and the size of a full-page image.
 const (
 	walUpdate      = 96
-	walInsert      = 88
 	walIndexInsert = 64
 	walPrune       = 48
 	walCommit      = 34

@@ -109,9 +109,12 @@ func (e *engine) countTuples(t *table, ins, upd, hot, del int64) {
 	c.del += uint64(del)
 }
 
-// usageCounters is pgBufferUsage summed over one backend type.
+// usageCounters is pgBufferUsage and pgWalUsage summed over one backend
+// type.
 type usageCounters struct {
 	hit, read, dirtied, written uint64
+	walRecords, walFPI          uint64
+	walBytes                    int64
 }
 
 // pgStats holds the run's cumulative statistics.
@@ -163,6 +166,24 @@ func (e *engine) noteAccess(b *backend, gid int32, hits, reads, extends uint64, 
 	// extended by (pgBufferUsage.shared_blks_written += extend_by),
 	// written or fallocated.
 	u.written += extends
+}
+
+// walInsert appends n WAL records of bytes each for b (XLogInsert in b's
+// process), with fpi full-page images among them, and counts them in b's
+// pgWalUsage; it returns the end LSN.
+func (b *backend) walInsert(n, bytes int64, fpi uint64) int64 {
+	e := b.e
+	var lsn int64
+	if n == 1 {
+		lsn = e.wal.Insert(bytes)
+	} else {
+		lsn = e.wal.InsertN(n, bytes)
+	}
+	u := &e.stats.usage[b.backendType()]
+	u.walRecords += uint64(n)
+	u.walFPI += fpi
+	u.walBytes += n * bytes
+	return lsn
 }
 
 // noteDirtied counts a clean-to-dirty transition caused by b.

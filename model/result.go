@@ -163,6 +163,7 @@ type Metrics struct {
 	PGStatDatabaseShared *PGStatDatabase     `json:"pg_stat_database_shared,omitempty"`
 	StatioSys            *StatioSys          `json:"pg_statio_sys,omitempty"`
 	BufferUsage          BufferUsage         `json:"buffer_usage"`
+	WALUsage             WALUsage            `json:"wal_usage"`
 	StatioTables         []RelationStats     `json:"pg_statio_user_tables"`
 	StatioIndexes        []IndexStats        `json:"pg_statio_user_indexes"`
 	StatUserTables       []TableStats        `json:"pg_stat_user_tables"`
@@ -198,6 +199,17 @@ type BufferUsage struct {
 	SharedBlksRead    int64 `json:"shared_blks_read"`
 	SharedBlksDirtied int64 `json:"shared_blks_dirtied"`
 	SharedBlksWritten int64 `json:"shared_blks_written"`
+}
+
+// WALUsage is pgWalUsage summed over the client backends: the WAL their
+// statements wrote, as EXPLAIN (ANALYZE, WAL) shows it for a phase of one
+// statement and pg_stat_statements' wal_records, wal_fpi and wal_bytes for
+// the workload's (commit records are not a statement's: they are left
+// out, as EXPLAIN leaves them out).
+type WALUsage struct {
+	Records int64 `json:"wal_records"`
+	FPI     int64 `json:"wal_fpi"`
+	Bytes   int64 `json:"wal_bytes"`
 }
 
 // PGStatBgwriter is pg_stat_bgwriter; the columns 17 moved to

@@ -36,7 +36,8 @@ type table struct {
 	// loadedVacuumed: the initial load was VACUUMed (its free space map
 	// is complete).
 	loadedVacuumed bool
-	// tupleData is a row's user data in bytes (costs.tuple_byte).
+	// tupleData is a row's user data in bytes (costs.tuple_byte; a
+	// tuple's t_len is 24 more, its WAL records' sizes follow from it).
 	tupleData int64
 
 	// pgstat counters for autovacuum (n_dead_tup, n_ins_since_vacuum,
@@ -85,7 +86,8 @@ func (db *database) addTable(name string, h *heap.Table, withPkey bool) *table {
 	t := &table{name: name, ord: len(db.tables), heap: h, reltuples: h.Rows, relpages: int64(h.NBlocks()), nextKey: h.Rows}
 	// A tuple's user data, MAXALIGNed, as the page holds it: what is left
 	// of a page's share per tuple after its 24-byte header and 4-byte
-	// line pointer (heap.Layout's arithmetic backwards).
+	// line pointer (heap.Layout's arithmetic backwards); a relation
+	// declared by row_width has it exactly (buildDatabase).
 	t.tupleData = int64(max(0, (8192-24)/max(h.MaxRows, 1)-28))
 	t.rel = db.cat.Add(name, catalog.Heap, h.NBlocks())
 	t.vm = db.cat.Add(name+"_vm", catalog.VM, db.vmPagesFor(h.NBlocks()))
@@ -184,6 +186,9 @@ func buildDatabase(cat *catalog.Catalog, sc Scenario, ver int) (*database, error
 			h := heap.NewPerPage(name, rows, perPage, maxRows, base, allVis && rows > 0)
 			t := db.addTable(name, h, tc.Index)
 			t.loadedVacuumed = tc.State == "vacuumed"
+			if tc.RowsPerPage == 0 && tc.RowWidth > 0 {
+				t.tupleData = int64(tc.RowWidth)
+			}
 			if tc.Count > 1 {
 				db.groups[tc.Name] = append(db.groups[tc.Name], t)
 			}
@@ -205,3 +210,21 @@ func tableLayout(tc TableConfig) (perPage, maxRows int, err error) {
 
 // lookup finds a table (or group) by its declared name.
 func (db *database) lookup(name string) []*table { return db.groups[name] }
+
+// WAL record sizes of t's tuples, as XLogInsert assembles them (a 24-byte
+// XLogRecord, a 20-byte block reference, a 2-byte main-data header) over
+// heapam.c's records, with a tuple's data as heap_insert and
+// log_heap_update log it (xl_heap_header, then t_len less the 23-byte
+// fixed header: tupleData + 1).
+func (t *table) walInsertBytes() int64 {
+	// xl_heap_insert (3) + xl_heap_header (5) + data
+	return 24 + 20 + 2 + 3 + 5 + t.tupleData + 1
+}
+
+// walUpdateOtherPage is log_heap_update's record for a new version on
+// another page: a second block reference to the same relation (8 bytes),
+// xl_heap_update (14), xl_heap_header (5) and the whole new tuple's data
+// (no prefix or suffix compression across pages).
+func (t *table) walUpdateOtherPage() int64 {
+	return 24 + 20 + 8 + 2 + 14 + 5 + t.tupleData + 1
+}

@@ -355,7 +355,7 @@ func (b *backend) vacuumPage(t *table, blk, slot, gid int32) {
 		h.SetAllVisible(blk)
 		e.vis.allVisiblePagesSet++
 		b.cpu += e.costs.WALRecord
-		lsn := e.wal.Insert(walVisible)
+		lsn := b.walInsert(1, walVisible, 0)
 		b.markDirtyHint(slot, gid)
 		// visibilitymap_set on the VM page pinned for this range.
 		if b.vmSlot >= 0 && e.pool.MarkDirty(b.vmSlot, lsn) {

@@ -22,12 +22,16 @@ import (
 // pgBufferUsage (EXPLAIN), pg_stat_bgwriter, and the usage counts of the
 // case's relations' buffers after the step.
 type Measure struct {
-	Hit, Read                         int64 // the case's relations: heap (all forks) + indexes
-	DBHit, DBRead                     int64 // pg_stat_database's row for the database (its catalogs included)
-	SharedHit, SharedRead             int64 // its row for shared objects (the shared catalogs)
-	ExplainHit, ExplainRead           int64
-	Dirtied, Written                  int64
-	HasExplain                        bool
+	Hit, Read               int64 // the case's relations: heap (all forks) + indexes
+	DBHit, DBRead           int64 // pg_stat_database's row for the database (its catalogs included)
+	SharedHit, SharedRead   int64 // its row for shared objects (the shared catalogs)
+	ExplainHit, ExplainRead int64
+	Dirtied, Written        int64
+	HasExplain              bool
+	// WAL is the statement's pgWalUsage (EXPLAIN's WAL option, 13+):
+	// records, full-page images, bytes; HasWAL when PostgreSQL gave it.
+	WALRecords, WALFPI, WALBytes      int64
+	HasWAL                            bool
 	Alloc, Clean, Backend, Checkpoint int64
 	Rel                               map[string][2]int64 // relation -> hit, read
 	Tup                               map[string][4]int64 // table -> n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del
@@ -73,6 +77,7 @@ func fromPG(c Case, r Result) Measure {
 		m.HasExplain = true
 		m.ExplainHit, m.ExplainRead, m.Dirtied, m.Written = e.SharedHit, e.SharedRead, e.SharedDirtied, e.SharedWritten
 		m.ExecMS = e.ExecutionMS
+		m.HasWAL, m.WALRecords, m.WALFPI, m.WALBytes = e.HasWAL, e.WALRecords, e.WALFPI, e.WALBytes
 	}
 	bg := r.Delta.Bgwriter
 	m.Alloc, m.Clean, m.Backend, m.Checkpoint = bg["buffers_alloc"], bg["buffers_clean"], bg["buffers_backend"], bg["buffers_checkpoint"]
@@ -134,6 +139,8 @@ func fromSim(c Case, ph model.PhaseResult, stmt bool) Measure {
 		m.HasExplain = true
 		m.ExplainHit, m.ExplainRead, m.Dirtied, m.Written = u.SharedBlksHit, u.SharedBlksRead, u.SharedBlksDirtied, u.SharedBlksWritten
 		m.ExecMS = ph.ExecutionMS // EXPLAIN ANALYZE's Execution Time
+		w := ph.WALUsage
+		m.HasWAL, m.WALRecords, m.WALFPI, m.WALBytes = true, w.Records, w.FPI, w.Bytes
 	}
 	bg := ph.PGStatBgwriter
 	m.Alloc, m.Clean = bg.BuffersAlloc, bg.BuffersClean
@@ -352,6 +359,13 @@ func (cr *CaseResult) compare() {
 			counter(st, "EXPLAIN shared read", p.ExplainRead, s.ExplainRead, per)
 			counter(st, "EXPLAIN shared dirtied", p.Dirtied, s.Dirtied, per)
 			counter(st, "EXPLAIN shared written", p.Written, s.Written, per)
+		}
+		if p.HasWAL && s.HasWAL {
+			// heapam.c's and nbtinsert.c's records as XLogInsert
+			// assembles them (docs/model.md, "WAL").
+			counter(st, "EXPLAIN WAL records", p.WALRecords, s.WALRecords, per)
+			counter(st, "EXPLAIN WAL full-page images", p.WALFPI, s.WALFPI, per)
+			counter(st, "EXPLAIN WAL bytes", p.WALBytes, s.WALBytes, per)
 		}
 		// pg_stat_bgwriter is published by the background writer (it
 		// collects buffers_alloc in BgBufferSync's next round) and the

@@ -18,6 +18,10 @@ type ExplainBuffers struct {
 	TempRead, TempWritten                               int64
 	// PlanningHit and PlanningRead are buffers touched while planning.
 	PlanningHit, PlanningRead int64
+	// WALRecords, WALFPI and WALBytes are the statement's pgWalUsage
+	// (EXPLAIN's WAL option, 13+; HasWAL is false before 13).
+	WALRecords, WALFPI, WALBytes int64
+	HasWAL                       bool
 	// Plan is the top node type and its children's types, for example
 	// "ModifyTable/Index Scan" or "Hash Join/Seq Scan+Hash".
 	Plan        string
@@ -34,6 +38,9 @@ type explainNode struct {
 	LocalHit      int64         `json:"Local Hit Blocks"`
 	TempRead      int64         `json:"Temp Read Blocks"`
 	TempWritten   int64         `json:"Temp Written Blocks"`
+	WALRecords    *int64        `json:"WAL Records"`
+	WALFPI        int64         `json:"WAL FPI"`
+	WALBytes      int64         `json:"WAL Bytes"`
 	Plans         []explainNode `json:"Plans"`
 }
 
@@ -53,8 +60,13 @@ type explainOutput struct {
 func Explain(ctx context.Context, conn *pgx.Conn, stmt string) (ExplainBuffers, error) {
 	var out string
 	// Simple protocol: no separate parse/prepare round that would touch
-	// catalogs outside the measured statement, as with psql.
-	err := conn.QueryRow(ctx, "EXPLAIN (ANALYZE, BUFFERS, TIMING OFF, FORMAT JSON) "+stmt,
+	// catalogs outside the measured statement, as with psql. The WAL
+	// option exists from 13.
+	opts := "ANALYZE, BUFFERS, TIMING OFF, FORMAT JSON"
+	if major, err := serverMajor(conn); err == nil && major >= 13 {
+		opts = "ANALYZE, BUFFERS, WAL, TIMING OFF, FORMAT JSON"
+	}
+	err := conn.QueryRow(ctx, "EXPLAIN ("+opts+") "+stmt,
 		pgx.QueryExecModeSimpleProtocol).Scan(&out)
 	if err != nil {
 		return ExplainBuffers{}, fmt.Errorf("explain %q: %w", abbreviate(stmt), err)
@@ -84,6 +96,8 @@ func parseExplain(js string) (ExplainBuffers, error) {
 		PlanningHit: o.Planning.SharedHit, PlanningRead: o.Planning.SharedRead,
 		Plan:        planShape(p),
 		ExecutionMS: o.ExecutionTime,
+		HasWAL:      p.WALRecords != nil,
+		WALRecords:  deref(p.WALRecords), WALFPI: p.WALFPI, WALBytes: p.WALBytes,
 	}, nil
 }
 
@@ -106,4 +120,11 @@ func abbreviate(s string) string {
 		return s
 	}
 	return s[:max] + "..."
+}
+
+func deref(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }

@@ -150,6 +150,18 @@ func TestParseExplain(t *testing.T) {
 	if _, err := parseExplain("[]"); err == nil {
 		t.Error("empty plan list accepted")
 	}
+	// With the WAL option (13+), as PostgreSQL 15 prints it for an UPDATE
+	// of 100000 rows to other pages (XLOG_HEAP_LOCK and log_heap_update
+	// per row).
+	js = `[{"Plan": {"Node Type": "ModifyTable", "Shared Hit Blocks": 305173, "WAL Records": 200000, "WAL FPI": 0, "WAL Bytes": 23300000,
+		"Plans": [{"Node Type": "Seq Scan", "WAL Records": 0, "WAL FPI": 0, "WAL Bytes": 0}]}, "Execution Time": 125.8}]`
+	eb, err = parseExplain(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !eb.HasWAL || eb.WALRecords != 200000 || eb.WALBytes != 23300000 || eb.WALFPI != 0 {
+		t.Errorf("parseExplain with WAL = %+v", eb)
+	}
 }
 
 func TestParseTransactions(t *testing.T) {

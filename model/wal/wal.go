@@ -102,6 +102,19 @@ func (w *WAL) Insert(bytes int64) int64 {
 	return w.insert
 }
 
+// InsertN appends n records of the given size each, as n calls of Insert
+// would, and returns the last one's end LSN.
+func (w *WAL) InsertN(n, bytes int64) int64 {
+	before := w.insert / SegmentSize
+	w.insert += n * bytes
+	w.Stats.Records += uint64(n)
+	w.Stats.Bytes += n * bytes
+	if after := w.insert / SegmentSize; after != before && w.OnSegment != nil {
+		w.OnSegment(after)
+	}
+	return w.insert
+}
+
 // NeedsFlush reports whether WAL up to lsn is not yet durable
 // (XLogNeedsFlush).
 func (w *WAL) NeedsFlush(lsn int64) bool { return lsn > w.flushed }
