@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/pgbufsim/pgbufsim/model/bufpool"
+	"github.com/pgbufsim/pgbufsim/model/catalog"
 	"github.com/pgbufsim/pgbufsim/model/clog"
 	"github.com/pgbufsim/pgbufsim/model/heap"
 	"github.com/pgbufsim/pgbufsim/policies"
@@ -418,7 +419,7 @@ func (b *backend) modify(slot, gid int32, recBytes int64) {
 	fpi := uint64(0)
 	if e.fullPageWrites && e.fpiCycle[gid] != e.cycle {
 		e.fpiCycle[gid] = e.cycle
-		bytes += walFPI
+		bytes += e.fpiBytes(gid)
 		e.wal.Stats.FPI++
 		fpi = 1
 	}
@@ -426,6 +427,27 @@ func (b *backend) modify(slot, gid int32, recBytes int64) {
 	if e.pool.MarkDirty(slot, lsn) {
 		e.noteDirtied(b)
 	}
+}
+
+// fpiBytes is the size of a full-page image of gid in a record
+// (XLogRecordAssemble): the page less its hole, the free space between
+// pd_lower and pd_upper, which the image leaves out, and the image's
+// headers. A heap page's hole is its free tuple slots; a B-tree page's a
+// tenth of it, as CREATE INDEX and _bt_split's rightmost splits leave
+// leaves at fillfactor 90 (BTREE_DEFAULT_FILLFACTOR); other pages
+// (visibility map, catalogs) are taken as full.
+func (e *engine) fpiBytes(gid int32) int64 {
+	rel, blk := e.cat.Locate(gid)
+	t := e.db.heapTable(rel)
+	if t == nil {
+		if e.cat.Rel(rel).Kind == catalog.BTree {
+			return walFPI - 8192/10
+		}
+		return walFPI
+	}
+	slot := int64((8192 - 24) / max(t.heap.MaxRows, 1)) // a tuple and its line pointer
+	hole := min(int64(t.heap.Free(blk))*slot, 8192-24)
+	return walFPI - max(hole, 0)
 }
 
 // modifyN WAL-logs n changes of recBytes each to the pinned page in

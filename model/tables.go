@@ -70,6 +70,16 @@ type database struct {
 	sysGlobal                            catalog.RelID // the shared catalogs (pg_global), likewise
 	catAttrPages, catClassPages          int32         // pg_catalog's pages of relations' rows
 	catLeafPages                         int32         // ... and of each of their index leaves
+	// heapOf maps a relation to its table when it is one (nil otherwise).
+	heapOf []*table
+}
+
+// heapTable returns the table whose heap rel is, or nil.
+func (db *database) heapTable(rel catalog.RelID) *table {
+	if int(rel) < len(db.heapOf) {
+		return db.heapOf[rel]
+	}
+	return nil
 }
 
 // heapPerVMPage is how many heap pages one visibility-map page covers:
@@ -98,6 +108,10 @@ func (db *database) addTable(name string, h *heap.Table, withPkey bool) *table {
 	}
 	db.tables = append(db.tables, t)
 	db.groups[name] = append(db.groups[name], t)
+	for int(t.rel) >= len(db.heapOf) {
+		db.heapOf = append(db.heapOf, nil)
+	}
+	db.heapOf[t.rel] = t
 	return t
 }
 

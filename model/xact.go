@@ -614,7 +614,7 @@ func (b *backend) markDirtyHint(slot, gid int32) {
 	lsn := p.LSN[slot]
 	if e.hintWAL && e.fullPageWrites && e.fpiCycle[gid] != e.cycle {
 		e.fpiCycle[gid] = e.cycle
-		lsn = b.walInsert(1, walFPI, 1)
+		lsn = b.walInsert(1, e.fpiBytes(gid), 1)
 		e.wal.Stats.FPIHint++
 		b.cpu += e.costs.HintFPI
 	}
