@@ -539,3 +539,36 @@ func TestExperimentStatements(t *testing.T) {
 		t.Errorf("%d of the %d experiments found in the plan", seen, len(want))
 	}
 }
+
+// The ring-scan experiments need four tables over a quarter of
+// shared_buffers: at 128 MB they run (6144 pages each, out of shared
+// buffers, the medium one held out); above 1.3 GB they would take more than
+// 512 MB each and are skipped, and the plan says so.
+func TestPlanRingScansBySharedBuffers(t *testing.T) {
+	small := NewPlan(128<<20, 1)
+	var names []string
+	for _, e := range small.Experiments {
+		if strings.HasPrefix(e.Name, "scan-ring") {
+			names = append(names, e.Name)
+			if e.HeldOut != (e.Name == "scan-ring-medium") {
+				t.Errorf("%s: held out %v", e.Name, e.HeldOut)
+			}
+			tb := small.Table(e.Tables[0])
+			if !tb.OutOfBuffers || tb.Rows < (128<<20)/8192/4*int64(widePerPage) {
+				t.Errorf("%s: table %+v", e.Name, *tb)
+			}
+		}
+	}
+	if len(names) != 4 {
+		t.Errorf("at 128 MB: ring-scan experiments %v, want four", names)
+	}
+	big := NewPlan(4<<30, 1)
+	for _, e := range big.Experiments {
+		if strings.HasPrefix(e.Name, "scan-ring") {
+			t.Errorf("at 4 GB: %s planned", e.Name)
+		}
+	}
+	if !slices.ContainsFunc(big.Skipped, func(s string) bool { return strings.HasPrefix(s, "scan-ring") }) {
+		t.Errorf("at 4 GB: the skip is not said: %q", big.Skipped)
+	}
+}

@@ -21,12 +21,10 @@ import (
 const PriorWeight = 0.0075
 
 // zeroDefaultStart (ns) stands in for a price whose default is 0: a
-// typical value of its kind: per statement or burst, per page for
-// buffer_alloc, per tuple or byte for tuple_cold and tuple_byte.
+// typical value of its kind: per statement or burst, or per tuple or byte
+// for tuple_cold and tuple_byte.
 func zeroDefaultStart(key string) float64 {
 	switch key {
-	case "buffer_alloc":
-		return 1000
 	case "tuple_cold", "tuple_byte":
 		return 2
 	}
