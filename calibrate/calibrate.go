@@ -66,6 +66,9 @@ type Result struct {
 	// Remeasured holds, for each pass measured again, its speed against
 	// the others' (1.3: its times were 30 % longer).
 	Remeasured []float64
+	// P99 is each held-out pgbench run's 99th percentile latency (ms),
+	// the median over the passes (pgbench's per-transaction log).
+	P99 map[string]float64
 }
 
 // Storage is what calibration measured of the server's storage, or why it
@@ -181,6 +184,9 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 				continue
 			}
 			row[e.Name] = ms
+			if e.HeldOut && e.Builtin != "" {
+				row[p99Key+e.Name] = m.P99MS
+			}
 			say("calibrate: pass %d/%d %-12s %.4f ms", pass, opts.Passes, e.Name, ms)
 		}
 		// The writing experiments leave dirty pages and WAL that the
@@ -235,6 +241,18 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 			res.Measured[e.Name] = median(v)
 			res.Spread[e.Name] = relSpread(v)
 		}
+		var p []float64
+		for _, row := range kept {
+			if ms, ok := row[p99Key+e.Name]; ok {
+				p = append(p, ms)
+			}
+		}
+		if len(p) > 0 {
+			if res.P99 == nil {
+				res.P99 = map[string]float64{}
+			}
+			res.P99[e.Name] = median(p)
+		}
 	}
 	if on, off := res.Measured["insert-sync"], res.Measured["insert"]; on > 0 && off > 0 {
 		res.Storage.WALFlushMS = math.Max(0, on-off)
@@ -283,7 +301,11 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 		return nil, err
 	}
 	for i := range res.Residuals {
-		res.Residuals[i].Spread = res.Spread[res.Residuals[i].Experiment]
+		x := &res.Residuals[i]
+		x.Spread = res.Spread[x.Experiment]
+		if p, ok := res.P99[x.Experiment]; ok {
+			x.MeasuredP99 = p
+		}
 	}
 	return res, nil
 }
@@ -311,6 +333,12 @@ func (r *Result) Report(w io.Writer) {
 			kind = "held out"
 		}
 		fmt.Fprintf(w, "%-14s %9s %12.4f %7.1f%% %12.4f %+7.1f%% %+13.1f%%\n", x.Experiment, kind, x.MeasuredMS, 100*x.Spread, x.SimMS, 100*x.Error(), 100*(x.DefaultMS/x.MeasuredMS-1))
+	}
+	for _, x := range r.Residuals {
+		if x.MeasuredP99 > 0 {
+			fmt.Fprintf(w, "p99 %-16s measured %.4f ms (%.1fx its mean), simulated %.4f ms (%.1fx): not fitted; the model has no cause for the rare stalls of a real server's tail\n",
+				x.Experiment+":", x.MeasuredP99, x.MeasuredP99/x.MeasuredMS, x.SimP99, x.SimP99/math.Max(x.SimMS, 1e-9))
+		}
 	}
 	for _, g := range r.AllVisibleGains() {
 		fmt.Fprintf(w, "all-visible gain %-16s measured %5.1f%%, simulated %5.1f%% (at the defaults %5.1f%%)\n", g.Where+":", 100*g.Measured, 100*g.Simulated, 100*g.AtDefaults)
@@ -397,9 +425,16 @@ const passTolerance = 0.15
 // slowestOrFastest returns the pass whose speed is furthest from 1, and
 // that speed: the median over the pass's experiments of each one's time
 // over that experiment's median over all passes.
+// p99Key prefixes a pass's 99th percentile of a held-out pgbench run in
+// its row of means.
+const p99Key = "p99 "
+
 func slowestOrFastest(passes []map[string]float64) (int, float64) {
 	meds := map[string]float64{}
 	for name := range passes[0] {
+		if strings.HasPrefix(name, p99Key) {
+			continue // a pass's speed is its means'
+		}
 		var v []float64
 		for _, row := range passes {
 			if ms, ok := row[name]; ok {
@@ -412,7 +447,7 @@ func slowestOrFastest(passes []map[string]float64) (int, float64) {
 	for i, row := range passes {
 		var ratios []float64
 		for name, ms := range row {
-			if m := meds[name]; m > 0 {
+			if m := meds[name]; m > 0 && !strings.HasPrefix(name, p99Key) {
 				ratios = append(ratios, ms/m)
 			}
 		}

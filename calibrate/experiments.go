@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -335,8 +337,9 @@ func (pg *Pgbench) runCPU(ctx context.Context, s *Server, pgoptions string, args
 
 // Measurement is what one run of an experiment measured.
 type Measurement struct {
-	// MS is the mean latency of the measured transactions.
-	MS float64
+	// MS is the mean latency of the measured transactions, P99MS their
+	// 99th percentile (pgbench's per-transaction log).
+	MS, P99MS float64
 	// ClientCPU is pgbench's own CPU time (user and system) over the
 	// whole run, warm-up included, and Statements the statements it sent.
 	ClientCPU  time.Duration
@@ -397,6 +400,7 @@ func (pg *Pgbench) measure(ctx context.Context, s *Server, e Experiment, dir str
 	}()
 	var sum float64
 	var kept int
+	var all []float64
 	for _, f := range logs {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -408,11 +412,12 @@ func (pg *Pgbench) measure(ctx context.Context, s *Server, e Experiment, dir str
 		}
 		sum += ms * float64(k)
 		kept += k
+		all = append(all, latenciesAfterWarmup(data, e.Warmup)...)
 	}
 	if kept == 0 {
 		return Measurement{}, fmt.Errorf("experiment %s: no measured transaction in pgbench's log:\n%s", e.Name, lastLines(out, 8))
 	}
-	return Measurement{MS: sum / float64(kept), ClientCPU: cpu, Statements: clients * n * e.statements()}, nil
+	return Measurement{MS: sum / float64(kept), P99MS: quantile(all, 0.99), ClientCPU: cpu, Statements: clients * n * e.statements()}, nil
 }
 
 // statements is how many statements a transaction of e sends (\set and
@@ -465,6 +470,37 @@ func meanAfterWarmup(log []byte, warmup int) (float64, int, error) {
 		return 0, 0, nil
 	}
 	return sum / float64(n), n, nil
+}
+
+// latenciesAfterWarmup returns the latencies (ms) meanAfterWarmup averages
+// (a log it accepted).
+func latenciesAfterWarmup(log []byte, warmup int) []float64 {
+	var out []float64
+	for _, line := range strings.Split(string(log), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 {
+			continue
+		}
+		no, err1 := strconv.Atoi(f[1])
+		us, err2 := strconv.ParseFloat(f[2], 64)
+		if err1 == nil && err2 == nil && no >= warmup {
+			out = append(out, us/1000)
+		}
+	}
+	return out
+}
+
+// quantile returns the q-quantile of v (the smallest value with at least
+// q of them at or below it, as pgbench's and the simulator's histograms
+// report percentiles); 0 for none.
+func quantile(v []float64, q float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	i := int(math.Ceil(q*float64(len(s)))) - 1
+	return s[max(0, min(i, len(s)-1))]
 }
 
 func lastLines(s string, n int) string {

@@ -54,6 +54,9 @@ type Residual struct {
 	DefaultMS float64
 	// Spread is the measurement's own spread over the passes (Result.Spread).
 	Spread float64
+	// MeasuredP99 and SimP99 are a held-out pgbench run's 99th percentile
+	// latency (ms), when measured (Result.P99), and as simulated.
+	MeasuredP99, SimP99 float64
 }
 
 // Error is the relative error of the simulation.
@@ -274,7 +277,7 @@ func (sm *Simulator) Validate(costs model.Costs, measured map[string]float64) ([
 		if !ok {
 			continue
 		}
-		l, err := sm.Latency(e, costs)
+		l, p99, err := sm.latencyP99(e, costs)
 		if err != nil {
 			return nil, err
 		}
@@ -282,7 +285,7 @@ func (sm *Simulator) Validate(costs model.Costs, measured map[string]float64) ([
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Residual{Experiment: e.Name, HeldOut: e.HeldOut, MeasuredMS: m, SimMS: l, DefaultMS: d})
+		out = append(out, Residual{Experiment: e.Name, HeldOut: e.HeldOut, MeasuredMS: m, SimMS: l, DefaultMS: d, SimP99: p99})
 	}
 	return out, nil
 }

@@ -42,6 +42,18 @@ func (r *Result) CostsYAML() ([]byte, error) {
 		fmt.Fprintf(&b, "    - {name: %s, %s: true, measured_ms: %.4f, spread: %q, simulated_ms: %.4f, error: %q, at_defaults_ms: %.4f}\n",
 			x.Experiment, strings.ReplaceAll(kind, " ", "_"), x.MeasuredMS, fmt.Sprintf("%.1f%%", 100*x.Spread), x.SimMS, fmt.Sprintf("%+.1f%%", 100*x.Error()), x.DefaultMS)
 	}
+	var p99 []string
+	for _, x := range r.Residuals {
+		if x.MeasuredP99 > 0 {
+			p99 = append(p99, fmt.Sprintf("    - {experiment: %s, measured_ms: %.4f, simulated_ms: %.4f}\n", x.Experiment, x.MeasuredP99, x.SimP99))
+		}
+	}
+	if len(p99) > 0 {
+		b.WriteString("  p99:    # the held-out pgbench runs' 99th percentile latency: reported, not fitted\n")
+		for _, l := range p99 {
+			b.WriteString(l)
+		}
+	}
 	if gains := r.AllVisibleGains(); len(gains) > 0 {
 		b.WriteString("  all_visible_gain:    # 1 - all-visible scan / hinted scan\n")
 		for _, g := range gains {

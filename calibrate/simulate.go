@@ -155,13 +155,19 @@ func (sm *Simulator) scenario(e Experiment, costs model.Costs) (model.Scenario, 
 // Latency simulates an experiment with the given prices and returns its
 // mean transaction latency (ms), as pgbench's latency average.
 func (sm *Simulator) Latency(e Experiment, costs model.Costs) (float64, error) {
+	l, _, err := sm.latencyP99(e, costs)
+	return l, err
+}
+
+// latencyP99 is Latency with the 99th percentile latency (ms).
+func (sm *Simulator) latencyP99(e Experiment, costs model.Costs) (float64, float64, error) {
 	sc, err := sm.scenario(e, costs)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	res, err := model.Run(sc)
 	if err != nil {
-		return 0, fmt.Errorf("experiment %s: simulating: %w", e.Name, err)
+		return 0, 0, fmt.Errorf("experiment %s: simulating: %w", e.Name, err)
 	}
-	return res.Totals.LatencyMS.Mean, nil
+	return res.Totals.LatencyMS.Mean, res.Totals.LatencyMS.P99, nil
 }
