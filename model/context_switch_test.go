@@ -5,19 +5,23 @@ import (
 	"testing"
 )
 
-// costs.context_switch prices a CPU burst that begins on a core another
-// process ran on last. One client on two cores never pays it (its backend
-// and its pgbench thread each keep a core); four clients and their two
-// threads on two cores pay it on most bursts, and the cores' busy time
-// grows by exactly the switches times the price.
-func TestContextSwitchPrice(t *testing.T) {
-	doc := `name: context-switch
+// selectOnlyTwoCores is pgbench's select-only, one client (the tests set
+// more), on a server of two cores: the CPU prices' playground.
+const selectOnlyTwoCores = `name: select-only-two-cores
 server: {autovacuum: false, cpus: 2}
 tables: {pgbench: {scale: 1}}
 workload:
   phases:
     - {name: run, transactions: 2000, script: select-only}
 `
+
+// costs.context_switch prices a CPU burst that begins on a core another
+// process ran on last. One client on two cores never pays it (its backend
+// and its pgbench thread each keep a core); four clients and their two
+// threads on two cores pay it on most bursts, and the cores' busy time
+// grows by exactly the switches times the price.
+func TestContextSwitchPrice(t *testing.T) {
+	doc := selectOnlyTwoCores
 	one := bhRunYAML(t, doc)
 	onePriced := bhRunYAML(t, doc, "costs.context_switch=20us")
 	if n := onePriced.Totals.CPU.ContextSwitches; n != 0 {
@@ -54,13 +58,7 @@ workload:
 // work allows, as PostgreSQL's several-client runs are on a machine whose
 // single-client latency is mostly wake-ups.
 func TestCPUWakeupPrice(t *testing.T) {
-	doc := `name: cpu-wakeup
-server: {autovacuum: false, cpus: 2}
-tables: {pgbench: {scale: 1}}
-workload:
-  phases:
-    - {name: run, transactions: 2000, script: select-only}
-`
+	doc := selectOnlyTwoCores
 	one := bhRunYAML(t, doc)
 	onePriced := bhRunYAML(t, doc, "costs.cpu_wakeup=25us")
 	tx := float64(onePriced.Totals.Transactions)

@@ -173,12 +173,7 @@ func (e *engine) noteAccess(b *backend, gid int32, hits, reads, extends uint64, 
 // pgWalUsage; it returns the end LSN.
 func (b *backend) walInsert(n, bytes int64, fpi uint64) int64 {
 	e := b.e
-	var lsn int64
-	if n == 1 {
-		lsn = e.wal.Insert(bytes)
-	} else {
-		lsn = e.wal.InsertN(n, bytes)
-	}
+	lsn := e.wal.InsertN(n, bytes)
 	u := &e.stats.usage[b.backendType()]
 	u.walRecords += uint64(n)
 	u.walFPI += fpi

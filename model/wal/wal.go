@@ -91,16 +91,7 @@ func (w *WAL) InsertLSN() int64 { return w.insert }
 func (w *WAL) FlushedLSN() int64 { return w.flushed }
 
 // Insert appends a record of the given size and returns its end LSN.
-func (w *WAL) Insert(bytes int64) int64 {
-	before := w.insert / SegmentSize
-	w.insert += bytes
-	w.Stats.Records++
-	w.Stats.Bytes += bytes
-	if after := w.insert / SegmentSize; after != before && w.OnSegment != nil {
-		w.OnSegment(after)
-	}
-	return w.insert
-}
+func (w *WAL) Insert(bytes int64) int64 { return w.InsertN(1, bytes) }
 
 // InsertN appends n records of the given size each, as n calls of Insert
 // would, and returns the last one's end LSN.
