@@ -208,6 +208,10 @@ type backend struct {
 	removed               int64
 	vcost                 int
 	fsmGids               []int32
+	// waitFrom is when the current wait began (after its CPU burst): an
+	// I/O's time is its system call's CPU price plus the wait
+	// (noteIOTime).
+	waitFrom int64
 }
 
 // OnEvent is the backend's sim.Handler.
@@ -257,6 +261,7 @@ func (b *backend) block(w int) {
 
 func (b *backend) startWait() {
 	e := b.e
+	b.waitFrom = e.k.Now()
 	switch b.pending {
 	case wRTT:
 		e.k.After(e.costs.ClientRoundTrip, b, evResume)
@@ -633,6 +638,9 @@ func (b *backend) pinStep() (int32, bool) {
 			b.block(wOSWrite)
 			return -1, false
 		case psVictimWritten:
+			// FlushBuffer's smgrwrite: the pwrite and any wait for the
+			// kernel's dirty limit.
+			e.noteIOTime(b.backendType(), ringContext(b.pinRing), ioWrite, e.costs.OSWrite+now-b.waitFrom)
 			b.ps = psAssign
 		case psAssign:
 			s := b.victim
@@ -694,6 +702,15 @@ func (b *backend) pinStep() (int32, bool) {
 			b.block(wRead)
 			return -1, false
 		case psExtendWritten, psRead:
+			if b.ps == psRead {
+				// ReadBuffer_common's smgrread: the copy out of the page
+				// cache and any wait for the device.
+				e.noteIOTime(b.backendType(), ringContext(b.pinRing), ioRead, e.costs.OSRead+now-b.waitFrom)
+			} else if !b.extFallocate {
+				// smgrextend writing the new page (a fallocated one took
+				// no time in the model).
+				e.noteIOTime(b.backendType(), ringContext(b.pinRing), ioExtend, e.costs.OSWrite+now-b.waitFrom)
+			}
 			s := b.pinSlot
 			p.ReadDone(s)
 			e.wakeIOWaiters(s)

@@ -38,6 +38,8 @@ type bgwriter struct {
 	e     *engine
 	hand  policies.ClockHand
 	usage policies.UsageCounter
+	// writeFrom is when the current write began (noteIOTime).
+	writeFrom int64
 
 	// BgBufferSync's static state.
 	savedValid                     bool
@@ -224,6 +226,7 @@ func (b *bgwriter) write() {
 			b.issueHints()
 		}
 	}
+	b.writeFrom = e.k.Now()
 	if !e.os.Write(gid, b, bgEvWritten) {
 		return // throttled by the dirty limit
 	}
@@ -239,6 +242,10 @@ func (b *bgwriter) issueHints() {
 // written continues the scan after a write completed.
 func (b *bgwriter) written() {
 	e := b.e
+	// FlushBuffer's smgrwrite: the pwrite (its price, though the
+	// background writer's CPU is not modelled) and any wait for the
+	// kernel's dirty limit.
+	e.noteIOTime(btBgwriter, ctxNormal, ioWrite, e.costs.OSWrite+e.k.Now()-b.writeFrom)
 	e.pool.Frames.Pins[b.writing]--
 	b.writing = -1
 	b.numWritten++

@@ -85,6 +85,8 @@ type checkpointer struct {
 	syncRels  []catalog.RelID
 	syncNext  int
 	syncStart int64
+	// writeFrom is when the current write or fsync began (noteIOTime).
+	writeFrom int64
 
 	cur  Checkpoint
 	list []Checkpoint
@@ -175,6 +177,8 @@ func (c *checkpointer) OnEvent(arg int64) {
 	case arg == ckEvSleepDone:
 		c.writeLoop()
 	case arg == ckEvSyncDone:
+		// ProcessSyncRequests times each file's fsync.
+		c.e.noteIOTime(btCheckpointer, ctxNormal, ioFsync, c.e.k.Now()-c.writeFrom)
 		c.syncNext++
 		c.syncLoop()
 	}
@@ -295,6 +299,7 @@ func (c *checkpointer) writeOne() {
 			c.hints = c.hints[:0]
 		}
 	}
+	c.writeFrom = e.k.Now()
 	if !e.os.Write(it.gid, c, ckEvWriteDone) {
 		return // throttled
 	}
@@ -303,6 +308,8 @@ func (c *checkpointer) writeOne() {
 
 func (c *checkpointer) afterWrite() {
 	e := c.e
+	// FlushBuffer's smgrwrite, as the background writer's (bgwriter.written).
+	e.noteIOTime(btCheckpointer, ctxNormal, ioWrite, e.costs.OSWrite+e.k.Now()-c.writeFrom)
 	it := c.items[c.next]
 	e.pool.Frames.Pins[it.slot]--
 	c.next++
@@ -365,6 +372,7 @@ func (c *checkpointer) syncLoop() {
 	if c.syncNext < len(c.syncRels) {
 		rel := c.syncRels[c.syncNext]
 		e.stats.io[btCheckpointer][ctxNormal].fsyncs++
+		c.writeFrom = e.k.Now()
 		e.os.Fsync(func(gid int32) bool { r, _ := e.cat.Locate(gid); return r == rel }, c, ckEvSyncDone)
 		return
 	}

@@ -193,6 +193,10 @@ func (a counters) combine(b counters, sign int64) counters {
 			x.readOps += u * y.readOps
 			x.extendOps += u * y.extendOps
 			x.fsyncs += u * y.fsyncs
+			x.readNs += sign * y.readNs
+			x.writeNs += sign * y.writeNs
+			x.extendNs += sign * y.extendNs
+			x.fsyncNs += sign * y.fsyncNs
 		}
 		x, y := &a.usage[t], b.usage[t]
 		x.hit += u * y.hit
@@ -202,6 +206,10 @@ func (a counters) combine(b counters, sign int64) counters {
 		x.walRecords += u * y.walRecords
 		x.walFPI += u * y.walFPI
 		x.walBytes += sign * y.walBytes
+		x.readNs += sign * y.readNs
+		x.writeNs += sign * y.writeNs
+		x.readUs += sign * y.readUs
+		x.writeUs += sign * y.writeUs
 	}
 	return a
 }
@@ -453,6 +461,18 @@ func (e *engine) pgViews(m *Metrics, c counters, rel []relCounters) {
 	m.Buffers.HitRatio = ratio(float64(m.PGStatDatabase.BlksHit), float64(m.PGStatDatabase.BlksHit+m.PGStatDatabase.BlksRead))
 	u := c.usage[btClient]
 	m.BufferUsage = BufferUsage{SharedBlksHit: int64(u.hit), SharedBlksRead: int64(u.read), SharedBlksDirtied: int64(u.dirtied), SharedBlksWritten: int64(u.written)}
+	if e.ver >= 902 { // track_io_timing
+		ms := func(ns int64) *float64 { v := round6(float64(ns) / 1e6); return &v }
+		m.BufferUsage.BlkReadTime, m.BufferUsage.BlkWriteTime = ms(u.readNs), ms(u.writeNs)
+		// Only processes connected to the database report it
+		// (pgstat_update_dbstats); nothing counts in the shared row.
+		av := c.usage[btAutovacuum]
+		m.PGStatDatabase.BlkReadTime = ms((u.readUs + av.readUs) * 1000)
+		m.PGStatDatabase.BlkWriteTime = ms((u.writeUs + av.writeUs) * 1000)
+		if m.PGStatDatabaseShared != nil {
+			m.PGStatDatabaseShared.BlkReadTime, m.PGStatDatabaseShared.BlkWriteTime = ms(0), ms(0)
+		}
+	}
 	m.WALUsage = WALUsage{Records: int64(u.walRecords), FPI: int64(u.walFPI), Bytes: u.walBytes}
 	bg := &m.PGStatBgwriter
 	bg.BuffersClean, bg.MaxwrittenClean, bg.BuffersAlloc = c.n[cClean], c.n[cMaxwritten], c.n[cAlloc]
@@ -477,7 +497,9 @@ func (e *engine) pgViews(m *Metrics, c counters, rel []relCounters) {
 				}
 				row := IORow{BackendType: backendTypeNames[t], Context: contextNames[ctx],
 					Reads: int64(x.reads), Writes: int64(x.writes), Extends: int64(x.extends), Hits: int64(x.hits),
-					Evictions: int64(x.evictions), Reuses: int64(x.reuses), Fsyncs: int64(x.fsyncs)}
+					Evictions: int64(x.evictions), Reuses: int64(x.reuses), Fsyncs: int64(x.fsyncs),
+					ReadTime: round6(float64(x.readNs) / 1e6), WriteTime: round6(float64(x.writeNs) / 1e6),
+					ExtendTime: round6(float64(x.extendNs) / 1e6), FsyncTime: round6(float64(x.fsyncNs) / 1e6)}
 				if e.ver >= 1800 {
 					rb, wb, xb := int64(x.reads)*8192, int64(x.writes)*8192, int64(x.extends)*8192
 					row.Reads, row.Extends = int64(x.readOps), int64(x.extendOps)

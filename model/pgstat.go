@@ -74,6 +74,10 @@ type ioCounters struct {
 	// (pgstat_count_io_op(..., cnt, bytes)).
 	readOps, extendOps uint64
 	fsyncs             uint64 // files fsynced (the checkpointer's ProcessSyncRequests)
+	// readNs, writeNs, extendNs and fsyncNs are the time those I/Os took
+	// (pg_stat_io's read_time, write_time, extend_time, fsync_time, 16+;
+	// noteIOTime).
+	readNs, writeNs, extendNs, fsyncNs int64
 }
 
 // relCounters are one relation fork's access counters and, for a table's
@@ -115,6 +119,12 @@ type usageCounters struct {
 	hit, read, dirtied, written uint64
 	walRecords, walFPI          uint64
 	walBytes                    int64
+	// readNs and writeNs are pgBufferUsage's blk_read_time and
+	// blk_write_time (17: shared_blk_read_time, shared_blk_write_time);
+	// readUs and writeUs the same I/Os as pg_stat_database adds them, in
+	// whole microseconds per I/O (noteIOTime).
+	readNs, writeNs int64
+	readUs, writeUs int64
 }
 
 // pgStats holds the run's cumulative statistics.
@@ -188,6 +198,53 @@ func (e *engine) noteDirtied(b *backend) { e.stats.usage[b.backendType()].dirtie
 func (e *engine) noteBackendWrite(b *backend, ctx int) {
 	e.stats.io[b.backendType()][ctx].writes++
 	e.stats.usage[b.backendType()].written++
+}
+
+// I/O operations whose time PostgreSQL tracks (IOOp).
+const (
+	ioRead = iota
+	ioWrite
+	ioExtend
+	ioFsync
+)
+
+// noteIOTime counts the time d (ns) of one I/O of kind op by a process of
+// backend type bt in buffer-access context ctx, as PostgreSQL does with
+// track_io_timing on: the I/O's system call is timed around it (smgrread
+// in ReadBuffer_common, smgrreadv in WaitReadBuffers (17), smgrwrite in
+// FlushBuffer, smgrextend / smgrzeroextend, the checkpointer's fsync in
+// ProcessSyncRequests) and added (pgstat_count_io_op_time, 16+) to
+// pg_stat_io's time of the op; reads and writes also to pgBufferUsage's
+// blk_read_time / blk_write_time (EXPLAIN's "I/O Timings",
+// pg_stat_statements) and to pg_stat_database's, which adds whole
+// microseconds per I/O (pgstat_count_buffer_read_time(
+// INSTR_TIME_GET_MICROSEC(io_time))). From 17 an extension's time counts
+// as write time there too; up to 15 extensions are not timed at all.
+// Fsyncs count in pg_stat_io only.
+func (e *engine) noteIOTime(bt, ctx, op int, d int64) {
+	if d <= 0 {
+		return
+	}
+	io := &e.stats.io[bt][ctx]
+	u := &e.stats.usage[bt]
+	switch op {
+	case ioRead:
+		io.readNs += d
+		u.readNs += d
+		u.readUs += d / 1000
+	case ioWrite:
+		io.writeNs += d
+		u.writeNs += d
+		u.writeUs += d / 1000
+	case ioExtend:
+		io.extendNs += d
+		if e.ver >= 1700 {
+			u.writeNs += d
+			u.writeUs += d / 1000
+		}
+	case ioFsync:
+		io.fsyncNs += d
+	}
 }
 
 // RelationStats is one relation's row of pg_statio_user_tables.
@@ -284,10 +341,16 @@ type IORow struct {
 	// Fsyncs are the files fsynced: the checkpointer's, one per relation
 	// file it wrote since the previous checkpoint (ProcessSyncRequests);
 	// backends hand theirs to it. The model syncs a relation as one file.
-	Fsyncs      int64  `json:"fsyncs"`
-	ReadBytes   *int64 `json:"read_bytes,omitempty"`
-	WriteBytes  *int64 `json:"write_bytes,omitempty"`
-	ExtendBytes *int64 `json:"extend_bytes,omitempty"`
+	Fsyncs int64 `json:"fsyncs"`
+	// ReadTime, WriteTime, ExtendTime and FsyncTime are the time (ms)
+	// those I/Os took, as with track_io_timing on (noteIOTime).
+	ReadTime    float64 `json:"read_time"`
+	WriteTime   float64 `json:"write_time"`
+	ExtendTime  float64 `json:"extend_time"`
+	FsyncTime   float64 `json:"fsync_time"`
+	ReadBytes   *int64  `json:"read_bytes,omitempty"`
+	WriteBytes  *int64  `json:"write_bytes,omitempty"`
+	ExtendBytes *int64  `json:"extend_bytes,omitempty"`
 }
 
 // fetched returns what pgstat counts for a fork as (hit, read): extensions

@@ -194,6 +194,8 @@ func (b *backend) streamNextBuffer(t *table, write bool) (blk, slot int32, miss,
 			b.block(wReadV)
 			return -1, -1, false, false
 		}
+		// WaitReadBuffers' smgrreadv: the copies and the wait.
+		e.noteIOTime(b.backendType(), ringContext(st.ring), ioRead, e.costs.OSRead*int64(st.ioN)+e.k.Now()-b.waitFrom)
 		for i := st.io; i < st.io+st.ioN; i++ {
 			e.pool.ReadDone(st.slots[i])
 			e.wakeIOWaiters(st.slots[i])
@@ -260,6 +262,7 @@ type aioStream struct {
 	fr      aioRange
 	frMine  []bool
 	waited  bool // the scan waited for the head's read
+	timed   bool // and that wait's time is counted
 }
 
 // ioWorkers is the worker method's pool (method_worker.c): io_workers
@@ -394,6 +397,15 @@ func (b *backend) streamAsync() bool {
 func (b *backend) streamNextBufferAsync(t *table, write bool) (blk, slot int32, miss, ok bool) {
 	st := &b.stream
 	as := &b.aio
+	if as.waited && !as.timed {
+		// Back from waiting for the head's read: WaitReadBuffers times
+		// the wait for a read it started that had not completed
+		// (pgaio_wref_wait) as read time without a read
+		// (AsyncReadBuffers counted the read, timing only its
+		// submission, which costs nothing in the model).
+		as.timed = true
+		b.e.noteIOTime(b.backendType(), ringContext(st.ring), ioRead, b.e.k.Now()-b.waitFrom)
+	}
 	if !b.aioLookAhead(t, write) {
 		return -1, -1, false, false
 	}
@@ -407,7 +419,7 @@ func (b *backend) streamNextBufferAsync(t *table, write bool) (blk, slot int32, 
 		s, e := h.slots[0], b.e
 		b.nextWait = e.ioWaitHead[s]
 		e.ioWaitHead[s] = b.id
-		as.waited = true
+		as.waited, as.timed = true, false
 		b.block(wIOWait)
 		return -1, -1, false, false
 	}

@@ -186,19 +186,35 @@ type StatioSys struct {
 // PGStatDatabase is pg_stat_database's buffer columns for the database:
 // every ReadBuffer of every process, hit or not (up to 15 a relation
 // extension counts as a read).
+//
+// BlkReadTime and BlkWriteTime (ms, 9.2+) are the time its processes
+// spent reading and writing data blocks, as with track_io_timing on:
+// pgstat_count_buffer_read_time / _write_time add each I/O's time in whole
+// microseconds, and only processes connected to the database count
+// (client backends, autovacuum workers: not the background writer nor the
+// checkpointer). From 17 relation extensions count as writes.
 type PGStatDatabase struct {
-	BlksHit  int64 `json:"blks_hit"`
-	BlksRead int64 `json:"blks_read"`
+	BlksHit      int64    `json:"blks_hit"`
+	BlksRead     int64    `json:"blks_read"`
+	BlkReadTime  *float64 `json:"blk_read_time,omitempty"`
+	BlkWriteTime *float64 `json:"blk_write_time,omitempty"`
 }
 
 // BufferUsage is pgBufferUsage summed over the client backends: what
 // EXPLAIN (ANALYZE, BUFFERS) shows for a phase of one statement, and
 // pg_stat_statements for the workload's statements.
+//
+// BlkReadTime and BlkWriteTime (ms, 9.2+) are its I/O timings, as with
+// track_io_timing on: EXPLAIN's "I/O Timings: shared read=... write=...",
+// pg_stat_statements' blk_read_time and blk_write_time
+// (shared_blk_read_time, shared_blk_write_time from 17).
 type BufferUsage struct {
-	SharedBlksHit     int64 `json:"shared_blks_hit"`
-	SharedBlksRead    int64 `json:"shared_blks_read"`
-	SharedBlksDirtied int64 `json:"shared_blks_dirtied"`
-	SharedBlksWritten int64 `json:"shared_blks_written"`
+	SharedBlksHit     int64    `json:"shared_blks_hit"`
+	SharedBlksRead    int64    `json:"shared_blks_read"`
+	SharedBlksDirtied int64    `json:"shared_blks_dirtied"`
+	SharedBlksWritten int64    `json:"shared_blks_written"`
+	BlkReadTime       *float64 `json:"blk_read_time,omitempty"`
+	BlkWriteTime      *float64 `json:"blk_write_time,omitempty"`
 }
 
 // WALUsage is pgWalUsage summed over the client backends: the WAL their

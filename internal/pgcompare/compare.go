@@ -40,6 +40,10 @@ type Measure struct {
 	RelUsage                          map[string][6]int64
 	Transactions                      int64
 	LatencyMS, ExecMS                 float64
+	// DBReadMS and DBWriteMS are pg_stat_database's blk_read_time and
+	// blk_write_time (track_io_timing is on); IOReadMS and IOWriteMS the
+	// statement's EXPLAIN I/O timings (HasExplain).
+	DBReadMS, DBWriteMS, IOReadMS, IOWriteMS float64
 	// Device is the data device's reads during the step (read requests,
 	// 8 kB pages), when the step began with a dropped OS page cache.
 	Device *DeviceIO
@@ -73,7 +77,9 @@ func fromPG(c Case, r Result) Measure {
 	}
 	m.DBHit, m.DBRead = r.Delta.Database["blks_hit"], r.Delta.Database["blks_read"]
 	m.SharedHit, m.SharedRead = r.Delta.Database["shared_blks_hit"], r.Delta.Database["shared_blks_read"]
+	m.DBReadMS, m.DBWriteMS = float64(r.Delta.Database["blk_read_time_us"])/1e3, float64(r.Delta.Database["blk_write_time_us"])/1e3
 	if e := r.Explain; e != nil {
+		m.IOReadMS, m.IOWriteMS = e.IOReadMS, e.IOWriteMS
 		m.HasExplain = true
 		m.ExplainHit, m.ExplainRead, m.Dirtied, m.Written = e.SharedHit, e.SharedRead, e.SharedDirtied, e.SharedWritten
 		m.ExecMS = e.ExecutionMS
@@ -131,6 +137,9 @@ func fromSim(c Case, ph model.PhaseResult, stmt bool) Measure {
 		}
 	}
 	m.DBHit, m.DBRead = ph.PGStatDatabase.BlksHit, ph.PGStatDatabase.BlksRead
+	if d := ph.PGStatDatabase; d.BlkReadTime != nil {
+		m.DBReadMS, m.DBWriteMS = *d.BlkReadTime, *d.BlkWriteTime
+	}
 	if s := ph.PGStatDatabaseShared; s != nil {
 		m.SharedHit, m.SharedRead = s.BlksHit, s.BlksRead
 	}
@@ -139,6 +148,9 @@ func fromSim(c Case, ph model.PhaseResult, stmt bool) Measure {
 		m.HasExplain = true
 		m.ExplainHit, m.ExplainRead, m.Dirtied, m.Written = u.SharedBlksHit, u.SharedBlksRead, u.SharedBlksDirtied, u.SharedBlksWritten
 		m.ExecMS = ph.ExecutionMS // EXPLAIN ANALYZE's Execution Time
+		if u.BlkReadTime != nil {
+			m.IOReadMS, m.IOWriteMS = *u.BlkReadTime, *u.BlkWriteTime
+		}
 		w := ph.WALUsage
 		m.HasWAL, m.WALRecords, m.WALFPI, m.WALBytes = true, w.Records, w.FPI, w.Bytes
 	}
@@ -416,6 +428,18 @@ func (cr *CaseResult) compare() {
 			add(st, "latency average ms", p.LatencyMS, s.LatencyMS, "timing: not asserted", true, false)
 		} else if p.HasExplain {
 			add(st, "execution ms", p.ExecMS, s.ExecMS, "timing: not asserted", true, false)
+			if p.IOReadMS > 0 || s.IOReadMS > 0 {
+				add(st, "EXPLAIN I/O read ms", p.IOReadMS, s.IOReadMS, "timing: not asserted", true, false)
+			}
+			if p.IOWriteMS > 0 || s.IOWriteMS > 0 {
+				add(st, "EXPLAIN I/O write ms", p.IOWriteMS, s.IOWriteMS, "timing: not asserted", true, false)
+			}
+		}
+		if p.DBReadMS > 0 || s.DBReadMS > 0 {
+			add(st, "database blk_read_time ms", p.DBReadMS, s.DBReadMS, "timing: not asserted", true, false)
+		}
+		if p.DBWriteMS > 0 || s.DBWriteMS > 0 {
+			add(st, "database blk_write_time ms", p.DBWriteMS, s.DBWriteMS, "timing: not asserted", true, false)
 		}
 	}
 	for _, ef := range c.Effects {

@@ -26,6 +26,10 @@ type ExplainBuffers struct {
 	// "ModifyTable/Index Scan" or "Hash Join/Seq Scan+Hash".
 	Plan        string
 	ExecutionMS float64
+	// IOReadMS and IOWriteMS are its I/O timings with track_io_timing on
+	// ("I/O Read Time" up to 16, "Shared I/O Read Time" from 17; the
+	// writes likewise).
+	IOReadMS, IOWriteMS float64
 }
 
 // explainNode is the subset of a FORMAT JSON plan node that we use.
@@ -41,6 +45,10 @@ type explainNode struct {
 	WALRecords    *int64        `json:"WAL Records"`
 	WALFPI        int64         `json:"WAL FPI"`
 	WALBytes      int64         `json:"WAL Bytes"`
+	IOReadTime    float64       `json:"I/O Read Time"`
+	IOWriteTime   float64       `json:"I/O Write Time"`
+	SharedIORead  float64       `json:"Shared I/O Read Time"`
+	SharedIOWrite float64       `json:"Shared I/O Write Time"`
 	Plans         []explainNode `json:"Plans"`
 }
 
@@ -98,6 +106,7 @@ func parseExplain(js string) (ExplainBuffers, error) {
 		ExecutionMS: o.ExecutionTime,
 		HasWAL:      p.WALRecords != nil,
 		WALRecords:  deref(p.WALRecords), WALFPI: p.WALFPI, WALBytes: p.WALBytes,
+		IOReadMS: p.IOReadTime + p.SharedIORead, IOWriteMS: p.IOWriteTime + p.SharedIOWrite,
 	}, nil
 }
 
