@@ -69,6 +69,20 @@ type Result struct {
 	// P99 is each held-out pgbench run's 99th percentile latency (ms),
 	// the median over the passes (pgbench's per-transaction log).
 	P99 map[string]float64
+	// Stalls is what the SELECT 1 experiment's latency tail said of the
+	// CPU's stalls (costs.stall_interval, costs.stall).
+	Stalls Stalls
+}
+
+// Stalls is the stall estimate: stalls per SELECT 1 transaction and their
+// mean length (the median over the passes, tailStalls), the CPU time a
+// simulated SELECT 1 transaction takes, and from them the prices; Why says
+// why there are none when PerTxn is 0.
+type Stalls struct {
+	PerTxn, MeanMS   float64
+	CPUPerTxnNs      float64
+	Interval, Length float64 // ns
+	Why              string
 }
 
 // Storage is what calibration measured of the server's storage, or why it
@@ -187,6 +201,9 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 			if e.HeldOut && e.Builtin != "" {
 				row[p99Key+e.Name] = m.P99MS
 			}
+			if e.Name == stallExperiment && m.StallsOK {
+				row[stallKey+"per_txn"], row[stallKey+"ms"] = m.StallsPerTxn, m.StallMS
+			}
 			say("calibrate: pass %d/%d %-12s %.4f ms", pass, opts.Passes, e.Name, ms)
 		}
 		// The writing experiments leave dirty pages and WAL that the
@@ -254,6 +271,17 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 			res.P99[e.Name] = median(p)
 		}
 	}
+	var perTxn, stallMS []float64
+	for _, row := range kept {
+		if v, ok := row[stallKey+"per_txn"]; ok {
+			perTxn, stallMS = append(perTxn, v), append(stallMS, row[stallKey+"ms"])
+		}
+	}
+	if len(perTxn) > len(kept)/2 {
+		res.Stalls.PerTxn, res.Stalls.MeanMS = median(perTxn), median(stallMS)
+	} else {
+		res.Stalls.Why = fmt.Sprintf("the %s experiment's latencies showed no tail apart from their body in %d of %d passes", stallExperiment, len(kept)-len(perTxn), len(kept))
+	}
 	if on, off := res.Measured["insert-sync"], res.Measured["insert"]; on > 0 && off > 0 {
 		res.Storage.WALFlushMS = math.Max(0, on-off)
 	}
@@ -296,6 +324,36 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if res.Stalls.PerTxn > 0 {
+		// The stalls' prices: their mean length as measured, and the CPU
+		// time between them that gives the measured stalls per SELECT 1
+		// at the CPU time the fitted prices give it. The measured means
+		// include the stalls, so the prices are fitted again with them
+		// on (from the first fit: a few per cent move).
+		var sel Experiment
+		for _, e := range plan.Experiments {
+			if e.Name == stallExperiment {
+				sel = e
+			}
+		}
+		cpu, err := sm.cpuPerTxn(sel, res.Costs)
+		if err != nil {
+			return nil, err
+		}
+		st := &res.Stalls
+		st.CPUPerTxnNs, st.Interval, st.Length = cpu, cpu/st.PerTxn, st.MeanMS*1e6
+		SetPrice(&sm.Base, "stall_interval", st.Interval)
+		SetPrice(&sm.Base, "stall", st.Length)
+		from := res.Costs
+		SetPrice(&from, "stall_interval", st.Interval)
+		SetPrice(&from, "stall", st.Length)
+		sm.from = &from
+		say("calibrate: stalls: %.4f a SELECT 1 transaction of %.3f ms: one every %s of CPU time; fitting again with them", st.PerTxn, st.MeanMS, nsText(st.Interval))
+		res.Costs, res.Fitted, err = sm.Fit(res.Measured)
+		if err != nil {
+			return nil, err
+		}
+	}
 	res.Residuals, err = sm.Validate(res.Costs, res.Measured)
 	if err != nil {
 		return nil, err
@@ -336,8 +394,8 @@ func (r *Result) Report(w io.Writer) {
 	}
 	for _, x := range r.Residuals {
 		if x.MeasuredP99 > 0 {
-			fmt.Fprintf(w, "p99 %-16s measured %.4f ms (%.1fx its mean), simulated %.4f ms (%.1fx): not fitted; the model has no cause for the rare stalls of a real server's tail\n",
-				x.Experiment+":", x.MeasuredP99, x.MeasuredP99/x.MeasuredMS, x.SimP99, x.SimP99/math.Max(x.SimMS, 1e-9))
+			fmt.Fprintf(w, "p99 %-16s measured %.4f ms (%.1fx its mean), simulated %.4f ms (%.1fx): not fitted (the stalls come from %s's tail)\n",
+				x.Experiment+":", x.MeasuredP99, x.MeasuredP99/x.MeasuredMS, x.SimP99, x.SimP99/math.Max(x.SimMS, 1e-9), stallExperiment)
 		}
 	}
 	for _, g := range r.AllVisibleGains() {
@@ -357,6 +415,7 @@ func (r *Result) Report(w io.Writer) {
 	if r.RoundTrip != "" {
 		fmt.Fprintf(w, "\nclient_round_trip: %s", r.RoundTrip)
 	}
+	fmt.Fprintf(w, "\nstalls: %s", r.Stalls.Text())
 	fmt.Fprintf(w, "\nos_read: %s\nclient: %s\nWAL flush (synchronous_commit on - off): %.3f ms\ncold reads: %s\n", r.OSRead, r.Client, r.Storage.WALFlushMS, r.Storage.ColdRead)
 	for _, s := range r.Skipped {
 		fmt.Fprintf(w, "skipped: %s\n", s)
@@ -429,10 +488,19 @@ const passTolerance = 0.15
 // its row of means.
 const p99Key = "p99 "
 
+// stallKey prefixes the stall estimate of a pass (tailStalls) in its row.
+const stallKey = "stalls "
+
+// notAMean reports whether a pass row's entry is not an experiment's mean
+// latency (a p99, a stall estimate).
+func notAMean(name string) bool {
+	return strings.HasPrefix(name, p99Key) || strings.HasPrefix(name, stallKey)
+}
+
 func slowestOrFastest(passes []map[string]float64) (int, float64) {
 	meds := map[string]float64{}
 	for name := range passes[0] {
-		if strings.HasPrefix(name, p99Key) {
+		if notAMean(name) {
 			continue // a pass's speed is its means'
 		}
 		var v []float64
@@ -447,7 +515,7 @@ func slowestOrFastest(passes []map[string]float64) (int, float64) {
 	for i, row := range passes {
 		var ratios []float64
 		for name, ms := range row {
-			if m := meds[name]; m > 0 && !strings.HasPrefix(name, p99Key) {
+			if m := meds[name]; m > 0 && !notAMean(name) {
 				ratios = append(ratios, ms/m)
 			}
 		}

@@ -116,7 +116,7 @@ func NewPlan(sharedBuffers int64, scale int) *Plan {
 	p.Tables = []*Table{narrow, wide, hinted, upd, ins, bulk, bulkWide, bulkPK, del}
 	scans := int(max(10, min(80, 30000/warm)))
 	p.Experiments = []Experiment{
-		{Name: "select-one", Script: "SELECT 1;\n", Warmup: 200, Transactions: 1000},
+		{Name: "select-one", Script: "SELECT 1;\n", Warmup: 200, Transactions: 3000}, // 3000: its tail measures the stalls
 		{Name: "scan-narrow", Script: "SELECT count(*) FROM cal_narrow;\n", Tables: []string{"cal_narrow"}, Warmup: 5, Transactions: scans},
 		{Name: "scan-wide", Script: "SELECT count(*) FROM cal_wide;\n", Tables: []string{"cal_wide"}, Warmup: 5, Transactions: scans},
 		{Name: "scan-hinted", Script: "SELECT count(*) FROM cal_hinted;\n", Tables: []string{"cal_hinted"}, Warmup: 5, Transactions: scans},
@@ -340,6 +340,10 @@ type Measurement struct {
 	// MS is the mean latency of the measured transactions, P99MS their
 	// 99th percentile (pgbench's per-transaction log).
 	MS, P99MS float64
+	// StallsPerTxn and StallMS are the stalls its latency tail shows
+	// (tailStalls); StallsOK is false when it shows none.
+	StallsPerTxn, StallMS float64
+	StallsOK              bool
 	// ClientCPU is pgbench's own CPU time (user and system) over the
 	// whole run, warm-up included, and Statements the statements it sent.
 	ClientCPU  time.Duration
@@ -417,7 +421,9 @@ func (pg *Pgbench) measure(ctx context.Context, s *Server, e Experiment, dir str
 	if kept == 0 {
 		return Measurement{}, fmt.Errorf("experiment %s: no measured transaction in pgbench's log:\n%s", e.Name, lastLines(out, 8))
 	}
-	return Measurement{MS: sum / float64(kept), P99MS: quantile(all, 0.99), ClientCPU: cpu, Statements: clients * n * e.statements()}, nil
+	m := Measurement{MS: sum / float64(kept), P99MS: quantile(all, 0.99), ClientCPU: cpu, Statements: clients * n * e.statements()}
+	m.StallsPerTxn, m.StallMS, m.StallsOK = tailStalls(all)
+	return m, nil
 }
 
 // statements is how many statements a transaction of e sends (\set and

@@ -77,6 +77,9 @@ func (sm *Simulator) Fit(measured map[string]float64) (model.Costs, []Fitted, er
 		return model.Costs{}, nil, fmt.Errorf("no experiment to fit")
 	}
 	cur := sm.Base
+	if sm.from != nil {
+		cur = *sm.from
+	}
 	c0 := make([]float64, len(Prices))
 	for k, key := range Prices {
 		c0[k] = Price(sm.Base, key)
@@ -84,7 +87,9 @@ func (sm *Simulator) Fit(measured map[string]float64) (model.Costs, []Fitted, er
 			// A price that is 0 by default (statement_table) starts, and
 			// is pulled towards, a typical value instead.
 			c0[k] = zeroDefaultStart(key)
-			SetPrice(&cur, key, c0[k])
+			if sm.from == nil {
+				SetPrice(&cur, key, c0[k])
+			}
 		}
 	}
 	meas := make([]float64, len(exps))

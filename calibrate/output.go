@@ -91,6 +91,10 @@ func (r *Result) CostsYAML() ([]byte, error) {
 	if r.RoundTrip != "" {
 		fmt.Fprintf(&b, "  client_round_trip: %s   # default %s; %s\n", nsText(Price(r.Costs, "client_round_trip")), nsText(Price(model.DefaultCosts(), "client_round_trip")), r.RoundTrip)
 	}
+	if r.Stalls.PerTxn > 0 {
+		fmt.Fprintf(&b, "  stall_interval: %s   # default 0 (no stalls); %s\n", nsText(Price(r.Costs, "stall_interval")), r.Stalls.Text())
+		fmt.Fprintf(&b, "  stall: %s   # default 0; a stall's mean length, from the same tail\n", nsText(Price(r.Costs, "stall")))
+	}
 	for _, f := range r.Fitted {
 		by := "no experiment: kept near its default"
 		if len(f.DeterminedBy) > 0 {
@@ -107,7 +111,7 @@ func (r *Result) CostsYAML() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("calibrate: the costs file does not load back: %v", err)
 	}
-	for _, f := range append(r.Fitted, Fitted{Key: "os_read"}, Fitted{Key: "client"}, Fitted{Key: "client_round_trip"}) {
+	for _, f := range append(r.Fitted, Fitted{Key: "os_read"}, Fitted{Key: "client"}, Fitted{Key: "client_round_trip"}, Fitted{Key: "stall_interval"}, Fitted{Key: "stall"}) {
 		if got, want := Price(costs, f.Key), Price(r.Costs, f.Key); got != want {
 			return nil, fmt.Errorf("calibrate: %s loads back as %v ns, not %v", f.Key, got, want)
 		}

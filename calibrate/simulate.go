@@ -57,6 +57,9 @@ type Simulator struct {
 	RemoteClient bool
 	// Prices are the prices to fit (nil: all of Prices).
 	Prices []string
+	// from, when set, is where Fit starts (Base stays the prices' pull
+	// centre).
+	from *model.Costs
 }
 
 // prices returns the prices the fit moves.
@@ -170,4 +173,21 @@ func (sm *Simulator) latencyP99(e Experiment, costs model.Costs) (float64, float
 		return 0, 0, fmt.Errorf("experiment %s: simulating: %w", e.Name, err)
 	}
 	return res.Totals.LatencyMS.Mean, res.Totals.LatencyMS.P99, nil
+}
+
+// cpuPerTxn simulates an experiment and returns the CPU time (ns) its
+// transactions took each, on every core (the backend's and pgbench's).
+func (sm *Simulator) cpuPerTxn(e Experiment, costs model.Costs) (float64, error) {
+	sc, err := sm.scenario(e, costs)
+	if err != nil {
+		return 0, err
+	}
+	res, err := model.Run(sc)
+	if err != nil {
+		return 0, fmt.Errorf("experiment %s: simulating: %w", e.Name, err)
+	}
+	if res.Totals.Transactions == 0 {
+		return 0, fmt.Errorf("experiment %s: no simulated transaction", e.Name)
+	}
+	return res.Totals.CPU.BusySeconds * 1e9 / float64(res.Totals.Transactions), nil
 }

@@ -84,3 +84,49 @@ func TestCPUWakeupPrice(t *testing.T) {
 		t.Errorf("eight clients: %.0f tps with the price, %.0f without; want nearly the same", b, a)
 	}
 }
+
+// costs.stall_interval and costs.stall: stalls arrive as a Poisson process
+// in CPU time, each of exponentially distributed length, on whatever burst
+// runs then. With one client on two cores running SELECT 1: the stall count is the busy
+// time over the interval (a Poisson count, within four standard
+// deviations), the mean latency grows by the stall time per transaction,
+// busy time by the stalls' total, and the latency tail stretches (p99
+// well above the mean, where fixed prices keep it near the mean). The
+// same seed gives the same stalls; another seed other ones.
+func TestCPUStalls(t *testing.T) {
+	const doc = `name: select-one
+seed: 1
+server: {autovacuum: false, cpus: 2}
+tables: {pgbench: {scale: 0}}
+workload:
+  phases:
+    - {name: run, transactions: 20000, script: {text: "SELECT 1;\n"}}
+`
+	plain := bhRunYAML(t, doc, "workload.phases.run.transactions=20000")
+	stalled := bhRunYAML(t, doc, "workload.phases.run.transactions=20000", "costs.stall_interval=1ms", "costs.stall=200us")
+	p, s := plain.Totals, stalled.Totals
+	if p.CPU.Stalls != 0 {
+		t.Errorf("no stall price, %d stalls", p.CPU.Stalls)
+	}
+	// Busy time without the stalls, over the interval.
+	want := p.CPU.BusySeconds / 1e-3
+	if n := float64(s.CPU.Stalls); math.Abs(n-want) > 4*math.Sqrt(want) {
+		t.Errorf("%d stalls in %.3f s of CPU with one every 1 ms on average, want %.0f +- %.0f", s.CPU.Stalls, p.CPU.BusySeconds, want, 4*math.Sqrt(want))
+	}
+	stallS := s.CPU.BusySeconds - p.CPU.BusySeconds
+	if perStall := stallS / float64(s.CPU.Stalls); math.Abs(perStall-200e-6) > 4*200e-6/math.Sqrt(float64(s.CPU.Stalls)) {
+		t.Errorf("the stalls held the cores %.1f us each on average, want 200 us (exponential)", perStall*1e6)
+	}
+	if d, w := s.LatencyMS.Mean-p.LatencyMS.Mean, stallS*1e3/float64(s.Transactions); math.Abs(d-w) > 0.05*w {
+		t.Errorf("mean latency grew %.4f ms, want the stalls' %.4f ms per transaction", d, w)
+	}
+	t.Logf("p99/mean: %.2f without stalls, %.2f with", p.LatencyMS.P99/p.LatencyMS.Mean, s.LatencyMS.P99/s.LatencyMS.Mean)
+	if p.LatencyMS.P99 > 1.2*p.LatencyMS.Mean || s.LatencyMS.P99 < 2*s.LatencyMS.Mean {
+		t.Errorf("p99 %.4f ms of mean %.4f without stalls, %.4f of %.4f with: want the stalls to make the tail", p.LatencyMS.P99, p.LatencyMS.Mean, s.LatencyMS.P99, s.LatencyMS.Mean)
+	}
+	again := bhRunYAML(t, doc, "workload.phases.run.transactions=20000", "costs.stall_interval=1ms", "costs.stall=200us")
+	other := bhRunYAML(t, doc, "workload.phases.run.transactions=20000", "costs.stall_interval=1ms", "costs.stall=200us", "seed=2")
+	if again.Totals.LatencyMS != s.LatencyMS || other.Totals.LatencyMS == s.LatencyMS {
+		t.Errorf("same seed: %+v then %+v; seed 2: %+v", s.LatencyMS, again.Totals.LatencyMS, other.Totals.LatencyMS)
+	}
+}

@@ -70,7 +70,12 @@ func RunWith(sc Scenario, opt Options) (*Result, error) {
 type engine struct {
 	sc    Scenario
 	costs Costs
-	ver   int // e.g. 904 for 9.4, 1700 for 17
+	// stallRNG draws the CPU's stalls (workload.go stalls); untilStall
+	// is the CPU time left until the next one.
+	stallRNG   *rand.Rand
+	untilStall int64
+	stallCount int64
+	ver        int // e.g. 904 for 9.4, 1700 for 17
 
 	k         *sim.Kernel
 	cat       *catalog.Catalog

@@ -71,6 +71,7 @@ const (
 	cCkptRequested
 	cCtxSwitches
 	cCPUWakeups
+	cCPUStalls
 	nCounters
 )
 
@@ -160,6 +161,7 @@ func (e *engine) snapshot() counters {
 	cs := e.cpuRes.Stats()
 	// A core waking from idle holds it but runs nothing: not busy time.
 	c.f[fCPUBusy], c.n[cCtxSwitches], c.n[cCPUWakeups] = cs.BusyNs-cs.WakeNs, int64(cs.Switches), int64(cs.Wakeups)
+	c.n[cCPUStalls] = e.stallCount
 	c.f[fDiskBusy], c.f[fDiskQueue] = e.dataDev.Resource().Stats().BusyNs, e.dataDev.QueueNs()
 	if e.walDev != e.dataDev {
 		c.n[cWALWrites] = int64(e.walDev.Stats.Writes)
@@ -411,6 +413,7 @@ func (e *engine) metrics(c counters, rel []relCounters, dur int64, txns, skipped
 	m.CPU.BusySeconds = round6(c.f[fCPUBusy] / 1e9)
 	m.CPU.ContextSwitches = c.n[cCtxSwitches]
 	m.CPU.Wakeups = c.n[cCPUWakeups]
+	m.CPU.Stalls = c.n[cCPUStalls]
 	m.Visibility = Visibility{
 		TuplesChecked:      c.n[cTuplesChecked],
 		AllVisibleSkips:    c.n[cAllVisibleSkips],

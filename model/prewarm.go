@@ -46,6 +46,7 @@ func (e *engine) prewarm(n int64) bool {
 	// before): growing it by doubling copied it over and over.
 	keep := int(max(e.os.Config().CapacityPages, 1))
 	reads := make([]int32, 0, min(2*keep+1<<16, int(min(n, 1<<26))*2+1<<12))
+	var seen []uint64 // LastDistinct's scratch
 	touch := func(gid int32, now int64) {
 		if s := p.Lookup(gid); s >= 0 {
 			// A shared-buffer hit never reaches the kernel: the page
@@ -63,7 +64,7 @@ func (e *engine) prewarm(n int64) bool {
 		p.Unpin(s)
 		reads = append(reads, gid)
 		if len(reads) >= 2*keep+1<<16 {
-			reads = oscache.LastDistinct(reads, keep)
+			reads, seen = oscache.LastDistinct(reads, keep, seen)
 		}
 	}
 	// The server has been running the workload: its connections have read

@@ -392,6 +392,10 @@ type CPU struct {
 	// their core idle and waited costs.cpu_wakeup for it to wake (counted
 	// only when that price is set; the wake is not busy time).
 	Wakeups int64 `json:"wakeups,omitempty"`
+	// Stalls counts the CPU's stalls (costs.stall_interval, costs.stall;
+	// counted only when both are set): the stall holds its core and is
+	// busy time.
+	Stalls int64 `json:"stalls,omitempty"`
 }
 
 // distOf summarises a histogram of nanosecond values in milliseconds.

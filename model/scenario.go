@@ -401,6 +401,19 @@ type Costs struct {
 	// client's latency exceed what several clients' throughput says the
 	// CPU work costs. 0 by default (simulate calibrate fits it).
 	CPUWakeup int64 `yaml:"cpu_wakeup" unit:"duration" range:"0,1s"`
+	// StallInterval and Stall describe the rare stalls of a real server's
+	// CPU (the hypervisor running another guest on the vCPU, an interrupt
+	// storm, a page fault's reclaim): while a process runs, stalls arrive
+	// at random with StallInterval of CPU time between them on average (a
+	// Poisson process in CPU time, counted over every burst on every
+	// core), and each holds the core for an exponentially distributed
+	// time of mean Stall. They make a real server's latency tail: one
+	// client's select-only transactions at a p99 twice their mean, where
+	// fixed prices alone give 1.0x. 0 (no stalls) by default; simulate
+	// calibrate measures both from the tail of its SELECT 1 experiment
+	// (docs/calibration.md).
+	StallInterval int64 `yaml:"stall_interval" unit:"duration" range:"0,1000s"`
+	Stall         int64 `yaml:"stall" unit:"duration" range:"0,1s"`
 
 	// FSMPage is one free-space-map page visited by a search or an update
 	// (fsm_search_avail, fsm_set_avail).

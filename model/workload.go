@@ -115,6 +115,9 @@ func (th *thread) run(b *backend) {
 // burst of a process that slept on a message (woke says so),
 // costs.cpu_wakeup when the core sat idle.
 func (e *engine) cpuRequest(c int64, owner int32, woke bool, h sim.Handler, arg int64) {
+	if e.costs.StallInterval > 0 && e.costs.Stall > 0 {
+		c += e.stalls(c)
+	}
 	wake := int64(0)
 	if woke {
 		wake = e.costs.CPUWakeup
@@ -124,6 +127,29 @@ func (e *engine) cpuRequest(c int64, owner int32, woke bool, h sim.Handler, arg 
 		return
 	}
 	e.cpuRes.Request(c, h, arg)
+}
+
+// stalls returns the stall time a CPU burst of c ns suffers
+// (costs.stall_interval, costs.stall): the stalls of a Poisson process in
+// CPU time, counted over every burst in the order they are requested,
+// that fall within this burst, each of exponentially distributed length.
+// The draws come from a stream of their own, so stalls change no other
+// random choice of the run.
+func (e *engine) stalls(c int64) int64 {
+	draw := func(mean int64) int64 { return int64(e.stallRNG.ExpFloat64() * float64(mean)) }
+	if e.stallRNG == nil {
+		e.stallRNG = sim.NewStream(uint64(e.sc.Seed), e.sc.Replicate, "cpu/stalls")
+		e.untilStall = draw(e.costs.StallInterval)
+	}
+	var add int64
+	for e.untilStall <= c {
+		c -= e.untilStall
+		add += draw(e.costs.Stall)
+		e.stallCount++
+		e.untilStall = draw(e.costs.StallInterval)
+	}
+	e.untilStall -= c
+	return add
 }
 
 // release frees the thread for the next queued client.

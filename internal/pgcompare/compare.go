@@ -612,6 +612,17 @@ includes the first touch of shared memory after a restart: a buffer that
 the server has not used since it started is a page fault of its shared
 memory segment, which on the development machine's virtual machine made a
 bulk statement two to five times slower on some days than on others.
+The I/O timings (track_io_timing is on) are the statement's EXPLAIN "I/O
+Read Time" / "I/O Write Time" (the simulator's buffer_usage.blk_read_time,
+blk_write_time) and pg_stat_database's blk_read_time / blk_write_time,
+which adds each I/O in whole microseconds: reads from the page cache that
+take under a microsecond count nothing there, so PostgreSQL's database
+figure is well below its EXPLAIN figure for a scan through the ring, as the
+model's is when costs.os_read is under a microsecond. With the default
+os_read (2 us) a read from the page cache takes twice what it took here;
+under CPU contention (the pgbench cases) PostgreSQL's timed system calls
+also include the time the process was preempted in them, which the model's
+do not (a read's time is its copy's price plus the device's wait).
 Regenerate this page with
 
     go run ./cmd/pgcompare -out docs/fidelity.md

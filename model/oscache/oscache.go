@@ -268,27 +268,40 @@ func (c *Cache) Warm(gid int32) { c.touch(gid) }
 // LastDistinct returns the last capacity distinct pages of seq, each at
 // its last position, in order: WarmAll of the result leaves a cache of
 // that capacity (with nothing dirty) as WarmAll of seq would, so a caller
-// collecting a long sequence can shorten it as it goes.
-// Page ids are dense from 0, so the pages seen are a bitset (a map cost a
-// tenth of a scale-5000 seed run's wall time here).
-func LastDistinct(seq []int32, capacity int) []int32 {
-	out := make([]int32, 0, min(capacity, len(seq)))
+// collecting a long sequence can shorten it as it goes. It works in place:
+// the result is seq[:n] and the rest of seq is overwritten, so a caller
+// appending to it keeps one buffer (a copy per call made the prewarm grow
+// it by doubling, again and again). seen is scratch space for a bitset of
+// the page ids (dense from 0: a map cost a tenth of a scale-5000 seed
+// run's wall time here), returned for the next call.
+func LastDistinct(seq []int32, capacity int, seen []uint64) ([]int32, []uint64) {
 	if len(seq) == 0 {
-		return out
+		return seq, seen
 	}
 	if slices.Min(seq) < 0 {
 		panic("oscache.LastDistinct: negative page id")
 	}
-	seen := make([]uint64, int(slices.Max(seq))/64+1)
-	for i := len(seq) - 1; i >= 0 && len(out) < capacity; i-- {
+	words := int(slices.Max(seq))/64 + 1
+	if cap(seen) < words {
+		seen = make([]uint64, words)
+	} else {
+		seen = seen[:words]
+		clear(seen)
+	}
+	// Walking backwards, the kept pages fill seq from its end: w never
+	// passes i, so no entry is overwritten before it is read.
+	w, kept := len(seq), 0
+	for i := len(seq) - 1; i >= 0 && kept < capacity; i-- {
 		g := seq[i]
 		if seen[g>>6]&(1<<(g&63)) == 0 {
 			seen[g>>6] |= 1 << (g & 63)
-			out = append(out, g)
+			w--
+			seq[w] = g
+			kept++
 		}
 	}
-	slices.Reverse(out)
-	return out
+	n := copy(seq, seq[w:])
+	return seq[:n], seen
 }
 
 // WarmAll is Warm of every page of seq in order, computed at once. An LRU's
