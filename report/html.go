@@ -3,6 +3,8 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -95,6 +97,20 @@ func Page(sc model.Scenario, res *model.Result) plots.Page {
 	}
 	if len(res.Checkpoints) > 0 {
 		p.Sections = append(p.Sections, plots.Section{Heading: "Checkpoints", Table: checkpointTable(res)})
+	}
+	dbTable, usageTable := statDatabaseTables(res)
+	p.Sections = append(p.Sections, plots.Section{Heading: "pg_stat_database (times in ms, as with track_io_timing on)", Table: dbTable},
+		plots.Section{Heading: "The client backends' buffer and WAL usage: EXPLAIN (ANALYZE, BUFFERS, WAL), pg_stat_statements", Table: usageTable})
+	if blocks, tuples := relationTables(res); blocks != nil {
+		p.Sections = append(p.Sections, plots.Section{Heading: "Per relation, run totals: pg_statio_user_tables and pg_statio_user_indexes", Table: blocks},
+			plots.Section{Heading: "Per relation, run totals: pg_stat_user_tables, and the size at the end (pages)", Table: tuples})
+	}
+	if counts, times := statIOTables(res); counts != nil {
+		p.Sections = append(p.Sections, plots.Section{Heading: "pg_stat_io (object relation), run totals", Table: counts},
+			plots.Section{Heading: "pg_stat_io's times (ms, as with track_io_timing on), run totals", Table: times})
+	}
+	if tb := buffercacheTable(res); tb != nil {
+		p.Sections = append(p.Sections, plots.Section{Heading: "pg_buffercache at the end: the relations with the most buffers, by usage count", Table: tb})
 	}
 	p.Sections = append(p.Sections, plots.Section{Heading: "Files", Links: []plots.Link{
 		{Text: "summary.json", Href: "summary.json"}, {Text: "timeseries.csv", Href: "timeseries.csv"},
@@ -224,6 +240,127 @@ func buffersTable(res *model.Result) *plots.Table {
 				strconv.FormatInt(m.Buffers.Clean, 10), strconv.FormatInt(m.Buffers.Checkpoint, 10), f4(m.OSCache.HitRatio), f3(m.Disk.Utilisation)}
 		}),
 	}
+}
+
+// statDatabaseTables are pg_stat_database's buffer and I/O-time columns,
+// and the client backends' pgBufferUsage and pgWalUsage, per phase
+// (docs/metrics.md).
+func statDatabaseTables(res *model.Result) (db, usage *plots.Table) {
+	ms := func(v *float64) string {
+		if v == nil {
+			return ""
+		}
+		return f3(*v)
+	}
+	i := func(v int64) string { return strconv.FormatInt(v, 10) }
+	db = &plots.Table{
+		Header: []string{"phase", "blks_hit", "blks_read", "blk_read_time", "blk_write_time"},
+		Rows: phaseRows(res, func(_ float64, m model.Metrics) []string {
+			d := m.PGStatDatabase
+			return []string{i(d.BlksHit), i(d.BlksRead), ms(d.BlkReadTime), ms(d.BlkWriteTime)}
+		}),
+	}
+	usage = &plots.Table{
+		Header: []string{"phase", "shared hit", "read", "dirtied", "written", "I/O read ms", "I/O write ms", "WAL records", "FPI", "bytes"},
+		Rows: phaseRows(res, func(_ float64, m model.Metrics) []string {
+			u, w := m.BufferUsage, m.WALUsage
+			return []string{i(u.SharedBlksHit), i(u.SharedBlksRead), i(u.SharedBlksDirtied), i(u.SharedBlksWritten), ms(u.BlkReadTime), ms(u.BlkWriteTime),
+				i(w.Records), i(w.FPI), i(w.Bytes)}
+		}),
+	}
+	return db, usage
+}
+
+// maxRelationRows bounds the per-relation tables (a scenario may have
+// thousands of tables); summary.json has them all.
+const maxRelationRows = 50
+
+// relationTables are every user table's (and its primary key's) block and
+// row statistics over the run, the most accessed first; nil without
+// tables.
+func relationTables(res *model.Result) (blocks, tuples *plots.Table) {
+	m := res.Totals
+	if len(m.StatioTables) == 0 {
+		return nil, nil
+	}
+	tup := map[string]model.TableStats{}
+	for _, t := range m.StatUserTables {
+		tup[t.Relname] = t
+	}
+	pages := map[string]int64{}
+	for _, r := range m.RelationSize {
+		pages[r.Kind+" "+r.Relname] = r.Main
+	}
+	rows := slices.Clone(m.StatioTables)
+	sort.SliceStable(rows, func(a, b int) bool {
+		x, y := rows[a], rows[b]
+		return x.HeapBlksHit+x.HeapBlksRead+x.IdxBlksHit+x.IdxBlksRead > y.HeapBlksHit+y.HeapBlksRead+y.IdxBlksHit+y.IdxBlksRead
+	})
+	blocks = &plots.Table{Header: []string{"relname", "heap_blks_hit", "heap_blks_read", "hit ratio", "idx_blks_hit", "idx_blks_read", "hit ratio"}, Sortable: true}
+	tuples = &plots.Table{Header: []string{"relname", "n_tup_ins", "n_tup_upd", "n_tup_hot_upd", "n_tup_del", "table pages"}, Sortable: true}
+	i := func(v int64) string { return strconv.FormatInt(v, 10) }
+	ratio := func(hit, read int64) string {
+		if hit+read == 0 {
+			return ""
+		}
+		return f4(float64(hit) / float64(hit+read))
+	}
+	for n, r := range rows {
+		if n == maxRelationRows {
+			more := []string{fmt.Sprintf("(%d more in summary.json)", len(rows)-n)}
+			blocks.Rows, tuples.Rows = append(blocks.Rows, more), append(tuples.Rows, more)
+			break
+		}
+		t := tup[r.Relname]
+		blocks.Rows = append(blocks.Rows, []string{r.Relname, i(r.HeapBlksHit), i(r.HeapBlksRead), ratio(r.HeapBlksHit, r.HeapBlksRead), i(r.IdxBlksHit), i(r.IdxBlksRead), ratio(r.IdxBlksHit, r.IdxBlksRead)})
+		tuples.Rows = append(tuples.Rows, []string{r.Relname, i(t.NTupIns), i(t.NTupUpd), i(t.NTupHotUpd), i(t.NTupDel), i(pages["table "+r.Relname])})
+	}
+	return blocks, tuples
+}
+
+// statIOTables are pg_stat_io's rows over the run (16+), the counts and
+// the times; nil before 16.
+func statIOTables(res *model.Result) (counts, times *plots.Table) {
+	if len(res.Totals.PGStatIO) == 0 {
+		return nil, nil
+	}
+	counts = &plots.Table{Header: []string{"backend_type", "context", "reads", "writes", "extends", "hits", "evictions", "reuses", "fsyncs"}}
+	times = &plots.Table{Header: []string{"backend_type", "context", "read_time", "write_time", "extend_time", "fsync_time"}}
+	i := func(v int64) string { return strconv.FormatInt(v, 10) }
+	for _, r := range res.Totals.PGStatIO {
+		counts.Rows = append(counts.Rows, []string{r.BackendType, r.Context, i(r.Reads), i(r.Writes), i(r.Extends), i(r.Hits), i(r.Evictions), i(r.Reuses), i(r.Fsyncs)})
+		times.Rows = append(times.Rows, []string{r.BackendType, r.Context, f3(r.ReadTime), f3(r.WriteTime), f3(r.ExtendTime), f3(r.FsyncTime)})
+	}
+	return counts, times
+}
+
+// buffercacheTable is pg_buffercache's relations at the end of the run;
+// nil when no buffer is used.
+func buffercacheTable(res *model.Result) *plots.Table {
+	bc := res.Totals.PGBuffercache
+	if len(bc.Relations) == 0 {
+		return nil
+	}
+	width := 0
+	for _, r := range bc.Relations {
+		width = max(width, len(r.UsageCounts))
+	}
+	tb := &plots.Table{Header: []string{"relname", "buffers"}}
+	for u := range width {
+		tb.Header = append(tb.Header, fmt.Sprintf("usage_count %d", u))
+	}
+	for _, r := range bc.Relations {
+		row := []string{r.Relname, strconv.FormatInt(r.Buffers, 10)}
+		for u := range width {
+			v := int64(0)
+			if u < len(r.UsageCounts) {
+				v = r.UsageCounts[u]
+			}
+			row = append(row, strconv.FormatInt(v, 10))
+		}
+		tb.Rows = append(tb.Rows, row)
+	}
+	return tb
 }
 
 func checkpointTable(res *model.Result) *plots.Table {
