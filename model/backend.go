@@ -640,7 +640,7 @@ func (b *backend) pinStep() (int32, bool) {
 		case psVictimWritten:
 			// FlushBuffer's smgrwrite: the pwrite and any wait for the
 			// kernel's dirty limit.
-			e.noteIOTime(b.backendType(), ringContext(b.pinRing), ioWrite, e.costs.OSWrite+now-b.waitFrom)
+			b.noteIOTime(ringContext(b.pinRing), ioWrite, e.costs.OSWrite+now-b.waitFrom)
 			b.ps = psAssign
 		case psAssign:
 			s := b.victim
@@ -705,11 +705,11 @@ func (b *backend) pinStep() (int32, bool) {
 			if b.ps == psRead {
 				// ReadBuffer_common's smgrread: the copy out of the page
 				// cache and any wait for the device.
-				e.noteIOTime(b.backendType(), ringContext(b.pinRing), ioRead, e.costs.OSRead+now-b.waitFrom)
+				b.noteIOTime(ringContext(b.pinRing), ioRead, e.costs.OSRead+now-b.waitFrom)
 			} else if !b.extFallocate {
 				// smgrextend writing the new page (a fallocated one took
 				// no time in the model).
-				e.noteIOTime(b.backendType(), ringContext(b.pinRing), ioExtend, e.costs.OSWrite+now-b.waitFrom)
+				b.noteIOTime(ringContext(b.pinRing), ioExtend, e.costs.OSWrite+now-b.waitFrom)
 			}
 			s := b.pinSlot
 			p.ReadDone(s)

@@ -245,7 +245,7 @@ func (b *bgwriter) written() {
 	// FlushBuffer's smgrwrite: the pwrite (its price, though the
 	// background writer's CPU is not modelled) and any wait for the
 	// kernel's dirty limit.
-	e.noteIOTime(btBgwriter, ctxNormal, ioWrite, e.costs.OSWrite+e.k.Now()-b.writeFrom)
+	e.noteIOTime(btBgwriter, ctxNormal, ioWrite, e.costs.OSWrite+e.k.Now()-b.writeFrom, false)
 	e.pool.Frames.Pins[b.writing]--
 	b.writing = -1
 	b.numWritten++

@@ -178,7 +178,7 @@ func (c *checkpointer) OnEvent(arg int64) {
 		c.writeLoop()
 	case arg == ckEvSyncDone:
 		// ProcessSyncRequests times each file's fsync.
-		c.e.noteIOTime(btCheckpointer, ctxNormal, ioFsync, c.e.k.Now()-c.writeFrom)
+		c.e.noteIOTime(btCheckpointer, ctxNormal, ioFsync, c.e.k.Now()-c.writeFrom, false)
 		c.syncNext++
 		c.syncLoop()
 	}
@@ -309,7 +309,7 @@ func (c *checkpointer) writeOne() {
 func (c *checkpointer) afterWrite() {
 	e := c.e
 	// FlushBuffer's smgrwrite, as the background writer's (bgwriter.written).
-	e.noteIOTime(btCheckpointer, ctxNormal, ioWrite, e.costs.OSWrite+e.k.Now()-c.writeFrom)
+	e.noteIOTime(btCheckpointer, ctxNormal, ioWrite, e.costs.OSWrite+e.k.Now()-c.writeFrom, false)
 	it := c.items[c.next]
 	e.pool.Frames.Pins[it.slot]--
 	c.next++

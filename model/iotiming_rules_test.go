@@ -189,3 +189,38 @@ func TestIOTimingAsynchronousReads(t *testing.T) {
 		t.Errorf("io_uring: pg_stat_io client backend/bulkread %+v, want read_time %.6f", row, uringRead)
 	}
 }
+
+// The catalog lookups of a new connection and of a statement's first plan
+// read pages too: their time counts in pg_stat_database (the backend's
+// database, the shared catalogs' reads included: the time is the
+// process's, not the relation's) and not in the statement's EXPLAIN "I/O
+// Timings" (planning's buffers are shown apart), as their blocks are not
+// in its shared_blks_read. Every read here comes from a 1 ms device.
+func TestIOTimingCatalogReadsArePlanning(t *testing.T) {
+	const osRead = 2000
+	sc := rtIdleScenario(4096, 2000)
+	sc.Server.Version = "15"
+	sc.Server.SystemCatalogs = true
+	sc.Costs.OSRead = osRead
+	sc.OS.ReadAhead = 0
+	sc.Storage.Data = DeviceConfig{Preset: "custom", Channels: 1, ReadTime: 1_000_000, WriteTime: 1_000_000, SeqTime: 1_000_000, FlushTime: 1_000_000, Scheduler: "fifo"}
+	sc.Workload.Phases[0] = Phase{Name: "fetch", Clients: 1, Threads: 1, Transactions: 1, Restart: true, DropOSCache: true,
+		Script: Script{Steps: []Step{{Select: &KeyStep{Table: "t", Pick: "client", Key: "1000"}}}}}
+	_, r := rtRun(t, sc)
+	ph := r.Phases[0]
+	perRead := float64(1_000_000+osRead) / 1e6
+	stmt := ph.BufferUsage.SharedBlksRead
+	all := ph.PGStatDatabase.BlksRead + ph.PGStatDatabaseShared.BlksRead
+	if all <= stmt || ph.OSCache.Misses != all {
+		t.Fatalf("%d blocks read in all (%d page-cache misses), %d by the statement: want the catalogs' reads too, all from the device", all, ph.OSCache.Misses, stmt)
+	}
+	if got, want := *ph.BufferUsage.BlkReadTime, float64(stmt)*perRead; math.Abs(got-want) > 1e-9 {
+		t.Errorf("buffer_usage.blk_read_time %.6f ms, want the statement's %d reads: %.6f", got, stmt, want)
+	}
+	if got, want := *ph.PGStatDatabase.BlkReadTime, float64(all)*perRead; math.Abs(got-want) > 1e-6 {
+		t.Errorf("pg_stat_database.blk_read_time %.3f ms, want all %d reads of the session: %.3f", got, all, want)
+	}
+	if got := *ph.PGStatDatabaseShared.BlkReadTime; got != 0 {
+		t.Errorf("the shared objects' row has %.3f ms of read time, want 0", got)
+	}
+}

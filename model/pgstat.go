@@ -220,31 +220,43 @@ const (
 // microseconds per I/O (pgstat_count_buffer_read_time(
 // INSTR_TIME_GET_MICROSEC(io_time))). From 17 an extension's time counts
 // as write time there too; up to 15 extensions are not timed at all.
-// Fsyncs count in pg_stat_io only.
-func (e *engine) noteIOTime(bt, ctx, op int, d int64) {
+// Fsyncs count in pg_stat_io only. The I/O of a connection's or a plan's
+// catalog lookups (planning) is left out of pgBufferUsage as their
+// buffers are (noteAccess: EXPLAIN shows them under "Planning"), and
+// counted in the views.
+func (e *engine) noteIOTime(bt, ctx, op int, d int64, planning bool) {
 	if d <= 0 {
 		return
 	}
 	io := &e.stats.io[bt][ctx]
 	u := &e.stats.usage[bt]
+	var usage *int64 // pgBufferUsage's time, unless planning
 	switch op {
 	case ioRead:
 		io.readNs += d
-		u.readNs += d
 		u.readUs += d / 1000
+		usage = &u.readNs
 	case ioWrite:
 		io.writeNs += d
-		u.writeNs += d
 		u.writeUs += d / 1000
+		usage = &u.writeNs
 	case ioExtend:
 		io.extendNs += d
 		if e.ver >= 1700 {
-			u.writeNs += d
 			u.writeUs += d / 1000
+			usage = &u.writeNs
 		}
 	case ioFsync:
 		io.fsyncNs += d
 	}
+	if usage != nil && !planning {
+		*usage += d
+	}
+}
+
+// noteIOTime counts one of b's I/Os (engine.noteIOTime).
+func (b *backend) noteIOTime(ctx, op int, d int64) {
+	b.e.noteIOTime(b.backendType(), ctx, op, d, b.catalogWork)
 }
 
 // RelationStats is one relation's row of pg_statio_user_tables.

@@ -195,7 +195,7 @@ func (b *backend) streamNextBuffer(t *table, write bool) (blk, slot int32, miss,
 			return -1, -1, false, false
 		}
 		// WaitReadBuffers' smgrreadv: the copies and the wait.
-		e.noteIOTime(b.backendType(), ringContext(st.ring), ioRead, e.costs.OSRead*int64(st.ioN)+e.k.Now()-b.waitFrom)
+		b.noteIOTime(ringContext(st.ring), ioRead, e.costs.OSRead*int64(st.ioN)+e.k.Now()-b.waitFrom)
 		for i := st.io; i < st.io+st.ioN; i++ {
 			e.pool.ReadDone(st.slots[i])
 			e.wakeIOWaiters(st.slots[i])
@@ -404,7 +404,7 @@ func (b *backend) streamNextBufferAsync(t *table, write bool) (blk, slot int32, 
 		// (AsyncReadBuffers counted the read, timing only its
 		// submission, which costs nothing in the model).
 		as.timed = true
-		b.e.noteIOTime(b.backendType(), ringContext(st.ring), ioRead, b.e.k.Now()-b.waitFrom)
+		b.noteIOTime(ringContext(st.ring), ioRead, b.e.k.Now()-b.waitFrom)
 	}
 	if !b.aioLookAhead(t, write) {
 		return -1, -1, false, false
