@@ -370,6 +370,9 @@ func (e *engine) run(opt Options) (*Result, error) {
 		}
 		opt.ProgressLine(fmt.Sprintf("tables: %d relations built, %d pages (%s)", e.cat.NumRelations(), pages, SizeText(pages*8192)))
 	}
+	if e.sc.OS.Start == "loaded" {
+		e.loadPageCache()
+	}
 	if !e.prewarm(e.sc.Workload.Prewarm) {
 		return nil, ErrInterrupted
 	}

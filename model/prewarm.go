@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/pgbufsim/pgbufsim/model/bufpool"
 	"github.com/pgbufsim/pgbufsim/model/catalog"
@@ -143,4 +144,25 @@ func (e *engine) prewarm(n int64) bool {
 	e.os.Stats.Hits, e.os.Stats.Misses, e.os.Stats.Evictions = 0, 0, 0
 	e.k.RunUntil(n * gap)
 	return true
+}
+
+// loadPageCache puts every relation's pages in the OS page cache, clean,
+// in the order they were created (os.start: loaded): the system catalogs,
+// then each table with its indexes and forks as the build made them; when
+// they do not all fit, the cache keeps the last ones, as an LRU fed the
+// load would. The counters start at 0 after it.
+func (e *engine) loadPageCache() {
+	// Every page is distinct: the cache keeps the last CapacityPages, so
+	// only those are listed (walking back from the last relation).
+	capacity := int(max(e.os.Config().CapacityPages, 0))
+	gids := make([]int32, 0, min(capacity, 1<<20))
+	for r := e.cat.NumRelations() - 1; r >= 0 && len(gids) < capacity; r-- {
+		rel := catalog.RelID(r)
+		for blk := e.cat.Rel(rel).NBlocks - 1; blk >= 0 && len(gids) < capacity; blk-- {
+			gids = append(gids, e.cat.GID(rel, blk))
+		}
+	}
+	slices.Reverse(gids)
+	e.os.WarmAll(gids)
+	e.os.Stats.Hits, e.os.Stats.Misses, e.os.Stats.Evictions = 0, 0, 0
 }

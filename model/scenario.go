@@ -185,6 +185,12 @@ type OS struct {
 	// reads of a file read ahead of a sequential reader in windows growing
 	// up to it (mm/readahead.c); 0 turns readahead off.
 	ReadAhead int64 `yaml:"read_ahead" unit:"bytes" range:"0,1GB"`
+	// Start is the page cache's state when the run starts: "cold" (empty,
+	// as after a reboot) or "loaded" (every relation's pages, clean, as a
+	// load and a CHECKPOINT leave them on a running machine: CREATE TABLE
+	// and INSERT, COPY, pgbench -i; the last ones loaded when they do not
+	// all fit).
+	Start string `yaml:"start" enum:"cold|loaded"`
 }
 
 // Storage names the devices under the data directory and the WAL.
@@ -797,6 +803,7 @@ func DefaultScenario() Scenario {
 			NrRequests:              128,
 			MaxWritebackBatch:       512 << 10,
 			ReadAhead:               128 << 10,
+			Start:                   "cold",
 		},
 		Storage: Storage{
 			Data: DeviceConfig{Preset: "sata-ssd", Scheduler: "fifo"},

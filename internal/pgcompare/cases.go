@@ -101,6 +101,9 @@ func scanSQL(table string) []string {
 // base is the scenario header every case shares: a server like the one
 // Start makes (autovacuum off, defaults otherwise), one client per phase,
 // and the readahead and largest request of the device the clusters live on.
+// Its page cache starts loaded (os.start): each case creates and fills its
+// tables in PostgreSQL on a running machine, so their pages sit in the OS
+// page cache unless a step drops it.
 func base(name, version, sharedBuffers string) string {
 	device := ""
 	if q, ok := scratchQueue(); ok {
@@ -109,7 +112,7 @@ func base(name, version, sharedBuffers string) string {
 	return fmt.Sprintf(`name: fidelity-%s
 seed: 1
 server: {version: "%s", shared_buffers: %s, cpus: 2, autovacuum: false}
-os: {page_cache: 2GB%s}
+os: {page_cache: 2GB, start: loaded%s}
 `, name, version, sharedBuffers, device)
 }
 
