@@ -74,11 +74,13 @@ type Result struct {
 	Stalls Stalls
 }
 
-// Stalls is the stall estimate: stalls per SELECT 1 transaction and their
-// mean length (the median over the passes, tailStalls), the CPU time a
-// simulated SELECT 1 transaction takes, and from them the prices; Why says
-// why there are none when PerTxn is 0.
+// Stalls is the stall estimate: the SELECT 1 latency tail (each quantile
+// the median over the passes), the stalls per transaction and their mean
+// length that match it (stalls), the CPU time a simulated SELECT 1
+// transaction takes, and from them the prices; Why says why there are
+// none when PerTxn is 0.
 type Stalls struct {
+	Tail             latencyTail
 	PerTxn, MeanMS   float64
 	CPUPerTxnNs      float64
 	Interval, Length float64 // ns
@@ -201,8 +203,8 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 			if e.HeldOut && e.Builtin != "" {
 				row[p99Key+e.Name] = m.P99MS
 			}
-			if e.Name == stallExperiment && m.StallsOK {
-				row[stallKey+"per_txn"], row[stallKey+"ms"] = m.StallsPerTxn, m.StallMS
+			if e.Name == stallExperiment && m.TailOK {
+				row[stallKey+"p50"], row[stallKey+"p90"], row[stallKey+"p99"], row[stallKey+"p99.9"] = m.Tail.Med, m.Tail.P90, m.Tail.P99, m.Tail.P999
 			}
 			say("calibrate: pass %d/%d %-12s %.4f ms", pass, opts.Passes, e.Name, ms)
 		}
@@ -271,16 +273,26 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 			res.P99[e.Name] = median(p)
 		}
 	}
-	var perTxn, stallMS []float64
+	// The stalls from the SELECT 1 tail: each of its quantiles the median
+	// over the passes (a pass's 99.9th percentile is one of its few
+	// slowest transactions), then matched (stalls).
+	var tails [4][]float64
 	for _, row := range kept {
-		if v, ok := row[stallKey+"per_txn"]; ok {
-			perTxn, stallMS = append(perTxn, v), append(stallMS, row[stallKey+"ms"])
+		if _, ok := row[stallKey+"p99"]; ok {
+			for i, q := range []string{"p50", "p90", "p99", "p99.9"} {
+				tails[i] = append(tails[i], row[stallKey+q])
+			}
 		}
 	}
-	if len(perTxn) > len(kept)/2 {
-		res.Stalls.PerTxn, res.Stalls.MeanMS = median(perTxn), median(stallMS)
+	if len(tails[0]) > len(kept)/2 {
+		st := &res.Stalls
+		st.Tail = latencyTail{Med: median(tails[0]), P90: median(tails[1]), P99: median(tails[2]), P999: median(tails[3])}
+		var ok bool
+		if st.PerTxn, st.MeanMS, ok = stalls(st.Tail); !ok {
+			st.Why = fmt.Sprintf("the %s experiment's 99th percentile, %.4f ms, is within its latencies' body (median %.4f, 90th percentile %.4f)", stallExperiment, st.Tail.P99, st.Tail.Med, st.Tail.P90)
+		}
 	} else {
-		res.Stalls.Why = fmt.Sprintf("the %s experiment's latencies showed no tail apart from their body in %d of %d passes", stallExperiment, len(kept)-len(perTxn), len(kept))
+		res.Stalls.Why = fmt.Sprintf("the %s experiment was measured in %d of %d passes", stallExperiment, len(tails[0]), len(kept))
 	}
 	if on, off := res.Measured["insert-sync"], res.Measured["insert"]; on > 0 && off > 0 {
 		res.Storage.WALFlushMS = math.Max(0, on-off)
@@ -341,7 +353,10 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 			return nil, err
 		}
 		st := &res.Stalls
-		st.CPUPerTxnNs, st.Interval, st.Length = cpu, cpu/st.PerTxn, st.MeanMS*1e6
+		// Stalls come as a Poisson process in CPU time: a transaction
+		// of cpu ns meets at least one with probability
+		// 1 - e^(-cpu/interval), the measured share.
+		st.CPUPerTxnNs, st.Interval, st.Length = cpu, cpu/-math.Log1p(-st.PerTxn), st.MeanMS*1e6
 		SetPrice(&sm.Base, "stall_interval", st.Interval)
 		SetPrice(&sm.Base, "stall", st.Length)
 		from := res.Costs
@@ -488,7 +503,8 @@ const passTolerance = 0.15
 // its row of means.
 const p99Key = "p99 "
 
-// stallKey prefixes the stall estimate of a pass (tailStalls) in its row.
+// stallKey prefixes the SELECT 1 latency tail of a pass (tailOf) in its
+// row.
 const stallKey = "stalls "
 
 // notAMean reports whether a pass row's entry is not an experiment's mean

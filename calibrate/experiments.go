@@ -340,10 +340,10 @@ type Measurement struct {
 	// MS is the mean latency of the measured transactions, P99MS their
 	// 99th percentile (pgbench's per-transaction log).
 	MS, P99MS float64
-	// StallsPerTxn and StallMS are the stalls its latency tail shows
-	// (tailStalls); StallsOK is false when it shows none.
-	StallsPerTxn, StallMS float64
-	StallsOK              bool
+	// Tail is the measured transactions' latency tail; TailOK is false
+	// when they were too few to have one (tailOf).
+	Tail   latencyTail
+	TailOK bool
 	// ClientCPU is pgbench's own CPU time (user and system) over the
 	// whole run, warm-up included, and Statements the statements it sent.
 	ClientCPU  time.Duration
@@ -422,7 +422,7 @@ func (pg *Pgbench) measure(ctx context.Context, s *Server, e Experiment, dir str
 		return Measurement{}, fmt.Errorf("experiment %s: no measured transaction in pgbench's log:\n%s", e.Name, lastLines(out, 8))
 	}
 	m := Measurement{MS: sum / float64(kept), P99MS: quantile(all, 0.99), ClientCPU: cpu, Statements: clients * n * e.statements()}
-	m.StallsPerTxn, m.StallMS, m.StallsOK = tailStalls(all)
+	m.Tail, m.TailOK = tailOf(all)
 	return m, nil
 }
 
