@@ -297,7 +297,22 @@ const (
 	// per file: 20 % or 10.
 	deviceTolerance    = 0.20
 	deviceAbsTolerance = 10
+	// In the pgbench cases, the accesses to pgbench_branches' and
+	// pgbench_tellers' few rows include the re-reads after a row-lock
+	// wait (heap_lock_tuple's wait, then EvalPlanQual's fetch of the new
+	// version): how many depends on how long each transaction holds its
+	// row locks, the machine's speed, which the model's default costs do
+	// not have. PostgreSQL's pgbench_branches hit per transaction was 3.11
+	// on the development machine and 3.84 on the CI machine with the same
+	// keys (3 without waits), the model's 3.31: within 25 %.
+	rowLockTolerance = 0.25
 )
+
+// rowLockContended reports whether a pgbench case's figure counts the
+// re-reads of rows the clients wait for one another on.
+func rowLockContended(metric string) bool {
+	return metric == "pgbench_branches hit" || metric == "pgbench_tellers hit"
+}
 
 func (cr *CaseResult) compare() {
 	c := cr.Case
@@ -310,6 +325,10 @@ func (cr *CaseResult) compare() {
 	}
 	counter := func(step, metric string, pg, sim int64, per float64) {
 		p, s := float64(pg)/per, float64(sim)/per
+		if c.Pgbench && rowLockContended(metric) {
+			add(step, metric, p, s, "25% (row-lock waits)", math.Abs(p-s) <= rowLockTolerance*math.Abs(p), true)
+			return
+		}
 		ok := math.Abs(p-s) <= math.Max(relTolerance*math.Abs(p), absTolerance/per)
 		add(step, metric, p, s, "10% or 5", ok, true)
 	}
@@ -604,7 +623,13 @@ catalog relation read a page at a time: they are held within 20 %% or 10.
 
 Tolerances: counters within 10 %% or 5 buffers, hit ratios within 0.01,
 the share of the relations' buffers at each usage count within 0.05;
-device counters within 20 %% or 10; effects must have the same sign. Timings are shown, not asserted: the
+device counters within 20 %% or 10; effects must have the same sign. In
+the pgbench cases pgbench_branches' and pgbench_tellers' hits are held
+within 25 %%: they include the re-reads after a row-lock wait (EvalPlanQual
+fetching the version a concurrent transaction committed), as many as the
+row locks are held long, which is the machine's speed (PostgreSQL's
+pgbench_branches hit was 3.11 a transaction on the development machine and
+3.84 on the CI machine with the same keys). Timings are shown, not asserted: the
 simulator's costs describe no particular machine (calibration is its own
 subject, docs/calibration.md). "execution ms" is EXPLAIN ANALYZE's
 Execution Time on both sides (the simulator's execution_ms). PostgreSQL's

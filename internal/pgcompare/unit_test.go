@@ -241,3 +241,31 @@ func TestCasesMirrorTheMonitor(t *testing.T) {
 		}
 	}
 }
+
+// In a pgbench case, pgbench_branches' hits (row-lock waits' re-reads
+// included) are held within 25 %, and every other relation's within 10 %
+// or 5: the CI machine's 3.84 a transaction against the model's 3.31
+// passes, pgbench_accounts off by the same 16 % does not.
+func TestRowLockContendedTolerance(t *testing.T) {
+	m := func(branches, accounts int64) Measure {
+		return Measure{Transactions: 8000, Rel: map[string][2]int64{"pgbench_branches": {branches, 0}, "pgbench_accounts": {accounts, 0}}}
+	}
+	cr := &CaseResult{Case: Case{Name: "pgbench-x", Pgbench: true}, Steps: []string{"run"},
+		PG: map[string]Measure{"run": m(30720, 30720)}, Sim: map[string]Measure{"run": m(26500, 26500)}}
+	cr.compare()
+	got := map[string]bool{}
+	for _, r := range cr.Rows {
+		got[r.Metric] = r.OK
+	}
+	if !got["pgbench_branches hit"] || got["pgbench_accounts hit"] {
+		t.Errorf("branches ok %v (want true), accounts ok %v (want false)", got["pgbench_branches hit"], got["pgbench_accounts hit"])
+	}
+	cr.Sim = map[string]Measure{"run": m(22000, 30720)}
+	cr.Rows = nil
+	cr.compare()
+	for _, r := range cr.Rows {
+		if r.Metric == "pgbench_branches hit" && r.OK {
+			t.Error("branches 28 % off passed")
+		}
+	}
+}
