@@ -220,12 +220,6 @@ func (b *bgwriter) write() {
 	e.pool.MarkClean(s)
 	e.bufWrites.clean++
 	e.noteWrite(gid)
-	if b.flushAfter > 0 {
-		b.pendingHints = append(b.pendingHints, gid)
-		if len(b.pendingHints) >= b.flushAfter {
-			b.issueHints()
-		}
-	}
 	b.writeFrom = e.k.Now()
 	if !e.os.Write(gid, b, bgEvWritten) {
 		return // throttled by the dirty limit
@@ -233,9 +227,13 @@ func (b *bgwriter) write() {
 	b.written()
 }
 
+// issueHints is IssuePendingWritebacks: sync_file_range over the pending
+// pages, sorted so that runs merge; pg_stat_io counts them as writebacks
+// (pgstat_count_io_op_time(..., IOOP_WRITEBACK, ..., nr_pending), 16+).
 func (b *bgwriter) issueHints() {
 	slices.Sort(b.pendingHints)
 	b.e.os.StartWriteback(b.pendingHints)
+	b.e.stats.io[btBgwriter][ctxNormal].writebacks += uint64(len(b.pendingHints))
 	b.pendingHints = b.pendingHints[:0]
 }
 
@@ -246,6 +244,15 @@ func (b *bgwriter) written() {
 	// background writer's CPU is not modelled) and any wait for the
 	// kernel's dirty limit.
 	e.noteIOTime(btBgwriter, ctxNormal, ioWrite, e.costs.OSWrite+e.k.Now()-b.writeFrom, false)
+	// SyncOneBuffer -> ScheduleBufferTagForWriteback, after FlushBuffer's
+	// write: the page is dirty in the page cache when its writeback is
+	// asked for.
+	if b.flushAfter > 0 {
+		b.pendingHints = append(b.pendingHints, e.pool.Tag[b.writing])
+		if len(b.pendingHints) >= b.flushAfter {
+			b.issueHints()
+		}
+	}
 	e.pool.Frames.Pins[b.writing]--
 	b.writing = -1
 	b.numWritten++

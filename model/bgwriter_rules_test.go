@@ -145,6 +145,13 @@ func TestBgwriterCleansWholePoolInTwoMinutesWhenIdle(t *testing.T) {
 		if got := rounds * delayMs; got != 120000 {
 			t.Errorf("delay %d ms: %d rounds (%d ms) to clean the idle pool, want 120000 ms", delayMs, rounds, got)
 		}
+		// bgwriter_flush_after (512 kB on Linux, 64 pages): each page
+		// written joins the pending writebacks, issued 64 at a time and
+		// counted in pg_stat_io (IssuePendingWritebacks).
+		wb, pending := e.stats.io[btBgwriter][ctxNormal].writebacks, uint64(len(e.bgw.pendingHints))
+		if wb%64 != 0 || pending >= 64 || wb+pending != e.bufWrites.clean {
+			t.Errorf("delay %d ms: %d writebacks issued and %d pending for %d pages written", delayMs, wb, pending, e.bufWrites.clean)
+		}
 	}
 }
 

@@ -292,13 +292,6 @@ func (c *checkpointer) writeOne() {
 	e.bufWrites.checkpoint++
 	c.written++
 	e.noteWrite(it.gid)
-	if c.hintN > 0 {
-		c.hints = append(c.hints, it.gid)
-		if len(c.hints) >= c.hintN {
-			e.os.StartWriteback(c.hints) // already in sorted order
-			c.hints = c.hints[:0]
-		}
-	}
 	c.writeFrom = e.k.Now()
 	if !e.os.Write(it.gid, c, ckEvWriteDone) {
 		return // throttled
@@ -311,6 +304,15 @@ func (c *checkpointer) afterWrite() {
 	// FlushBuffer's smgrwrite, as the background writer's (bgwriter.written).
 	e.noteIOTime(btCheckpointer, ctxNormal, ioWrite, e.costs.OSWrite+e.k.Now()-c.writeFrom, false)
 	it := c.items[c.next]
+	// SyncOneBuffer -> ScheduleBufferTagForWriteback, after FlushBuffer's
+	// write: the page is dirty in the page cache when its writeback is
+	// asked for.
+	if c.hintN > 0 {
+		c.hints = append(c.hints, it.gid)
+		if len(c.hints) >= c.hintN {
+			c.issueHints()
+		}
+	}
 	e.pool.Frames.Pins[it.slot]--
 	c.next++
 	if !c.immediate && c.onSchedule() {
@@ -343,11 +345,20 @@ func (c *checkpointer) onSchedule() bool {
 	return progress >= elapsedTime
 }
 
+// issueHints is IssuePendingWritebacks: sync_file_range over the pending
+// pages (already in file order: BufferSync writes sorted); pg_stat_io
+// counts them as writebacks (pgstat_count_io_op_time(..., IOOP_WRITEBACK,
+// ..., nr_pending), 16+).
+func (c *checkpointer) issueHints() {
+	c.e.os.StartWriteback(c.hints)
+	c.e.stats.io[btCheckpointer][ctxNormal].writebacks += uint64(len(c.hints))
+	c.hints = c.hints[:0]
+}
+
 func (c *checkpointer) endWrites() {
 	e := c.e
 	if len(c.hints) > 0 {
-		e.os.StartWriteback(c.hints)
-		c.hints = c.hints[:0]
+		c.issueHints()
 	}
 	c.cur.WriteS = e.at(e.k.Now())
 	c.cur.Written = c.written

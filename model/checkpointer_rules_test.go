@@ -401,3 +401,32 @@ func TestPgStatIOFsyncs(t *testing.T) {
 		t.Errorf("checkpoints synced %d files; pg_stat_io fsyncs: checkpointer %d, others %d; want %d and 0", files, ckpt, others, files)
 	}
 }
+
+// bufmgr.c SyncOneBuffer -> ScheduleBufferTagForWriteback, after
+// FlushBuffer's write; IssuePendingWritebacks every checkpoint_flush_after
+// pages and at the end of BufferSync: every page the checkpoint wrote is
+// asked to be written back while dirty in the page cache, so the fsyncs
+// find none of them still dirty, and pg_stat_io (16+) counts each as a
+// writeback of the checkpointer. (Asked before its own write, the last
+// page of each batch was still clean in the page cache then, and was left
+// for the fsync.)
+func TestCheckpointAsksWritebackOfEveryPageItWrote(t *testing.T) {
+	e, _ := rtCkptEngine(t, 400, 100, func(sc *Scenario) {
+		sc.Server.Version = "16"
+		sc.Server.CheckpointFlushAfter = 32 * 8192
+	})
+	rtRunCheckpoint(t, e, nil)
+	io := e.stats.io[btCheckpointer][ctxNormal]
+	if io.writes != 0 && io.writes != 100 {
+		t.Fatalf("checkpointer writes %d", io.writes)
+	}
+	if io.writebacks != 100 {
+		t.Errorf("%d writebacks, want 100 (every page written)", io.writebacks)
+	}
+	// The fsyncs write one page: pg_xact's, which CheckPointCLOG writes
+	// through the SLRU, without a writeback request. (Before, the pages
+	// at the 32nd, 64th and 96th writes were left too: 4.)
+	if f := e.os.Stats.FsyncPages; f != 1 {
+		t.Errorf("the fsyncs wrote %d pages, want 1 (pg_xact's): pages the checkpoint wrote were never asked to be written back", f)
+	}
+}

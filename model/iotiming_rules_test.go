@@ -146,6 +146,11 @@ func TestIOTimingWritesExtendsAndFsyncs(t *testing.T) {
 		if ck == nil || ck.Writes == 0 || math.Abs(ck.WriteTime-float64(ck.Writes)*osWrite/1e6) > 1e-9 || ck.Fsyncs == 0 || ck.FsyncTime <= 0 {
 			t.Errorf("%s: checkpointer %+v: want write_time = writes x %d ns and fsync_time > 0", version, ck, osWrite)
 		}
+		// checkpoint_flush_after (256 kB on Linux): every page written
+		// is asked to be written back (IssuePendingWritebacks).
+		if ck != nil && ck.Writebacks != ck.Writes {
+			t.Errorf("%s: checkpointer %d writebacks for %d writes", version, ck.Writebacks, ck.Writes)
+		}
 	}
 }
 

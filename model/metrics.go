@@ -195,6 +195,7 @@ func (a counters) combine(b counters, sign int64) counters {
 			x.readOps += u * y.readOps
 			x.extendOps += u * y.extendOps
 			x.fsyncs += u * y.fsyncs
+			x.writebacks += u * y.writebacks
 			x.readNs += sign * y.readNs
 			x.writeNs += sign * y.writeNs
 			x.extendNs += sign * y.extendNs
@@ -500,7 +501,7 @@ func (e *engine) pgViews(m *Metrics, c counters, rel []relCounters) {
 				}
 				row := IORow{BackendType: backendTypeNames[t], Context: contextNames[ctx],
 					Reads: int64(x.reads), Writes: int64(x.writes), Extends: int64(x.extends), Hits: int64(x.hits),
-					Evictions: int64(x.evictions), Reuses: int64(x.reuses), Fsyncs: int64(x.fsyncs),
+					Evictions: int64(x.evictions), Reuses: int64(x.reuses), Fsyncs: int64(x.fsyncs), Writebacks: int64(x.writebacks),
 					ReadTime: round6(float64(x.readNs) / 1e6), WriteTime: round6(float64(x.writeNs) / 1e6),
 					ExtendTime: round6(float64(x.extendNs) / 1e6), FsyncTime: round6(float64(x.fsyncNs) / 1e6)}
 				if e.ver >= 1800 {

@@ -74,6 +74,10 @@ type ioCounters struct {
 	// (pgstat_count_io_op(..., cnt, bytes)).
 	readOps, extendOps uint64
 	fsyncs             uint64 // files fsynced (the checkpointer's ProcessSyncRequests)
+	// writebacks are the blocks whose writeback was asked for
+	// (IssuePendingWritebacks: checkpoint_flush_after,
+	// bgwriter_flush_after).
+	writebacks uint64
 	// readNs, writeNs, extendNs and fsyncNs are the time those I/Os took
 	// (pg_stat_io's read_time, write_time, extend_time, fsync_time, 16+;
 	// noteIOTime).
@@ -354,6 +358,12 @@ type IORow struct {
 	// file it wrote since the previous checkpoint (ProcessSyncRequests);
 	// backends hand theirs to it. The model syncs a relation as one file.
 	Fsyncs int64 `json:"fsyncs"`
+	// Writebacks are the blocks whose writeback the checkpointer and the
+	// background writer asked the kernel to start (sync_file_range, every
+	// checkpoint_flush_after / bgwriter_flush_after writes:
+	// IssuePendingWritebacks). Their writeback_time is not given: the
+	// model's sync_file_range returns at once.
+	Writebacks int64 `json:"writebacks"`
 	// ReadTime, WriteTime, ExtendTime and FsyncTime are the time (ms)
 	// those I/Os took, as with track_io_timing on (noteIOTime).
 	ReadTime    float64 `json:"read_time"`

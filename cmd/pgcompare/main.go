@@ -6,8 +6,9 @@
 //
 //	go run ./cmd/pgcompare -out docs/fidelity.md [-only seqscan-ring,bulk-dml]
 //
-// Exit codes: 0 every figure within tolerance, 1 bad flags or no
-// PostgreSQL, 2 figures outside tolerance or a failure.
+// Exit codes: 0 every figure within tolerance, 1 bad flags, no
+// PostgreSQL or an -out file pgcompare did not write, 2 figures outside
+// tolerance or a failure.
 package main
 
 import (
@@ -22,14 +23,29 @@ import (
 	"github.com/pgbufsim/pgbufsim/internal/pgcompare"
 )
 
-func main() {
+func main() { os.Exit(run()) }
+
+// pageHeading starts every page pgcompare writes (pgcompare.Markdown).
+const pageHeading = "# Fidelity: pgbufsim against a real PostgreSQL"
+
+// run is main, returning the exit code, so that the scratch directory's
+// removal (deferred) runs on every exit, an interrupt's and a failed
+// figure's too.
+func run() int {
 	out := flag.String("out", "", "write the comparison as markdown to FILE (e.g. docs/fidelity.md)")
 	only := flag.String("only", "", "run only these cases (comma-separated names)")
 	flag.Parse()
+	if *out != "" {
+		// -out replaces only a page pgcompare wrote.
+		if old, err := os.ReadFile(*out); err == nil && !strings.HasPrefix(string(old), pageHeading) {
+			fmt.Fprintf(os.Stderr, "pgcompare: -out %s: the file exists and pgcompare did not write it (it does not start with %q); give another path or remove it\n", *out, pageHeading)
+			return 1
+		}
+	}
 	_, version, err := pgcompare.Find()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "pgcompare:", err)
-		os.Exit(1)
+		return 1
 	}
 	major := 0
 	fmt.Sscanf(version, "%d", &major)
@@ -38,7 +54,7 @@ func main() {
 	scratch, err := os.MkdirTemp("", "pgcompare-scripts-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "pgcompare:", err)
-		os.Exit(2)
+		return 2
 	}
 	defer os.RemoveAll(scratch)
 	var results []*pgcompare.CaseResult
@@ -51,7 +67,7 @@ func main() {
 		cr, err := pgcompare.RunCase(ctx, c, scratch)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "pgcompare:", err)
-			os.Exit(2)
+			return 2
 		}
 		for _, f := range cr.Failures() {
 			fmt.Fprintf(os.Stderr, "  outside tolerance: %s %s: PostgreSQL %.3f, pgbufsim %.3f\n", f.Step, f.Metric, f.PG, f.Sim)
@@ -63,7 +79,7 @@ func main() {
 	if *out != "" {
 		if err := os.WriteFile(*out, []byte(md), 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, "pgcompare:", err)
-			os.Exit(2)
+			return 2
 		}
 		fmt.Fprintf(os.Stderr, "pgcompare: wrote %s\n", *out)
 	} else {
@@ -71,6 +87,7 @@ func main() {
 	}
 	if failures > 0 {
 		fmt.Fprintf(os.Stderr, "pgcompare: %d figures outside tolerance\n", failures)
-		os.Exit(2)
+		return 2
 	}
+	return 0
 }

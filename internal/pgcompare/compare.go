@@ -30,8 +30,13 @@ type Measure struct {
 	HasExplain              bool
 	// WAL is the statement's pgWalUsage (EXPLAIN's WAL option, 13+):
 	// records, full-page images, bytes; HasWAL when PostgreSQL gave it.
-	WALRecords, WALFPI, WALBytes      int64
-	HasWAL                            bool
+	WALRecords, WALFPI, WALBytes int64
+	HasWAL                       bool
+	// StatWAL is pg_stat_wal's wal_records, wal_fpi, wal_bytes over the
+	// step (14+: HasStatWAL): every process's WAL, commit records and
+	// the background processes' included.
+	StatWAL                           [3]int64
+	HasStatWAL                        bool
 	Alloc, Clean, Backend, Checkpoint int64
 	Rel                               map[string][2]int64 // relation -> hit, read
 	Tup                               map[string][4]int64 // table -> n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del
@@ -87,6 +92,9 @@ func fromPG(c Case, r Result) Measure {
 	}
 	bg := r.Delta.Bgwriter
 	m.Alloc, m.Clean, m.Backend, m.Checkpoint = bg["buffers_alloc"], bg["buffers_clean"], bg["buffers_backend"], bg["buffers_checkpoint"]
+	if _, ok := bg["wal_records"]; ok {
+		m.HasStatWAL, m.StatWAL = true, [3]int64{bg["wal_records"], bg["wal_fpi"], bg["wal_bytes"]}
+	}
 	if m.Checkpoint == 0 {
 		m.Checkpoint = bg["checkpointer_buffers_written"]
 	}
@@ -154,6 +162,9 @@ func fromSim(c Case, ph model.PhaseResult, stmt bool) Measure {
 		w := ph.WALUsage
 		m.HasWAL, m.WALRecords, m.WALFPI, m.WALBytes = true, w.Records, w.FPI, w.Bytes
 	}
+	// pg_stat_wal counts the full-page images for hint bits among
+	// wal_fpi; the model's wal block keeps them apart.
+	m.HasStatWAL, m.StatWAL = true, [3]int64{ph.WAL.Records, ph.WAL.FPI + ph.WAL.FPIHint, ph.WAL.Bytes}
 	bg := ph.PGStatBgwriter
 	m.Alloc, m.Clean = bg.BuffersAlloc, bg.BuffersClean
 	if bg.BuffersBackend != nil {
@@ -391,6 +402,14 @@ func (cr *CaseResult) compare() {
 			counter(st, "EXPLAIN shared dirtied", p.Dirtied, s.Dirtied, per)
 			counter(st, "EXPLAIN shared written", p.Written, s.Written, per)
 		}
+		if p.HasStatWAL && s.HasStatWAL {
+			// pg_stat_wal: the statement's records and its commit, or a
+			// pgbench run's, with the background processes' (checkpoints,
+			// the background writer's running-xacts records).
+			for i, col := range []string{"wal_records", "wal_fpi", "wal_bytes"} {
+				counter(st, "pg_stat_wal "+col, p.StatWAL[i], s.StatWAL[i], per)
+			}
+		}
 		if p.HasWAL && s.HasWAL {
 			// heapam.c's and nbtinsert.c's records as XLogInsert
 			// assembles them (docs/model.md, "WAL").
@@ -500,6 +519,9 @@ func scaleMeasure(m Measure, f float64) Measure {
 		tup[k] = [4]int64{s(v[0]), s(v[1]), s(v[2]), s(v[3])}
 	}
 	m.Tup = tup
+	for i := range m.StatWAL {
+		m.StatWAL[i] = s(m.StatWAL[i])
+	}
 	return m
 }
 
@@ -560,8 +582,10 @@ for it (initdb into a temporary directory, 127.0.0.1 and a unix socket only,
 autovacuum off) and in pgbufsim with a scenario that mirrors it step by step
 (internal/pgcompare/cases.go has both). The PostgreSQL figures are those of
 pg_statio_user_tables, pg_statio_user_indexes, pg_stat_user_tables,
-pg_stat_database, pg_stat_bgwriter, EXPLAIN (ANALYZE, BUFFERS, TIMING OFF)
-and pg_buffercache; the simulator's are the same views in its summary.json
+pg_stat_database, pg_stat_bgwriter, pg_stat_wal (14+: every process's WAL,
+commit records and the background processes' included; the simulator's wal
+block, its fpi and fpi_hint together), EXPLAIN (ANALYZE, BUFFERS, TIMING
+OFF) and pg_buffercache; the simulator's are the same views in its summary.json
 (docs/metrics.md). The harness reads them without disturbing what it
 measures: the views are joins over pg_class, pg_index and pg_namespace, and
 reading them between a warm-up and a run kept about 20 catalog pages at high

@@ -67,6 +67,18 @@ func readBgwriter(ctx context.Context, tx pgx.Tx, major int) (map[string]int64, 
 			}
 		}
 	}
+	if major >= 14 {
+		// pg_stat_wal (14+): the WAL every process inserted, as
+		// XLogInsertRecord counts it in pgWalUsage (full-page images for
+		// hint bits among wal_fpi).
+		w, err := queryFlat(ctx, tx, "SELECT wal_records, wal_fpi, wal_bytes::bigint AS wal_bytes FROM pg_stat_wal", "")
+		if err != nil {
+			return nil, fmt.Errorf("snapshot: pg_stat_wal: %w", err)
+		}
+		for k, v := range w {
+			out[k] = v
+		}
+	}
 	if major >= 17 {
 		cp, err := queryFlat(ctx, tx, checkpointerQuery, "checkpointer_")
 		if err != nil {

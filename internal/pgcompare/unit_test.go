@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pgbufsim/pgbufsim/configs"
+	"github.com/pgbufsim/pgbufsim/model"
 )
 
 func TestParseVersion(t *testing.T) {
@@ -267,5 +268,39 @@ func TestRowLockContendedTolerance(t *testing.T) {
 		if r.Metric == "pgbench_branches hit" && r.OK {
 			t.Error("branches 28 % off passed")
 		}
+	}
+}
+
+// pg_stat_wal's wal_fpi counts the full-page images for hint bits too:
+// the simulator's fpi and fpi_hint are summed, and the three columns are
+// asserted within 10 % or 5.
+func TestStatWALFromSim(t *testing.T) {
+	var ph model.PhaseResult
+	ph.WAL = model.WALM{Records: 100, Bytes: 8000, FPI: 3, FPIHint: 4}
+	m := fromSim(Case{}, ph, false)
+	if !m.HasStatWAL || m.StatWAL != [3]int64{100, 7, 8000} {
+		t.Fatalf("StatWAL = %v (has %v), want [100 7 8000]", m.StatWAL, m.HasStatWAL)
+	}
+	pg := m
+	pg.StatWAL = [3]int64{100, 7, 9000}
+	cr := &CaseResult{Case: Case{Name: "x"}, Steps: []string{"s"}, PG: map[string]Measure{"s": pg}, Sim: map[string]Measure{"s": m}}
+	cr.compare()
+	found := 0
+	for _, r := range cr.Rows {
+		switch r.Metric {
+		case "pg_stat_wal wal_records", "pg_stat_wal wal_fpi":
+			found++
+			if !r.OK || !r.Asserted {
+				t.Errorf("%s: ok %v asserted %v", r.Metric, r.OK, r.Asserted)
+			}
+		case "pg_stat_wal wal_bytes":
+			found++
+			if r.OK {
+				t.Error("wal_bytes 11 % off passed")
+			}
+		}
+	}
+	if found != 3 {
+		t.Errorf("%d pg_stat_wal rows, want 3", found)
 	}
 }
