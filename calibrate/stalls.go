@@ -48,7 +48,7 @@ const maxStallShare = 0.2
 // distance to the 90th percentile above it): no stalls to model.
 func stalls(t latencyTail) (perTxn, meanMS float64, ok bool) {
 	e99, e999, body := t.P99-t.Med, t.P999-t.Med, t.P90-t.Med
-	if e99 <= 2*body || e99 <= 0 {
+	if e99 <= 2*body { // body >= 0: the 90th percentile is not below the median
 		return 0, 0, false
 	}
 	m := (e999 - e99) / math.Ln10

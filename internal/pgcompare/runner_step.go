@@ -153,26 +153,17 @@ func (r *runState) unmeasured(ctx context.Context, st Step) error {
 	if err != nil {
 		return err
 	}
-	if conn == nil || !st.NewSession {
-		defer release()
-		_, err = r.work(ctx, conn, st)
-		return err
-	}
 	_, err = r.work(ctx, conn, st)
-	if err != nil {
+	// Without a monitor yet (the steps before a case's first restart,
+	// which waits for every backend) there is nothing to wait with:
+	// opening one here would read its catalogs where the simulated case
+	// does not, and calibrate's retries cover a session still exiting
+	// when one opens.
+	if err != nil || conn == nil || !st.NewSession || r.mon == nil {
 		release()
 		return err
 	}
-	pid := conn.PgConn().PID()
-	release()
-	if r.mon == nil {
-		// No monitor yet (the steps before a case's first restart, which
-		// waits for every backend): opening one here would read its
-		// catalogs where the simulated case does not; calibrate's retries
-		// cover a session still exiting when one opens.
-		return nil
-	}
-	return r.mon.waitGone(ctx, pid)
+	return r.publish(ctx, conn, true) // closes it and waits for its backend
 }
 
 // stepSession returns the session a step's SQL runs in (nil, for a step

@@ -22,7 +22,8 @@ type Snapshot struct {
 	// Indexes maps indexrelname to pg_statio_user_indexes and
 	// pg_stat_user_indexes counters.
 	Indexes map[string]map[string]int64
-	// Bgwriter holds pg_stat_bgwriter; on 16+ also pg_stat_io summed per
+	// Bgwriter holds pg_stat_bgwriter; on 14+ also pg_stat_wal's
+	// wal_records, wal_fpi and wal_bytes; on 16+ pg_stat_io summed per
 	// context ("io_<context>_<column>"); on 17+ pg_stat_checkpointer
 	// ("checkpointer_<column>").
 	Bgwriter map[string]int64
