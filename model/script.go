@@ -426,6 +426,9 @@ func phaseScripts(ph Phase, sc Scenario, db *database) (phaseMix, error) {
 			if s, err = compileFile(w, ph, sc, hasBuiltin); err != nil {
 				return m, at(err)
 			}
+			if w.Name != "" {
+				s.name = w.Name
+			}
 			m.pgbench = true
 			m.scripts = append(m.scripts, s)
 			m.weights = append(m.weights, w.Weight)
