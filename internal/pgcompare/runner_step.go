@@ -303,12 +303,18 @@ func (r *runState) publish(ctx context.Context, conn *pgx.Conn, fresh bool) erro
 // two snapshots in a row differ, they are taken again, at most
 // calibrateTries times, 100 ms apart.
 func calibrate(ctx context.Context, mon *Monitor) (map[string]int64, Snapshot, error) {
-	s0, err := mon.Snapshot(ctx)
+	return settledUnit(ctx, mon.Snapshot, 100*time.Millisecond)
+}
+
+// settledUnit is calibrate over any source of snapshots, pause apart
+// when two in a row differ.
+func settledUnit(ctx context.Context, snapshot func(context.Context) (Snapshot, error), pause time.Duration) (map[string]int64, Snapshot, error) {
+	s0, err := snapshot(ctx)
 	if err != nil {
 		return nil, Snapshot{}, fmt.Errorf("calibrate: %w", err)
 	}
 	for try := 1; ; try++ {
-		s1, err := mon.Snapshot(ctx)
+		s1, err := snapshot(ctx)
 		if err != nil {
 			return nil, Snapshot{}, fmt.Errorf("calibrate: %w", err)
 		}
@@ -321,7 +327,7 @@ func calibrate(ctx context.Context, mon *Monitor) (map[string]int64, Snapshot, e
 		if len(unit) == 0 || try == calibrateTries {
 			return unit, s1, nil
 		}
-		if err := sleep(ctx, 100*time.Millisecond); err != nil {
+		if err := sleep(ctx, pause); err != nil {
 			return nil, Snapshot{}, err
 		}
 		s0 = s1
