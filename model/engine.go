@@ -75,7 +75,8 @@ type engine struct {
 	stallRNG   *rand.Rand
 	untilStall int64
 	stallCount int64
-	ver        int // e.g. 904 for 9.4, 1700 for 17
+	ver        int       // e.g. 904 for 9.4, 1700 for 17
+	walFmt     walFormat // the release's WAL record format (walformat.go)
 
 	k         *sim.Kernel
 	cat       *catalog.Catalog
@@ -218,7 +219,7 @@ func build(sc Scenario) (*engine, error) {
 	ver, _ := Version(sc.Server.Version)
 	var err error
 	seed := uint64(sc.Seed)
-	e := &engine{sc: sc, costs: sc.Costs, ver: ver, k: sim.NewKernel(), cat: catalog.New(), cycle: 1}
+	e := &engine{sc: sc, costs: sc.Costs, ver: ver, walFmt: walFormatOf(ver), k: sim.NewKernel(), cat: catalog.New(), cycle: 1}
 
 	// Devices (Check has rejected impossible combinations).
 	if e.dataDev, err = device(e.k, "data", sc.Storage.Data, sim.NewStream(seed, sc.Replicate, "device/data")); err != nil {

@@ -352,7 +352,7 @@ func (b *backend) modifyRow(o *op, t *table, blk, slot int32) bool {
 			b.undo[len(b.undo)-1].newBlk = blk
 			t.heap.Stats.HOTUpdates++
 			e.countTuples(t, 0, 1, 1, 0)
-			b.modify(slot, gid, walUpdate)
+			b.modify(slot, gid, e.walUpdateSamePage(t))
 			b.releaseVM()
 			return true
 		}
@@ -376,7 +376,7 @@ func (b *backend) modifyRow(o *op, t *table, blk, slot int32) bool {
 		e.countTuples(t, 0, 1, 0, 0)
 		t.addOldEntry(o.key, blk)
 		b.cpu += e.costs.TupleUpdate
-		b.modify(s, ngid, t.walUpdateOtherPage()) // log_heap_update: one record for both pages
+		b.modify(s, ngid, e.walUpdateOtherPage(t)) // log_heap_update: one record for both pages
 		if wasVisible {
 			b.clearVMBit(t, nb) // the VM page getBufferForTuple pinned
 		}

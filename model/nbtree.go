@@ -193,7 +193,7 @@ func (b *backend) btInsert(ix *index, key int64) bool {
 				return false
 			}
 			b.cpu += e.costs.IndexInsert
-			b.modify(slot, e.pool.Tag[slot], walIndexInsert)
+			b.modify(slot, e.pool.Tag[slot], e.walIndexInsertRecord())
 			b.releaseBuffer(slot)
 			st.ns++
 		}
@@ -208,7 +208,7 @@ func (b *backend) btInsert(ix *index, key int64) bool {
 	}
 	if st.stage == 4 {
 		b.cpu += e.costs.IndexInsert
-		b.modify(st.leafSlot, e.pool.Tag[st.leafSlot], walIndexInsert)
+		b.modify(st.leafSlot, e.pool.Tag[st.leafSlot], e.walIndexInsertRecord())
 		// _bt_insertonpg caches the rightmost leaf of a tall enough tree
 		// after an insertion that did not split it.
 		if bt.Rightmost(key) && bt.Height() >= btFastpathMinLevels {

@@ -101,7 +101,7 @@ func (b *backend) execCommit(commit bool) bool {
 	}
 	if b.csub == 0 {
 		b.cpu += e.costs.Commit + e.costs.WALRecord
-		b.commitLSN = e.wal.Insert(walCommit)
+		b.commitLSN = e.wal.Insert(e.walCommitRecord())
 		b.csub = 1
 		if e.sc.Server.SynchronousCommit || b.dropsFiles {
 			b.walTarget = b.commitLSN
@@ -172,7 +172,7 @@ func (b *backend) execInsert(o *op) bool {
 			b.noteIns(t, 1)
 			e.countTuples(t, 1, 0, 0, 0)
 			b.cpu += e.costs.TupleUpdate + e.costs.TupleByte*t.tupleData
-			b.modify(slot, gid, t.walInsertBytes())
+			b.modify(slot, gid, e.walInsertRecord(t))
 			b.rowsLeft--
 			b.sinceCommit++
 			if !o.copy {
@@ -422,7 +422,7 @@ func (b *backend) changeTuples(o *op, t *table, blk int32) bool {
 			t.heap.InsertCmd(blk, b.xid, b.cmdID, 1)
 			t.heap.Stats.HOTUpdates++
 			e.countTuples(t, 0, 0, 1, 0)
-			b.modify(b.scanSlot, gid, walUpdate)
+			b.modify(b.scanSlot, gid, e.walUpdateSamePage(t))
 			b.scanDone++
 			continue
 		}
@@ -445,7 +445,7 @@ func (b *backend) changeTuples(o *op, t *table, blk int32) bool {
 		}
 		b.releaseVM()
 		// log_heap_update: one record for both pages.
-		b.modify(slot, e.cat.GID(t.rel, nb), t.walUpdateOtherPage())
+		b.modify(slot, e.cat.GID(t.rel, nb), e.walUpdateOtherPage(t))
 		if slot != b.scanSlot {
 			b.releaseBuffer(slot)
 		}
@@ -538,7 +538,7 @@ func (b *backend) maybePrune(t *table, blk, slot, gid int32) {
 		return
 	}
 	if n := b.prune(t, blk); n > 0 {
-		b.modify(slot, gid, walPrune)
+		b.modify(slot, gid, b.e.walPruneRecord())
 	}
 }
 

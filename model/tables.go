@@ -224,21 +224,3 @@ func tableLayout(tc TableConfig) (perPage, maxRows int, err error) {
 
 // lookup finds a table (or group) by its declared name.
 func (db *database) lookup(name string) []*table { return db.groups[name] }
-
-// WAL record sizes of t's tuples, as XLogInsert assembles them (a 24-byte
-// XLogRecord, a 20-byte block reference, a 2-byte main-data header) over
-// heapam.c's records, with a tuple's data as heap_insert and
-// log_heap_update log it (xl_heap_header, then t_len less the 23-byte
-// fixed header: tupleData + 1).
-func (t *table) walInsertBytes() int64 {
-	// xl_heap_insert (3) + xl_heap_header (5) + data
-	return 24 + 20 + 2 + 3 + 5 + t.tupleData + 1
-}
-
-// walUpdateOtherPage is log_heap_update's record for a new version on
-// another page: a second block reference to the same relation (8 bytes),
-// xl_heap_update (14), xl_heap_header (5) and the whole new tuple's data
-// (no prefix or suffix compression across pages).
-func (t *table) walUpdateOtherPage() int64 {
-	return 24 + 20 + 8 + 2 + 14 + 5 + t.tupleData + 1
-}

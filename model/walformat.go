@@ -1,0 +1,142 @@
+package model
+
+// WAL record sizes by release. PostgreSQL 9.5 rewrote the record format
+// (src/include/access/xlogrecord.h: a 24-byte XLogRecord, then block
+// references naming each page's relation and block); before it
+// (src/include/access/xlog.h of 9.1-9.4) a record had a 32-byte header and
+// each record type carried its relation and tuple id in its own struct
+// (xl_heaptid, 18 bytes). Sizes are the records' own lengths (xl_tot_len,
+// what pg_waldump and pg_stat_wal count), for the records pgbench-like
+// work writes. From 9.5 on they are the constants and formulas used
+// against PostgreSQL 15 (pg_waldump, pg_stat_wal: docs/fidelity.md).
+//
+// Before 9.5, from the releases' headers (docs/model.md "WAL"):
+//   - heap_insert: header 32, xl_heap_insert 21 (target xl_heaptid 18,
+//     all_visible_cleared / flags), xl_heap_header 5, the tuple's data
+//     (t_len less its 23-byte header);
+//   - heap_update, new version on the same page (HOT) or another: 9.1 and
+//     9.2 log xl_heap_update (28) and the whole new tuple, 9.3 adds the
+//     old tuple's xmax and infobits (37); 9.4 compresses a same-page
+//     update's tuple to what changed (prefix and suffix, commit a3115f0d:
+//     82 bytes for pgbench's rows) and logs xl_heap_update 36 plus
+//     xl_heap_header_len 7 for a version on another page;
+//   - _bt_insertonpg of an int4 key: header 32, xl_btree_insert 18, the
+//     16-byte index tuple;
+//   - heap_page_prune's XLOG_HEAP2_CLEAN for one redirect and one unused
+//     line pointer: header 32, xl_heap_clean 24, 6 bytes of offsets;
+//   - a commit without subtransactions or invalidations: xl_xact_commit
+//     (9.1, 32 bytes of body) or xl_xact_commit_compact (9.2-9.4, 12).
+//
+// DELETE, lock, visible and full-page-image records keep the sizes of the
+// newer format in every release.
+
+// walFormat is the record format of the scenario's release.
+type walFormat int
+
+const (
+	walFormat95 walFormat = iota // 9.5 and later
+	walFormat94                  // 9.4
+	walFormat93                  // 9.3
+	walFormat91                  // 9.1 and 9.2 (and older)
+)
+
+func walFormatOf(ver int) walFormat {
+	switch {
+	case ver >= 905:
+		return walFormat95
+	case ver >= 904:
+		return walFormat94
+	case ver >= 903:
+		return walFormat93
+	}
+	return walFormat91
+}
+
+// old-format building blocks
+const (
+	walHeader9x      = 32 // XLogRecord before 9.5
+	walHeapHeader    = 5  // xl_heap_header
+	walHeapInsert9x  = 21 // xl_heap_insert
+	walHeapUpdate91  = 28 // xl_heap_update, 9.1-9.2
+	walHeapUpdate93  = 37 // xl_heap_update, 9.3
+	walHeapUpdate94  = 36 // xl_heap_update, 9.4
+	walHeaderLen94   = 7  // xl_heap_header_len, 9.4
+	walHOTUpdate94   = 82 // a prefix/suffix-compressed same-page update, 9.4
+	walIndexInsert9x = walHeader9x + 18 + 16
+	walPrune9x       = walHeader9x + 24 + 6
+	walCommit91      = walHeader9x + 32
+	walCommit92      = walHeader9x + 12
+)
+
+// tupleWAL is the new tuple's data as heap_insert and heap_update log it:
+// t_len less the 23-byte fixed header.
+func (t *table) tupleWAL() int64 { return t.tupleData + 1 }
+
+// walInsertRecord is heap_insert's record for one tuple of t.
+func (e *engine) walInsertRecord(t *table) int64 {
+	if e.walFmt == walFormat95 {
+		// XLogRecord 24, block reference 20, main-data header 2,
+		// xl_heap_insert 3, xl_heap_header 5, data.
+		return 24 + 20 + 2 + 3 + walHeapHeader + t.tupleWAL()
+	}
+	return walHeader9x + walHeapInsert9x + walHeapHeader + t.tupleWAL()
+}
+
+// walUpdateSamePage is heap_update's record for a new version of t's row
+// on the old version's page (a HOT update, or one that fit there).
+func (e *engine) walUpdateSamePage(t *table) int64 {
+	switch e.walFmt {
+	case walFormat95:
+		return walUpdate // prefix and suffix compressed (pg_waldump's pgbench average)
+	case walFormat94:
+		return walHOTUpdate94
+	case walFormat93:
+		return walHeader9x + walHeapUpdate93 + walHeapHeader + t.tupleWAL()
+	}
+	return walHeader9x + walHeapUpdate91 + walHeapHeader + t.tupleWAL()
+}
+
+// walUpdateOtherPage is log_heap_update's record for a new version of t's
+// row on another page (one record for both pages; never compressed).
+func (e *engine) walUpdateOtherPage(t *table) int64 {
+	switch e.walFmt {
+	case walFormat95:
+		// A second block reference to the same relation (8 bytes),
+		// xl_heap_update 14, xl_heap_header 5, the whole tuple's data.
+		return 24 + 20 + 8 + 2 + 14 + walHeapHeader + t.tupleWAL()
+	case walFormat94:
+		return walHeader9x + walHeapUpdate94 + walHeaderLen94 + t.tupleWAL()
+	case walFormat93:
+		return walHeader9x + walHeapUpdate93 + walHeapHeader + t.tupleWAL()
+	}
+	return walHeader9x + walHeapUpdate91 + walHeapHeader + t.tupleWAL()
+}
+
+// walIndexInsertRecord is a B-tree leaf insertion's record.
+func (e *engine) walIndexInsertRecord() int64 {
+	if e.walFmt == walFormat95 {
+		return walIndexInsert
+	}
+	return walIndexInsert9x
+}
+
+// walPruneRecord is heap_page_prune's record.
+func (e *engine) walPruneRecord() int64 {
+	if e.walFmt == walFormat95 {
+		return walPrune
+	}
+	return walPrune9x
+}
+
+// walCommitRecord is a writer's commit record.
+func (e *engine) walCommitRecord() int64 {
+	switch e.walFmt {
+	case walFormat95:
+		return walCommit
+	case walFormat91:
+		if e.ver < 902 {
+			return walCommit91
+		}
+	}
+	return walCommit92
+}
