@@ -10,7 +10,7 @@ package model
 // work writes. From 9.5 on they are the constants and formulas used
 // against PostgreSQL 15 (pg_waldump, pg_stat_wal: docs/fidelity.md).
 //
-// Before 9.5, from the releases' headers (docs/model.md "WAL"):
+// Before 9.5, from the releases' headers (docs/model.md "WAL before 9.5"):
 //   - heap_insert: header 32, xl_heap_insert 21 (target xl_heaptid 18,
 //     all_visible_cleared / flags), xl_heap_header 5, the tuple's data
 //     (t_len less its 23-byte header);
@@ -37,7 +37,8 @@ const (
 	walFormat95 walFormat = iota // 9.5 and later
 	walFormat94                  // 9.4
 	walFormat93                  // 9.3
-	walFormat91                  // 9.1 and 9.2 (and older)
+	walFormat92                  // 9.2
+	walFormat91                  // 9.1 (and older)
 )
 
 func walFormatOf(ver int) walFormat {
@@ -48,6 +49,8 @@ func walFormatOf(ver int) walFormat {
 		return walFormat94
 	case ver >= 903:
 		return walFormat93
+	case ver >= 902:
+		return walFormat92
 	}
 	return walFormat91
 }
@@ -90,10 +93,18 @@ func (e *engine) walUpdateSamePage(t *table) int64 {
 		return walUpdate // prefix and suffix compressed (pg_waldump's pgbench average)
 	case walFormat94:
 		return walHOTUpdate94
-	case walFormat93:
-		return walHeader9x + walHeapUpdate93 + walHeapHeader + t.tupleWAL()
 	}
-	return walHeader9x + walHeapUpdate91 + walHeapHeader + t.tupleWAL()
+	return e.walWholeTupleUpdate(t)
+}
+
+// walWholeTupleUpdate is 9.1-9.3's heap_update record on any page: the
+// whole new tuple after xl_heap_update and xl_heap_header.
+func (e *engine) walWholeTupleUpdate(t *table) int64 {
+	update := int64(walHeapUpdate91)
+	if e.walFmt == walFormat93 {
+		update = walHeapUpdate93
+	}
+	return walHeader9x + update + walHeapHeader + t.tupleWAL()
 }
 
 // walUpdateOtherPage is log_heap_update's record for a new version of t's
@@ -106,10 +117,8 @@ func (e *engine) walUpdateOtherPage(t *table) int64 {
 		return 24 + 20 + 8 + 2 + 14 + walHeapHeader + t.tupleWAL()
 	case walFormat94:
 		return walHeader9x + walHeapUpdate94 + walHeaderLen94 + t.tupleWAL()
-	case walFormat93:
-		return walHeader9x + walHeapUpdate93 + walHeapHeader + t.tupleWAL()
 	}
-	return walHeader9x + walHeapUpdate91 + walHeapHeader + t.tupleWAL()
+	return e.walWholeTupleUpdate(t)
 }
 
 // walIndexInsertRecord is a B-tree leaf insertion's record.
@@ -134,9 +143,7 @@ func (e *engine) walCommitRecord() int64 {
 	case walFormat95:
 		return walCommit
 	case walFormat91:
-		if e.ver < 902 {
-			return walCommit91
-		}
+		return walCommit91
 	}
 	return walCommit92
 }
