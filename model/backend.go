@@ -44,6 +44,7 @@ const (
 	wClient     // the client program's CPU, on its pgbench thread
 	wExtLock    // another backend holds the relation's extension lock
 	wReadV      // a read stream's preadv of several blocks through the OS cache
+	wSmgrRead   // smgrread of a block into private memory (pg_prewarm's read mode)
 )
 
 // cpuQuantum bounds one CPU burst: a backend doing long CPU-only work (a
@@ -118,6 +119,9 @@ type backend struct {
 	vacSlot  int32 // VACUUM's page from its stream, and whether the stream read it
 	vacMiss  bool
 	readvGid int32
+	// smgrGid is the block of an smgrread under way (pg_prewarm's read
+	// mode: no buffer).
+	smgrGid  int32
 	readvN   int32
 	victim   int32
 	ioReady  bool
@@ -293,6 +297,10 @@ func (b *backend) startWait() {
 		}
 	case wReadV:
 		if e.os.ReadV(b.readvGid, b.readvN, b.readahead(b.readvGid), b, evResume) {
+			b.resume()
+		}
+	case wSmgrRead:
+		if e.os.Read(b.smgrGid, b.readahead(b.smgrGid), b, evResume) {
 			b.resume()
 		}
 	case wSleepUntil:

@@ -36,6 +36,7 @@ const (
 	cOSReadahead
 	cOSInflightWaits
 	cOSReadCalls
+	cOSAdviceCalls
 	cDiskWrites
 	cWALWrites
 	cWALRecords
@@ -120,6 +121,7 @@ func (e *engine) snapshot() counters {
 		cOSReadahead:     int64(os.ReadaheadPages),
 		cOSInflightWaits: int64(os.InflightWaits),
 		cOSReadCalls:     int64(os.ReadCalls),
+		cOSAdviceCalls:   int64(os.AdviceCalls),
 		cDiskWrites:      int64(e.dataDev.Stats.Writes),
 		cWALRecords:      int64(e.wal.Stats.Records),
 		cWALFlushes:      int64(e.wal.Stats.Flushes),
@@ -394,6 +396,7 @@ func (e *engine) metrics(c counters, rel []relCounters, dur int64, txns, skipped
 		ReadaheadPages:  c.n[cOSReadahead],
 		InflightWaits:   c.n[cOSInflightWaits],
 		ReadCalls:       c.n[cOSReadCalls],
+		AdviceCalls:     c.n[cOSAdviceCalls],
 		PeakDirtyMB:     round6(float64(e.os.Stats.PeakDirtyPages) * 8192 / (1 << 20)),
 	}
 	m.Disk = Disk{

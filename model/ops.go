@@ -73,6 +73,8 @@ func (b *backend) exec(o *op) bool {
 		return b.execCatalog(o)
 	case opRange:
 		return b.execRange(o)
+	case opPrewarm:
+		return b.pgPrewarm(o)
 	}
 	panic(fmt.Sprintf("unknown op %d", o.kind))
 }
@@ -240,7 +242,7 @@ func (b *backend) execScan(o *op) bool {
 			b.ring = b.bulkRing()
 			b.ring.Reset()
 		}
-		b.streamBegin(t, b.ring, false)
+		b.streamBegin(t, b.ring, streamScan, 0)
 		b.useVM = av.ScanUsesVM(b.scanEnd)
 		b.skipAV = av.ScanSkipsAllVisible(b.scanEnd)
 		b.vmHeld, b.vmSlot = -1, -1

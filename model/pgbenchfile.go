@@ -64,6 +64,7 @@ type fileStep struct {
 	unit     int64
 	txnStart bool  // outside BEGIN ... END: the statement commits at once
 	cmdNo    int16 // the command, from 1 (pgbench -r)
+	mode     prewarmMode
 }
 
 // ifFrame is an open \if while compiling.
@@ -612,6 +613,25 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 			p.kind = opCheckpoint
 		case pgscript.Truncate:
 			p.kind = opTruncate
+		case pgscript.Prewarm:
+			p.kind, p.mode = opPrewarm, prewarmModes[st.Mode]
+			p.fromConst, p.toConst = nullBlock, nullBlock
+			if st.FromSet {
+				if p.fromSlot, p.fromConst, err = value(st.From); err != nil {
+					return nil, nil, err
+				}
+				if p.fromSlot == -2 {
+					p.fromSlot, p.fromGen = -1, last()
+				}
+			}
+			if st.ToSet {
+				if p.toSlot, p.toConst, err = value(st.To); err != nil {
+					return nil, nil, err
+				}
+				if p.toSlot == -2 {
+					p.toSlot, p.toGen = -1, last()
+				}
+			}
 		}
 		plan = append(plan, p)
 		if c.GSet != "" {
@@ -665,8 +685,8 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 				if p.keyGen != nil {
 					o.key = p.keyGen.NextVars(rng, v)
 				}
-			case opRange:
-				o.key, o.n = p.fromConst, p.toConst
+			case opRange, opPrewarm:
+				o.key, o.n, o.mode = p.fromConst, p.toConst, p.mode
 				if p.fromSlot >= 0 {
 					o.key = v[p.fromSlot]
 				}

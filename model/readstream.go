@@ -37,7 +37,8 @@ import (
 type readStream struct {
 	curRel   catalog.RelID // the relation scanned
 	ring     *bufpool.Ring // its buffer access strategy
-	vacuum   bool          // VACUUM's stream: heap_vac_scan_next_block skips, maintenance_io_concurrency
+	vacuum   bool          // VACUUM's stream: heap_vac_scan_next_block skips
+	maint    bool          // READ_STREAM_MAINTENANCE: maintenance_io_concurrency
 	next     int32         // the next block the stream's callback yields (-1: the end)
 	distance int32
 	// The blocks of the last read not handed to the scan yet:
@@ -52,14 +53,31 @@ type readStream struct {
 	io, ioN    int32
 }
 
-// streamBegin is read_stream_begin_relation for a scan of t (blocks 0 to
-// b.scanEnd) through ring: distance 1. vacuum makes it VACUUM's stream.
-func (b *backend) streamBegin(t *table, ring *bufpool.Ring, vacuum bool) {
+// streamKind is who reads through a stream, which decides its flags.
+type streamKind uint8
+
+const (
+	streamScan    streamKind = iota // heap_beginscan: READ_STREAM_SEQUENTIAL
+	streamVacuum                    // lazy_scan_heap: READ_STREAM_MAINTENANCE, skipping
+	streamPrewarm                   // pg_prewarm: READ_STREAM_FULL (17), | READ_STREAM_MAINTENANCE (18)
+)
+
+// streamBegin is read_stream_begin_relation for blocks first to
+// b.scanEnd - 1 of t through ring. Its distance starts at 1 block, or with
+// READ_STREAM_FULL (pg_prewarm) at io_combine_limit: "skip the initial
+// ramp-up phase if the caller says we're going to be reading the whole
+// relation".
+func (b *backend) streamBegin(t *table, ring *bufpool.Ring, kind streamKind, first int32) {
 	st := &b.stream
-	st.curRel, st.ring, st.vacuum = t.rel, ring, vacuum
+	st.curRel, st.ring = t.rel, ring
+	st.vacuum = kind == streamVacuum
+	st.maint = st.vacuum || (kind == streamPrewarm && b.e.ver >= 1800)
 	st.distance, st.n, st.phase, st.ioN = 1, 0, 0, 0
+	if kind == streamPrewarm {
+		st.distance = min(b.aioMaxPinned(), b.e.ioCombineBlocks())
+	}
 	b.aio.reset()
-	st.next = b.streamFrom(t, 0)
+	st.next = b.streamFrom(t, first)
 	b.aio.next = st.next
 }
 
@@ -87,9 +105,10 @@ func (b *backend) streamFrom(t *table, blk int32) int32 {
 }
 
 // streamMaxIOs is the stream's reads in flight: effective_io_concurrency,
-// or maintenance_io_concurrency for VACUUM (READ_STREAM_MAINTENANCE).
+// or maintenance_io_concurrency for VACUUM's and 18's pg_prewarm's
+// (READ_STREAM_MAINTENANCE).
 func (b *backend) streamMaxIOs() int32 {
-	if b.stream.vacuum {
+	if b.stream.maint {
 		return int32(max(b.e.sc.Server.MaintenanceIOConcurrency, 1))
 	}
 	return b.e.aioMaxIOs()
@@ -386,7 +405,7 @@ func (e *engine) aioMaxIOs() int32 { return int32(max(e.sc.Server.EffectiveIOCon
 // io_method worker or io_uring, and I/O concurrency above 0.
 func (b *backend) streamAsync() bool {
 	c := b.e.sc.Server.EffectiveIOConcurrency
-	if b.stream.vacuum {
+	if b.stream.maint {
 		c = b.e.sc.Server.MaintenanceIOConcurrency
 	}
 	return b.e.aioMethod() != "sync" && c > 0

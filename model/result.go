@@ -355,7 +355,11 @@ type OSCache struct {
 	// ReadCalls are the pread() and preadv() calls PostgreSQL made of
 	// relation and pg_xact files: one per block read up to 16, one per read stream's
 	// vectored read from 17 (docs/model.md "Read streams").
-	ReadCalls   int64   `json:"read_calls"`
+	ReadCalls int64 `json:"read_calls"`
+	// AdviceCalls are posix_fadvise(POSIX_FADV_WILLNEED) calls: one per
+	// block pg_prewarm's prefetch mode advises (a block not in shared
+	// buffers).
+	AdviceCalls int64   `json:"advice_calls"`
 	PeakDirtyMB float64 `json:"peak_dirty_mb"`
 }
 

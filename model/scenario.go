@@ -663,6 +663,28 @@ type Step struct {
 	// Truncate empties the table (TRUNCATE: a new relation file; its
 	// buffers are dropped without being written).
 	Truncate *TableStep `yaml:"truncate" shorthand:"table"`
+	// Prewarm is contrib/pg_prewarm's SELECT pg_prewarm('t', mode, 'main',
+	// first_block, last_block): the table's blocks loaded into shared
+	// buffers (buffer), read through the OS cache without them (read), or
+	// advised to the kernel (prefetch).
+	Prewarm *PrewarmStep `yaml:"prewarm" shorthand:"table"`
+}
+
+// PrewarmStep is a pg_prewarm call on a table's main fork.
+type PrewarmStep struct {
+	Table string `yaml:"table"`
+	Pick  string `yaml:"pick" enum:"client|random|cycle"`
+	Mode  string `yaml:"mode" enum:"buffer|read|prefetch"`
+	// FirstBlock and LastBlock bound the blocks done; -1 (the default) is
+	// pg_prewarm's NULL: the relation's first and last blocks when the
+	// statement runs.
+	FirstBlock int64 `yaml:"first_block" range:"-1,"`
+	LastBlock  int64 `yaml:"last_block" range:"-1,"`
+}
+
+// Defaults fills a new prewarm step.
+func (p *PrewarmStep) Defaults() {
+	p.Pick, p.Mode, p.FirstBlock, p.LastBlock = "client", "buffer", -1, -1
 }
 
 // TableStep names a table. For a group of tables, Pick chooses the member:
@@ -703,7 +725,7 @@ func (i *InsertStep) Defaults() { i.Pick = "client"; i.Rows = 1 }
 // Validate checks that exactly one operation is given.
 func (s *Step) Validate() error {
 	n := 0
-	for _, set := range []bool{s.Begin, s.Commit, s.Abort, s.Seqscan != nil, s.Select != nil, s.Insert != nil, s.Update != nil, s.Delete != nil, s.Vacuum != nil, s.Checkpoint, s.Sleep > 0, s.Copy != nil, s.Truncate != nil} {
+	for _, set := range []bool{s.Begin, s.Commit, s.Abort, s.Seqscan != nil, s.Select != nil, s.Insert != nil, s.Update != nil, s.Delete != nil, s.Vacuum != nil, s.Checkpoint, s.Sleep > 0, s.Copy != nil, s.Truncate != nil, s.Prewarm != nil} {
 		if set {
 			n++
 		}
@@ -712,10 +734,10 @@ func (s *Step) Validate() error {
 		return fmt.Errorf("sleep: a duration is > 0 (this one is negative)")
 	}
 	if n == 0 {
-		return fmt.Errorf("the step does nothing (sleep: 0s, checkpoint: false?): a step is exactly one of begin, commit, abort, seqscan, select, insert, copy, update, delete, truncate, vacuum, checkpoint: true, sleep: DURATION > 0; remove it or give one")
+		return fmt.Errorf("the step does nothing (sleep: 0s, checkpoint: false?): a step is exactly one of begin, commit, abort, seqscan, select, insert, copy, update, delete, truncate, vacuum, prewarm, checkpoint: true, sleep: DURATION > 0; remove it or give one")
 	}
 	if n != 1 {
-		return fmt.Errorf("a step is exactly one of begin, commit, abort, seqscan, select, insert, copy, update, delete, truncate, vacuum, checkpoint, sleep (found %d)", n)
+		return fmt.Errorf("a step is exactly one of begin, commit, abort, seqscan, select, insert, copy, update, delete, truncate, vacuum, prewarm, checkpoint, sleep (found %d)", n)
 	}
 	return nil
 }

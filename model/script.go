@@ -30,9 +30,10 @@ const (
 	opTruncate                 // TRUNCATE t
 	opCatalog                  // system catalog lookups (syscatalog.go), not a statement
 	opRange                    // SELECT of keys key..n (rangescan.go)
+	opPrewarm                  // SELECT pg_prewarm(t, mode, 'main', key, n) (pgprewarm.go)
 )
 
-var opNames = [...]string{"begin", "select", "update", "insert", "seqscan", "delete", "delete", "vacuum", "checkpoint", "sleep", "commit", "abort", "update", "truncate", "catalog", "select"}
+var opNames = [...]string{"begin", "select", "update", "insert", "seqscan", "delete", "delete", "vacuum", "checkpoint", "sleep", "commit", "abort", "update", "truncate", "catalog", "select", "select"}
 
 func (k opKind) String() string { return opNames[k] }
 
@@ -46,6 +47,7 @@ type op struct {
 	every int64 // insert: commit every this many rows (0 = at the end)
 	copy  bool  // insert: COPY (a BulkInsertState) rather than INSERT ... SELECT
 	dur   int64 // sleep
+	mode  prewarmMode
 	// cmdNo is the script command the op belongs to, from 1 (pgbench -r's
 	// per-statement latencies); 0: part of the command before it.
 	cmdNo int16
@@ -118,6 +120,9 @@ func compileSteps(steps []Step, sc Scenario, db *database) (*script, error) {
 		dur      int64
 		txnStart bool
 		copy     bool
+		mode     prewarmMode
+		first    int64
+		last     int64
 	}
 	var plan []stepPlan
 	inTxn := false
@@ -226,6 +231,24 @@ func compileSteps(steps []Step, sc Scenario, db *database) (*script, error) {
 				p.keyVar = len(s.vars)
 				s.vars = append(s.vars, scriptVar{name: fmt.Sprintf("steps[%d].%s.key", i, what), def: ks.Key, rowsOf: p.table})
 			}
+		case st.Prewarm != nil:
+			pw := st.Prewarm
+			p.kind, p.table, p.pick, p.mode = opPrewarm, pw.Table, pw.Pick, prewarmModes[pw.Mode]
+			p.first, p.last = pw.FirstBlock, pw.LastBlock
+			if pw.FirstBlock < 0 {
+				p.first = nullBlock
+			}
+			if pw.LastBlock < 0 {
+				p.last = nullBlock
+			}
+			if err := needTable(i, p.table, "prewarm", false); err != nil {
+				return nil, err
+			}
+			if p.first != nullBlock && p.last != nullBlock && p.last < p.first {
+				// pg_prewarm does no blocks then (its loop never starts),
+				// surely not what the scenario means.
+				return nil, Problem{Path: fmt.Sprintf("script.steps[%d].prewarm.last_block", i), Msg: fmt.Sprintf("last_block %d is before first_block %d: pg_prewarm would do no blocks", p.last, p.first)}
+			}
 		case st.Checkpoint:
 			p.kind = opCheckpoint
 		case st.Sleep > 0:
@@ -245,7 +268,10 @@ func compileSteps(steps []Step, sc Scenario, db *database) (*script, error) {
 	s.build = func(b *backend, v []int64, ops []op) []op {
 		explicit := false
 		for i, p := range plan {
-			o := op{kind: p.kind, stmt: p.kind != opSleep, n: p.n, every: p.every, dur: p.dur, copy: p.copy, cmdNo: int16(i + 1)}
+			o := op{kind: p.kind, stmt: p.kind != opSleep, n: p.n, every: p.every, dur: p.dur, copy: p.copy, mode: p.mode, cmdNo: int16(i + 1)}
+			if p.kind == opPrewarm {
+				o.key, o.n = p.first, p.last
+			}
 			if p.table != "" {
 				o.t = b.pickTable(p.table, p.pick)
 			}
@@ -301,6 +327,8 @@ func stepText(st Step) string {
 		return "truncate " + table(st.Truncate)
 	case st.Vacuum != nil:
 		return "vacuum " + table(st.Vacuum)
+	case st.Prewarm != nil:
+		return fmt.Sprintf("prewarm %s %s", st.Prewarm.Table, st.Prewarm.Mode)
 	case st.Checkpoint:
 		return "checkpoint"
 	}

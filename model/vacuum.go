@@ -42,7 +42,7 @@ func (b *backend) execVacuum(o *op) bool {
 		b.vcost = 0
 		b.sub = 2
 		if e.vacuumUsesStream() {
-			b.streamBegin(t, b.vacring, true)
+			b.streamBegin(t, b.vacring, streamVacuum, 0)
 		}
 	}
 	for (b.sub >= 2 && b.sub <= 4 || b.sub == 20 || b.sub == 21) && b.blk < b.scanEnd {

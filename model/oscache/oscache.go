@@ -60,6 +60,7 @@ type Stats struct {
 	Hits, Misses        uint64
 	InflightWaits       uint64 // reads that found their page cached but still being read (readahead in flight)
 	ReadCalls           uint64 // pread() and preadv() calls (a preadv of several blocks is one)
+	AdviceCalls         uint64 // posix_fadvise(POSIX_FADV_WILLNEED) calls
 	ReadRequests        uint64 // device read requests
 	ReadPages           uint64 // pages those requests read
 	ReadaheadPages      uint64 // of which pages no read had asked for yet (readahead)
@@ -445,6 +446,22 @@ func (c *Cache) Read(gid int32, ra *RAState, done sim.Handler, arg int64) bool {
 	c.Stats.Hits++
 	c.touch(gid)
 	return true
+}
+
+// Prefetch is posix_fadvise(POSIX_FADV_WILLNEED) of one block
+// (mm/fadvise.c -> force_page_cache_readahead): if it is not cached, a
+// read of it is submitted and the caller does not wait; a later read finds
+// it cached, or in flight and waits for it. The block enters the cache
+// as readahead does, without the readahead mark, and counts as read ahead
+// (no read asked for it).
+func (c *Cache) Prefetch(gid int32) {
+	c.Stats.AdviceCalls++
+	c.grow(gid)
+	if c.flags[gid]&fCached != 0 {
+		return
+	}
+	c.readRun(gid, 1, -1, false)
+	c.Stats.ReadaheadPages++
 }
 
 // readRun submits one device read of the n pages from gid, which must

@@ -106,6 +106,10 @@ func TestShape(t *testing.T) {
 		{"VACUUM (VERBOSE) t", Statement{Kind: Vacuum, Table: "t"}},
 		{"CHECKPOINT", Statement{Kind: Checkpoint}},
 		{"TRUNCATE t", Statement{Kind: Truncate, Table: "t"}},
+		{"SELECT pg_prewarm('t')", Statement{Kind: Prewarm, Table: "t", Mode: "buffer", Targets: []string{"pg_prewarm"}}},
+		{"select public.pg_prewarm('public.t'::regclass, 'read')", Statement{Kind: Prewarm, Table: "t", Mode: "read", Targets: []string{"pg_prewarm"}}},
+		{"SELECT pg_prewarm('\"T\"', 'prefetch', 'main', 100, NULL)", Statement{Kind: Prewarm, Table: "T", Mode: "prefetch", From: Value{Const: 100}, FromSet: true, Targets: []string{"pg_prewarm"}}},
+		{"SELECT pg_prewarm('t', last_block => :n - 1)", Statement{Kind: Prewarm, Table: "t", Mode: "buffer", To: Value{Expr: "(:n) - (1)"}, ToSet: true, Targets: []string{"pg_prewarm"}, Vars: []string{"n"}}},
 	} {
 		got, err := Shape(tc.sql)
 		if err != nil {
@@ -137,6 +141,14 @@ func TestShapeRefusals(t *testing.T) {
 		{"INSERT INTO t VALUES (1) ON CONFLICT DO NOTHING", "ON CONFLICT is not modelled"},
 		{"INSERT INTO t SELECT * FROM u", "INSERT ... SELECT is modelled only from generate_series(a, b)"},
 		{"VACUUM", "name one table"},
+		{"SELECT 1, pg_prewarm('t')", "pg_prewarm is modelled as a statement of its own"},
+		{"SELECT pg_prewarm('t') + 1", "pg_prewarm is modelled as a statement of its own"},
+		{"SELECT pg_prewarm('t', 'warm')", `invalid prewarm type "warm"`},
+		{"SELECT pg_prewarm('t', 'buffer', 'vm')", "pg_prewarm of the vm fork is not modelled"},
+		{"SELECT pg_prewarm('t', NULL)", "pg_prewarm's mode cannot be null"},
+		{"SELECT pg_prewarm('other.t')", `schema "other"`},
+		{"SELECT pg_prewarm('t', first => 3)", `no argument named "first"`},
+		{"SELECT pg_prewarm(:rel)", "pg_prewarm's regclass must be a string constant"},
 		{"VACUUM FULL t", "VACUUM option FULL is not modelled"},
 		{"ANALYZE t", "ANALYZE is not modelled"},
 		{"SAVEPOINT a", "savepoints and two-phase commit are not modelled"},

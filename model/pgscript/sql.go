@@ -2,10 +2,12 @@ package pgscript
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // Kind is the shape of an SQL statement as the model sees it.
@@ -25,9 +27,10 @@ const (
 	Vacuum                     // VACUUM t
 	Checkpoint                 // CHECKPOINT
 	Truncate                   // TRUNCATE t
+	Prewarm                    // SELECT pg_prewarm('t'[, mode[, fork[, first_block[, last_block]]]])
 )
 
-var kindNames = [...]string{"", "BEGIN", "COMMIT", "ROLLBACK", "SELECT", "SELECT", "SELECT", "SELECT", "UPDATE", "DELETE", "INSERT", "VACUUM", "CHECKPOINT", "TRUNCATE"}
+var kindNames = [...]string{"", "BEGIN", "COMMIT", "ROLLBACK", "SELECT", "SELECT", "SELECT", "SELECT", "UPDATE", "DELETE", "INSERT", "VACUUM", "CHECKPOINT", "TRUNCATE", "SELECT"}
 
 func (k Kind) String() string { return kindNames[k] }
 
@@ -74,10 +77,16 @@ type Statement struct {
 	Targets []string
 	// Vars are the script variables the statement refers to, in order.
 	Vars []string
+	// Mode is pg_prewarm's mode ("buffer", "read" or "prefetch"); a
+	// Prewarm's From and To are its first_block and last_block when
+	// FromSet and ToSet (NULL, or left out: the relation's first and last
+	// blocks).
+	Mode           string
+	FromSet, ToSet bool
 }
 
 // Supported lists the statement shapes Shape accepts, for messages.
-const Supported = "BEGIN/START TRANSACTION, END/COMMIT, ROLLBACK/ABORT, SELECT without FROM, SELECT ... FROM t WHERE col = :v (a point lookup), SELECT ... FROM t WHERE col BETWEEN :a AND :b (a range), SELECT ... FROM t (a sequential scan, with or without a filter), UPDATE t SET ... [WHERE col = :v], DELETE FROM t [WHERE col = :v], INSERT INTO t [(cols)] VALUES (...)[, ...], INSERT INTO t SELECT ... FROM generate_series(a, b), VACUUM [VERBOSE] t, CHECKPOINT, TRUNCATE t"
+const Supported = "BEGIN/START TRANSACTION, END/COMMIT, ROLLBACK/ABORT, SELECT without FROM, SELECT ... FROM t WHERE col = :v (a point lookup), SELECT ... FROM t WHERE col BETWEEN :a AND :b (a range), SELECT ... FROM t (a sequential scan, with or without a filter), UPDATE t SET ... [WHERE col = :v], DELETE FROM t [WHERE col = :v], INSERT INTO t [(cols)] VALUES (...)[, ...], INSERT INTO t SELECT ... FROM generate_series(a, b), VACUUM [VERBOSE] t, CHECKPOINT, TRUNCATE t, SELECT pg_prewarm('t'[, 'buffer'|'read'|'prefetch'[, 'main'[, first_block[, last_block]]]])"
 
 // Shape parses an SQL command of a pgbench script and returns its shape.
 // :name references become parameters first, as pgbench's parseQuery does
@@ -232,6 +241,9 @@ func (s shaper) selectStmt(q *pg_query.SelectStmt) (Statement, error) {
 		for _, t := range q.TargetList {
 			if hasSubquery(t) {
 				return Statement{}, fmt.Errorf("subqueries are not modelled")
+			}
+			if hasCall(t, "pg_prewarm") {
+				return s.prewarm(q.TargetList)
 			}
 		}
 		return Statement{Kind: NoTable}, nil
@@ -495,13 +507,158 @@ func funcName(fc *pg_query.FuncCall) string {
 	return fc.Funcname[len(fc.Funcname)-1].GetString_().GetSval()
 }
 
+// prewarm is SELECT pg_prewarm(...) (contrib/pg_prewarm, pg_prewarm.sql:
+// pg_prewarm(regclass, mode text default 'buffer', fork text default
+// 'main', first_block int8 default null, last_block int8 default null)),
+// the call as the statement's only target.
+func (s shaper) prewarm(list []*pg_query.Node) (Statement, error) {
+	var fc *pg_query.FuncCall
+	if len(list) == 1 {
+		if rt := list[0].GetResTarget(); rt != nil {
+			fc = rt.Val.GetFuncCall()
+		}
+	}
+	if fc == nil || funcName(fc) != "pg_prewarm" {
+		return Statement{}, fmt.Errorf("pg_prewarm is modelled as a statement of its own: SELECT pg_prewarm('t', ...)")
+	}
+	if len(fc.Funcname) == 2 && fc.Funcname[0].GetString_().GetSval() != "public" {
+		return Statement{}, fmt.Errorf("pg_prewarm of schema %q: the model's functions are all in public", fc.Funcname[0].GetString_().GetSval())
+	}
+	if fc.AggStar || fc.AggDistinct || fc.FuncVariadic || fc.Over != nil || fc.AggFilter != nil || len(fc.AggOrder) > 0 {
+		return Statement{}, fmt.Errorf("pg_prewarm is a plain function: call it as pg_prewarm('t', ...)")
+	}
+	names := []string{"regclass", "mode", "fork", "first_block", "last_block"}
+	args := make([]*pg_query.Node, len(names))
+	named := false
+	for i, a := range fc.Args {
+		pos := i
+		if na := a.GetNamedArgExpr(); na != nil {
+			named = true
+			pos = slices.Index(names, strings.ToLower(na.Name))
+			if pos < 0 {
+				return Statement{}, fmt.Errorf("pg_prewarm has no argument named %q (it has %s)", na.Name, strings.Join(names, ", "))
+			}
+			a = na.Arg
+		} else if named {
+			return Statement{}, fmt.Errorf("pg_prewarm: a positional argument after a named one")
+		}
+		if pos >= len(names) {
+			return Statement{}, fmt.Errorf("pg_prewarm takes at most %d arguments", len(names))
+		}
+		if args[pos] != nil {
+			return Statement{}, fmt.Errorf("pg_prewarm: argument %s given twice", names[pos])
+		}
+		args[pos] = a
+	}
+	if args[0] == nil {
+		return Statement{}, fmt.Errorf("pg_prewarm needs the relation: pg_prewarm('t')")
+	}
+	text := func(i int) (string, bool, error) {
+		n := args[i]
+		if n == nil {
+			return "", false, nil
+		}
+		if tc := n.GetTypeCast(); tc != nil {
+			n = tc.Arg
+		}
+		if c := n.GetAConst(); c != nil {
+			if c.Isnull {
+				return "", true, nil
+			}
+			if sv := c.GetSval(); sv != nil {
+				return sv.Sval, false, nil
+			}
+		}
+		return "", false, fmt.Errorf("pg_prewarm's %s must be a string constant", names[i])
+	}
+	rel, _, err := text(0)
+	if err != nil {
+		return Statement{}, err
+	}
+	if rel == "" {
+		return Statement{}, fmt.Errorf("pg_prewarm needs the relation: pg_prewarm('t')")
+	}
+	name, err := regclassName(rel)
+	if err != nil {
+		return Statement{}, err
+	}
+	st := Statement{Kind: Prewarm, Table: name, Mode: "buffer"}
+	for i := 1; i <= 2; i++ {
+		v, null, err := text(i)
+		if err != nil {
+			return Statement{}, err
+		}
+		if null {
+			// pg_prewarm is not STRICT: it checks its arguments itself.
+			return Statement{}, fmt.Errorf("pg_prewarm's %s cannot be null", names[i])
+		}
+		switch {
+		case i == 1 && args[i] != nil:
+			if v != "buffer" && v != "read" && v != "prefetch" {
+				return Statement{}, fmt.Errorf("invalid prewarm type %q (pg_prewarm's modes are buffer, read and prefetch)", v)
+			}
+			st.Mode = v
+		case i == 2 && args[i] != nil && v != "main":
+			if v == "fsm" || v == "vm" || v == "init" {
+				return Statement{}, fmt.Errorf("pg_prewarm of the %s fork is not modelled (the main fork is)", v)
+			}
+			return Statement{}, fmt.Errorf("invalid fork name %q", v)
+		}
+	}
+	for i, dst := range []*Value{&st.From, &st.To} {
+		n := args[3+i]
+		if n == nil {
+			continue
+		}
+		if c := n.GetAConst(); c != nil && c.Isnull {
+			continue
+		}
+		v, ok := s.value(n)
+		if !ok {
+			return Statement{}, fmt.Errorf("pg_prewarm's %s must be an integer, a :variable or null", names[3+i])
+		}
+		*dst = v
+		if i == 0 {
+			st.FromSet = true
+		} else {
+			st.ToSet = true
+		}
+	}
+	st.Targets = []string{"pg_prewarm"}
+	return st, nil
+}
+
+// regclassName is the table a regclass literal names ('t', 'public.t',
+// '"T"'), as regclassin reads it; other schemas are refused.
+func regclassName(lit string) (string, error) {
+	res, err := pg_query.Parse("SELECT FROM " + lit)
+	if err == nil && len(res.Stmts) == 1 {
+		if q := res.Stmts[0].Stmt.GetSelectStmt(); q != nil && len(q.FromClause) == 1 {
+			if rv := q.FromClause[0].GetRangeVar(); rv != nil && rv.Alias == nil && rv.Catalogname == "" {
+				return relName(rv)
+			}
+		}
+	}
+	return "", fmt.Errorf("pg_prewarm: %q is not a table name", lit)
+}
+
+// hasCall reports whether a call of the function name appears under n.
+func hasCall(n *pg_query.Node, name string) bool {
+	found := false
+	walk(n.ProtoReflect(), &found, func(m protoreflect.Message) bool {
+		fc, ok := m.Interface().(*pg_query.FuncCall)
+		return ok && funcName(fc) == name
+	})
+	return found
+}
+
 // hasSubquery reports whether a subquery appears anywhere under n.
 func hasSubquery(n *pg_query.Node) bool {
 	if n == nil {
 		return false
 	}
 	found := false
-	walk(n.ProtoReflect(), &found)
+	walk(n.ProtoReflect(), &found, func(m protoreflect.Message) bool { return m.Descriptor().Name() == "SubLink" })
 	return found
 }
 

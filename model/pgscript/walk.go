@@ -2,13 +2,13 @@ package pgscript
 
 import "google.golang.org/protobuf/reflect/protoreflect"
 
-// walk sets *found when a SubLink (a subquery in an expression) is in the
-// tree under m.
-func walk(m protoreflect.Message, found *bool) {
+// walk sets *found when a node for which match is true is in the tree
+// under m.
+func walk(m protoreflect.Message, found *bool, match func(protoreflect.Message) bool) {
 	if *found {
 		return
 	}
-	if m.Descriptor().Name() == "SubLink" {
+	if match(m) {
 		*found = true
 		return
 	}
@@ -17,10 +17,10 @@ func walk(m protoreflect.Message, found *bool) {
 		case fd.IsList() && fd.Kind() == protoreflect.MessageKind:
 			l := v.List()
 			for i := 0; i < l.Len() && !*found; i++ {
-				walk(l.Get(i).Message(), found)
+				walk(l.Get(i).Message(), found, match)
 			}
 		case fd.Kind() == protoreflect.MessageKind && !fd.IsMap():
-			walk(v.Message(), found)
+			walk(v.Message(), found, match)
 		}
 		return !*found
 	})

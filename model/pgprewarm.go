@@ -1,0 +1,135 @@
+package model
+
+import (
+	"fmt"
+	"math"
+)
+
+// pg_prewarm (contrib/pg_prewarm/pg_prewarm.c, function pg_prewarm): a
+// statement that loads a relation's blocks, first_block to last_block of
+// its main fork, in one of three modes.
+//
+//   - buffer: each block into shared buffers and released at once. Up to
+//     16 one ReadBufferExtended(RBM_NORMAL) with no buffer access
+//     strategy per block — no ring: a relation larger than shared buffers
+//     evicts everything else, and its own first blocks — each a hit or a
+//     read in every statistic, a fresh pin raising usage_count as any
+//     other. From 17 a read stream (READ_STREAM_FULL: its distance starts
+//     at io_combine_limit, so reads are 128 kB from the first; from 18
+//     also READ_STREAM_MAINTENANCE: maintenance_io_concurrency reads in
+//     flight with asynchronous I/O).
+//   - read: each block read with smgrread into a private buffer: through
+//     the OS page cache (and the kernel's readahead), not into shared
+//     buffers, and counted in no buffer statistic.
+//   - prefetch: each block that is not in shared buffers advised to the
+//     kernel (PrefetchBuffer -> smgrprefetch -> posix_fadvise WILLNEED):
+//     the kernel starts reading it into the page cache and the statement
+//     does not wait for it.
+//
+// The statement returns the number of blocks done. A first_block or
+// last_block outside the relation is an error (the model stops the run
+// with PostgreSQL's message: pgbench would abort the client).
+
+// prewarmMode is pg_prewarm's mode argument.
+type prewarmMode uint8
+
+const (
+	prewarmBuffer prewarmMode = iota
+	prewarmRead
+	prewarmPrefetch
+)
+
+var prewarmModes = map[string]prewarmMode{"buffer": prewarmBuffer, "read": prewarmRead, "prefetch": prewarmPrefetch}
+
+// nullBlock is pg_prewarm's NULL first_block or last_block: the
+// relation's first or last block.
+const nullBlock = math.MinInt64
+
+// pgPrewarm runs SELECT pg_prewarm(o.t, o.mode, 'main', o.key, o.n).
+func (b *backend) pgPrewarm(o *op) bool {
+	e := b.e
+	t := o.t
+	if b.sub == 1 {
+		// RelationGetNumberOfBlocksInFork, then the range checks.
+		nblocks := int64(t.heap.NBlocks())
+		first, last := o.key, o.n
+		if first == nullBlock {
+			first = 0
+		} else if first < 0 || first >= nblocks {
+			e.fail(fmt.Errorf("pg_prewarm(%q, first_block => %d): ERROR: starting block number must be between 0 and %d (the table has %d blocks then; pgbench aborts the client)", t.name, first, nblocks-1, nblocks))
+			return false
+		}
+		if last == nullBlock {
+			last = nblocks - 1
+		} else if last < 0 || last >= nblocks {
+			e.fail(fmt.Errorf("pg_prewarm(%q, last_block => %d): ERROR: ending block number must be between 0 and %d (the table has %d blocks then; pgbench aborts the client)", t.name, last, nblocks-1, nblocks))
+			return false
+		}
+		b.blk, b.scanEnd = int32(first), int32(max(last+1, first))
+		if o.mode == prewarmBuffer && e.usesReadStream() {
+			b.streamBegin(t, nil, streamPrewarm, b.blk)
+		}
+		b.sub = 2
+	}
+	for b.blk < b.scanEnd {
+		blk := b.blk
+		if b.sub == 2 {
+			// CHECK_FOR_INTERRUPTS: where the backend gives up its core
+			// once it has run a time slice.
+			if b.yield() {
+				return false
+			}
+			b.sub = 3
+		}
+		gid := e.cat.GID(t.rel, blk)
+		switch o.mode {
+		case prewarmBuffer:
+			var slot int32
+			var ok bool
+			if e.usesReadStream() {
+				var got int32
+				if b.streamAsync() {
+					got, slot, _, ok = b.streamNextBufferAsync(t, false)
+				} else {
+					got, slot, _, ok = b.streamNextBuffer(t, false)
+				}
+				if ok && got != blk {
+					e.fail(fmt.Errorf("internal error: backend %d's read stream gave block %d for %d of pg_prewarm; please report this with the scenario", b.id, got, blk))
+					return false
+				}
+			} else {
+				slot, ok = b.readBuffer(gid, nil, false, false)
+			}
+			if !ok {
+				return false
+			}
+			b.releaseBuffer(slot)
+		case prewarmRead:
+			if b.sub == 3 {
+				// smgrread -> mdread: one pread through the backend's
+				// descriptor (its readahead state), the copy charged as
+				// any read from the page cache.
+				b.sub = 4
+				b.smgrGid = gid
+				b.cpu += e.costs.OSRead
+				b.block(wSmgrRead)
+				return false
+			}
+		case prewarmPrefetch:
+			// PrefetchSharedBuffer: a buffer-mapping lookup (priced as
+			// a hit: the model does not price the pin apart), and for a
+			// block not in shared buffers the posix_fadvise call, priced
+			// as the pread it stands for.
+			b.cpu += e.costs.BufferHit
+			if e.pool.Lookup(gid) < 0 {
+				b.cpu += e.costs.OSRead
+				e.os.Prefetch(gid)
+			}
+		}
+		b.sub = 2
+		b.blk++
+	}
+	// read_stream_end, relation_close.
+	b.releaseAll()
+	return true
+}
