@@ -114,11 +114,17 @@ type backend struct {
 	pinNoRead bool
 	// stream is the sequential scan's read stream (17+); readvGid and
 	// readvN its preadv under way.
-	stream   readStream
-	aio      aioStream
-	vacSlot  int32 // VACUUM's page from its stream, and whether the stream read it
-	vacMiss  bool
-	readvGid int32
+	stream  readStream
+	aio     aioStream
+	vacSlot int32 // VACUUM's page from its stream, and whether the stream read it
+	vacMiss bool
+	// lpdeadPages are the pages VACUUM's first pass left with LP_DEAD
+	// items (in block order), lpdeadItems their count: the second heap
+	// pass's work (lazy_vacuum_heap_rel).
+	lpdeadPages []int32
+	lpdeadItems int64
+	vacIndexes  bool // this VACUUM vacuumed the indexes
+	readvGid    int32
 	// smgrGid is the block of an smgrread under way (pg_prewarm's read
 	// mode: no buffer).
 	smgrGid  int32

@@ -18,10 +18,18 @@ const (
 	// heap_update writes when the new version goes to another page: it
 	// marks the old tuple locked before it releases the old page's lock
 	// to find one.
-	walDelete  = 54
-	walLock    = 54
-	walVisible = 64 // XLOG_HEAP2_VISIBLE
-	walVacuum  = 48 // XLOG_HEAP2_PRUNE / VACUUM per page
+	walDelete = 54
+	walLock   = 54
+	// walVisible is XLOG_HEAP2_VISIBLE: xl_heap_visible (5 bytes) and two
+	// block references, the VM page's and the heap page's (the same
+	// relation: no RelFileNode again), 59 bytes as pg_waldump shows them.
+	walVisible = 59
+	// walInplace is XLOG_HEAP_INPLACE of a pg_class row (heap_inplace_update:
+	// 48 bytes of headers and the row), walInvalidations
+	// XLOG_STANDBY_INVALIDATIONS of a VACUUM's transaction: PostgreSQL
+	// 15's sizes, by pg_waldump.
+	walInplace       = 188
+	walInvalidations = 90
 )
 
 // SKIP_PAGES_THRESHOLD (vacuumlazy.c): VACUUM skips all-visible pages only
@@ -539,17 +547,19 @@ func (b *backend) maybePrune(t *table, blk, slot, gid int32) {
 	if h.PruneXid(blk) >= b.e.oldestXmin() {
 		return
 	}
-	if n := b.prune(t, blk); n > 0 {
-		b.modify(slot, gid, b.e.walPruneRecord())
+	if n, kept := b.prune(t, blk); n > 0 {
+		b.modify(slot, gid, b.e.walPruneRecord(n, kept))
 	}
 }
 
 // prune removes dead tuples from blk: deleted by a committed transaction
-// older than the horizon, or inserted by an aborted one.
-func (b *backend) prune(t *table, blk int32) int {
+// older than the horizon, or inserted by an aborted one. It returns the
+// tuples removed and the rows of which a newer version stays on the page
+// (heap.Table.Prune).
+func (b *backend) prune(t *table, blk int32) (n, kept int) {
 	e := b.e
 	horizon := e.oldestXmin()
-	n := t.heap.Prune(blk, func(g heap.Group) bool {
+	n, kept = t.heap.Prune(blk, func(g heap.Group) bool {
 		if g.Hints&heap.XminInvalid != 0 && g.Hints&heap.XminCommitted == 0 {
 			return true
 		}
@@ -559,7 +569,11 @@ func (b *backend) prune(t *table, blk int32) int {
 		return g.Xmax != 0 && g.Xmax < horizon && e.x.clog.Get(g.Xmax) == 1 /* committed */
 	})
 	e.vis.pruned += int64(n)
-	return n
+	if t.pkey != nil && len(t.heap.PendingDead) > 0 {
+		t.pkey.noteDead(t, t.heap.PendingDead)
+		t.heap.PendingDead = t.heap.PendingDead[:0]
+	}
+	return n, kept
 }
 
 // noteIns and noteDead accumulate the transaction's effect on a table's
@@ -611,6 +625,7 @@ func (b *backend) execTruncate(t *table) {
 	if t.pkey != nil {
 		e.dropRelation(t.pkey.rel)
 		t.pkey.bt = btree.New(0)
+		t.pkey.deadPerLeaf = nil
 		for e.cat.Rel(t.pkey.rel).NBlocks < t.pkey.bt.NBlocks() {
 			e.extend(t.pkey.rel)
 		}

@@ -29,7 +29,9 @@ const (
 const (
 	walUpdate      = 72 // a HOT update (prefix and suffix compressed): PostgreSQL 15's pgbench average, pg_waldump
 	walIndexInsert = 64
-	walPrune       = 48
+	walPrune       = 54 // without its offsets (walPruneRecord)
+	walVacuum      = 48 // likewise (walVacuumRecord)
+	walBtreeVacuum = 50 // likewise (walBtreeVacuumRecord)
 	walCommit      = 34
 	walFPI         = 8240 // 8192-byte image plus headers (measured, docs/model.md)
 )

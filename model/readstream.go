@@ -1,6 +1,8 @@
 package model
 
 import (
+	"slices"
+
 	"github.com/pgbufsim/pgbufsim/model/bufpool"
 	"github.com/pgbufsim/pgbufsim/model/catalog"
 	"github.com/pgbufsim/pgbufsim/model/oscache"
@@ -39,6 +41,7 @@ type readStream struct {
 	ring     *bufpool.Ring // its buffer access strategy
 	vacuum   bool          // VACUUM's stream: heap_vac_scan_next_block skips
 	maint    bool          // READ_STREAM_MAINTENANCE: maintenance_io_concurrency
+	reap     bool          // VACUUM's second heap pass: only the pages in b.lpdeadPages
 	next     int32         // the next block the stream's callback yields (-1: the end)
 	distance int32
 	// The blocks of the last read not handed to the scan yet:
@@ -57,9 +60,10 @@ type readStream struct {
 type streamKind uint8
 
 const (
-	streamScan    streamKind = iota // heap_beginscan: READ_STREAM_SEQUENTIAL
-	streamVacuum                    // lazy_scan_heap: READ_STREAM_MAINTENANCE, skipping
-	streamPrewarm                   // pg_prewarm: READ_STREAM_FULL (17), | READ_STREAM_MAINTENANCE (18)
+	streamScan       streamKind = iota // heap_beginscan: READ_STREAM_SEQUENTIAL
+	streamVacuum                       // lazy_scan_heap: READ_STREAM_MAINTENANCE, skipping
+	streamPrewarm                      // pg_prewarm: READ_STREAM_FULL (17), | READ_STREAM_MAINTENANCE (18)
+	streamVacuumReap                   // lazy_vacuum_heap_rel (18): READ_STREAM_MAINTENANCE, the pages with LP_DEAD items
 )
 
 // streamBegin is read_stream_begin_relation for blocks first to
@@ -71,7 +75,8 @@ func (b *backend) streamBegin(t *table, ring *bufpool.Ring, kind streamKind, fir
 	st := &b.stream
 	st.curRel, st.ring = t.rel, ring
 	st.vacuum = kind == streamVacuum
-	st.maint = st.vacuum || (kind == streamPrewarm && b.e.ver >= 1800)
+	st.reap = kind == streamVacuumReap
+	st.maint = st.vacuum || st.reap || (kind == streamPrewarm && b.e.ver >= 1800)
 	st.distance, st.n, st.phase, st.ioN = 1, 0, 0, 0
 	if kind == streamPrewarm {
 		st.distance = min(b.aioMaxPinned(), b.e.ioCombineBlocks())
@@ -97,6 +102,15 @@ func (b *backend) streamFrom(t *table, blk int32) int32 {
 			}
 			blk += run
 		}
+	}
+	if b.stream.reap {
+		// vacuum_reap_lp_read_stream_next: the next page of the dead
+		// items' TID store, in block order.
+		i, _ := slices.BinarySearch(b.lpdeadPages, blk)
+		if i == len(b.lpdeadPages) {
+			return -1
+		}
+		blk = b.lpdeadPages[i]
 	}
 	if blk < 0 || blk >= b.scanEnd {
 		return -1

@@ -56,6 +56,27 @@ type index struct {
 	name string
 	bt   *btree.Index
 	rel  catalog.RelID
+	// deadPerLeaf counts, by leaf block, the entries of the heap's LP_DEAD
+	// items that VACUUM's index pass will delete (noteDead).
+	deadPerLeaf []int32
+}
+
+// noteDead adds the entries of LP_DEAD items a prune of t left: a row's
+// entry is its key's; untagged tuples are taken as the rows loaded on
+// their block (RowsPerPage a page, in key order), all on the leaf of its
+// first.
+func (x *index) noteDead(t *table, dead []heap.DeadEntry) {
+	for _, d := range dead {
+		key := d.Row
+		if key <= 0 {
+			key = int64(d.Block)*int64(max(t.heap.RowsPerPage, 1)) + 1
+		}
+		leaf := x.bt.Leaf(key)
+		if int(leaf) >= len(x.deadPerLeaf) {
+			x.deadPerLeaf = append(x.deadPerLeaf, make([]int32, int(leaf)+1-len(x.deadPerLeaf))...)
+		}
+		x.deadPerLeaf[leaf] += d.N
+	}
 }
 
 // database holds every relation of a run.
@@ -105,6 +126,7 @@ func (db *database) addTable(name string, h *heap.Table, withPkey bool) *table {
 		bt := btree.New(h.Rows)
 		t.pkey = &index{name: name + "_pkey", bt: bt}
 		t.pkey.rel = db.cat.Add(t.pkey.name, catalog.BTree, bt.NBlocks())
+		h.TrackDeadEntries = true
 	}
 	db.tables = append(db.tables, t)
 	db.groups[name] = append(db.groups[name], t)

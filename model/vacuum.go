@@ -1,6 +1,8 @@
 package model
 
 import (
+	"fmt"
+
 	"github.com/pgbufsim/pgbufsim/model/bufpool"
 	"github.com/pgbufsim/pgbufsim/model/clog"
 	"github.com/pgbufsim/pgbufsim/model/heap"
@@ -39,6 +41,7 @@ func (b *backend) execVacuum(o *op) bool {
 		b.vmHeld, b.vmSlot = -1, -1
 		b.horizon = e.oldestXmin()
 		b.removed = 0
+		b.lpdeadPages, b.lpdeadItems, b.vacIndexes = b.lpdeadPages[:0], 0, false
 		b.vcost = 0
 		b.sub = 2
 		if e.vacuumUsesStream() {
@@ -135,18 +138,45 @@ func (b *backend) execVacuum(o *op) bool {
 		b.level = 0
 	}
 	if b.sub == 6 { // index vacuum: read every index page through the ring
-		if b.removed > 0 && t.pkey != nil {
+		if len(b.lpdeadPages) > 0 && !e.vacuumBypassesIndexes(t, b) {
+			dead := t.pkey.deadPerLeaf
 			for int32(b.level) < t.pkey.bt.NBlocks() {
-				slot, ok := b.readBuffer(e.cat.GID(t.pkey.rel, int32(b.level)), b.vacring, false, false)
+				gid := e.cat.GID(t.pkey.rel, int32(b.level))
+				slot, ok := b.readBuffer(gid, b.vacring, false, false)
 				if !ok {
 					return false
 				}
 				b.cpu += e.costs.IndexLevel
+				// btbulkdelete -> _bt_delitems_vacuum: a leaf holding
+				// entries of the dead items loses them, dirtied and
+				// WAL-logged (XLOG_BTREE_VACUUM).
+				if b.level < len(dead) && dead[b.level] > 0 {
+					if e.pool.Flags[slot]&bufpool.Dirty == 0 {
+						b.vcost += s.VacuumCostPageDirty
+					}
+					b.modify(slot, gid, e.walBtreeVacuumRecord(int(dead[b.level])))
+				}
 				b.releaseBuffer(slot)
 				b.level++
 			}
+			clear(t.pkey.deadPerLeaf)
 			t.vacuumIndexEntries()
+			b.vacIndexes = true
+			b.level = 0
+			b.sub = 30
+			if e.vacuumUsesStream() {
+				// 18: the second pass reads through a stream too.
+				b.scanEnd = b.lpdeadPages[len(b.lpdeadPages)-1] + 1
+				b.streamBegin(t, b.vacring, streamVacuumReap, b.lpdeadPages[0])
+			}
+		} else {
+			b.sub = 39
 		}
+	}
+	if b.sub >= 30 && b.sub < 39 && !b.vacuumHeapRel(t) {
+		return false
+	}
+	if b.sub == 39 {
 		// FreeSpaceMapVacuumRange, then visibilitymap_count (every VM page).
 		b.fsmGids = e.fsmVacuum(t.fsm, b.fsmGids[:0])
 		if n := e.cat.Rel(t.vm).NBlocks; t.heap.NBlocks() > 0 {
@@ -162,6 +192,7 @@ func (b *backend) execVacuum(o *op) bool {
 			return false
 		}
 		b.sub = 8
+		b.vacuumUpdateRelstats(t)
 	}
 	live := int64(0)
 	for blk := int32(0); blk < t.heap.NBlocks(); blk++ {
@@ -233,10 +264,159 @@ func (b *backend) vacuumBlock(t *table, blk, slot int32) {
 	}
 	b.vacuumPage(t, blk, slot, e.cat.GID(t.rel, blk))
 	b.releaseBuffer(slot)
-	// RecordPageWithFreeSpace: the page's leaf in the free space map.
-	b.fsmGids = e.fsmRecord(t.fsm, blk, t.heap.Free(blk), b.fsmGids[:0])
+	b.fsmGids = b.fsmGids[:0]
+	if t.heap.DeadItems(blk) == 0 || t.pkey == nil {
+		// RecordPageWithFreeSpace: the page's leaf in the free space map.
+		// A page left with LP_DEAD items waits for the second heap pass
+		// (lazy_scan_heap: "wait until lazy_vacuum_heap_rel() to save
+		// free space"), even if VACUUM then bypasses it.
+		b.fsmGids = e.fsmRecord(t.fsm, blk, t.heap.Free(blk), b.fsmGids)
+	}
 	b.touched = 0
 	b.sub = 4
+}
+
+// vacuumUpdateRelstats is the WAL of a VACUUM command's end
+// (vacuum.c vac_update_relstats, heap_inplace_update): the pg_class rows
+// of the table and of its TOAST table (the model takes every table to have
+// one, as a table with a text or char(n) column has; VACUUM processes it
+// in a transaction of its own) updated in place, XLOG_HEAP_INPLACE, and
+// each index's when its entries were vacuumed; from 10 (wal_level replica
+// by default) each of the two transactions logs its cache invalidations
+// for standbys (XLOG_STANDBY_INVALIDATIONS), having no xid to commit.
+// Measured on PostgreSQL 15 (pg_waldump): 188 and 90 bytes. The pg_class
+// page itself is not modelled as dirtied.
+func (b *backend) vacuumUpdateRelstats(t *table) {
+	e := b.e
+	n := int64(2)
+	if b.vacIndexes {
+		n++
+	}
+	inplace := int64(walInplace)
+	if e.walFmt != walFormat95 {
+		inplace = walHeader9x + 18 + walInplace - 48 // xl_heap_inplace's target tid, the same row
+	}
+	b.cpu += n * e.costs.WALRecord
+	b.walInsert(n, inplace, 0)
+	if e.ver >= 1000 {
+		b.cpu += 2 * e.costs.WALRecord
+		b.walInsert(2, walInvalidations, 0)
+	}
+}
+
+// vacuumBypassesIndexes is lazy_vacuum's choice (14+) to skip index
+// vacuuming, and with it the second heap pass, when almost nothing is
+// dead: LP_DEAD items on fewer than BYPASS_THRESHOLD_PAGES (2 %) of the
+// table's pages and their TIDs within 32 MB. Before 14 any LP_DEAD item is
+// vacuumed. A table without an index has no indexes to vacuum: its pages
+// were vacuumed in the first pass.
+func (e *engine) vacuumBypassesIndexes(t *table, b *backend) bool {
+	if t.pkey == nil {
+		return true
+	}
+	if e.ver < 1400 {
+		return false
+	}
+	const maxDeadItems = 32 << 20 / 6 // MAXDEADITEMS(32MB): 6-byte TIDs
+	return float64(len(b.lpdeadPages)) < float64(t.heap.NBlocks())*0.02 && b.lpdeadItems < maxDeadItems
+}
+
+// vacuumHeapRel is lazy_vacuum_heap_rel, VACUUM's second heap pass after
+// its index vacuuming: each page the first pass left with LP_DEAD items is
+// read again through the ring (ReadBufferExtended with vac_strategy), its
+// items marked unused and WAL-logged (lazy_vacuum_heap_page:
+// XLOG_HEAP2_VACUUM), set all-visible if it now is (visibilitymap_set),
+// and its free space recorded. Stages 30-34 of b.sub; false: b blocked.
+func (b *backend) vacuumHeapRel(t *table) bool {
+	e := b.e
+	s := &e.sc.Server
+	for {
+		switch b.sub {
+		case 30:
+			if b.level >= len(b.lpdeadPages) {
+				if b.vmSlot >= 0 {
+					b.releaseBuffer(b.vmSlot)
+					b.vmSlot, b.vmHeld = -1, -1
+				}
+				b.sub = 39
+				return true
+			}
+			if b.yield() {
+				return false
+			}
+			b.sub = 32
+		case 31: // back from vacuum_delay_point's sleep
+			b.wakeAt = 0
+			b.sub = 30
+		case 32:
+			blk := b.lpdeadPages[b.level]
+			gid := e.cat.GID(t.rel, blk)
+			var slot int32
+			var ok bool
+			if e.vacuumUsesStream() {
+				var got int32
+				var miss bool
+				if b.streamAsync() {
+					got, slot, miss, ok = b.streamNextBufferAsync(t, false)
+				} else {
+					got, slot, miss, ok = b.streamNextBuffer(t, false)
+				}
+				if ok && got != blk {
+					e.fail(fmt.Errorf("internal error: backend %d's VACUUM stream gave block %d for %d; please report this with the scenario", b.id, got, blk))
+					return false
+				}
+				b.lastMiss = miss
+			} else {
+				slot, ok = b.readBuffer(gid, b.vacring, false, false)
+			}
+			if !ok {
+				return false
+			}
+			if b.lastMiss {
+				b.vcost += s.VacuumCostPageMiss
+			} else {
+				b.vcost += s.VacuumCostPageHit
+			}
+			if e.pool.Flags[slot]&bufpool.Dirty == 0 {
+				b.vcost += s.VacuumCostPageDirty
+			}
+			n := t.heap.VacuumDeadItems(blk)
+			b.modify(slot, gid, e.walVacuumRecord(n))
+			b.vacSlot = slot
+			b.sub = 33
+		case 33:
+			// The VM page is pinned to set the page's bit (15:
+			// visibilitymap_get_status once the page is all-visible;
+			// 18 pins it for every page, "in case").
+			blk := b.lpdeadPages[b.level]
+			av := b.pageAllVisible(t, blk)
+			if av || e.ver >= 1800 {
+				if !b.vacuumPinVM(t, blk) {
+					return false
+				}
+			}
+			if av {
+				b.setAllVisible(t, blk, b.vacSlot, e.cat.GID(t.rel, blk))
+			}
+			b.releaseBuffer(b.vacSlot)
+			b.fsmGids = e.fsmRecord(t.fsm, blk, t.heap.Free(blk), b.fsmGids[:0])
+			b.touched = 0
+			b.sub = 34
+		case 34:
+			if !b.touchPages(b.fsmGids, e.costs.FSMPage) {
+				return false
+			}
+			b.level++
+			b.sub = 30
+			if b.worker && b.vcost >= s.VacuumCostLimit && s.AutovacuumVacuumCostDelay > 0 {
+				b.vcost = 0
+				b.wakeAt = e.k.Now() + s.AutovacuumVacuumCostDelay
+				b.sub = 31
+				b.block(wSleepUntil)
+				return false
+			}
+		}
+	}
 }
 
 // vacuumPage prunes, hints and, if possible, marks one page all-visible.
@@ -244,14 +424,31 @@ func (b *backend) vacuumPage(t *table, blk, slot, gid int32) {
 	e := b.e
 	h := t.heap
 	b.cpu += e.costs.ScanPage + int64(h.Tuples(blk))*e.costs.VacuumTuple
-	if n := b.prune(t, blk); n > 0 {
+	if n, kept := b.prune(t, blk); n > 0 {
+		// lazy_scan_prune -> heap_page_prune: the same record as
+		// on-access pruning.
 		b.removed += int64(n)
-		b.modify(slot, gid, walVacuum)
+		b.modify(slot, gid, e.walPruneRecord(n, kept))
 		b.vcost += e.sc.Server.VacuumCostPageDirty
+	}
+	// The page's LP_DEAD items, this pass's and earlier on-access
+	// prunings': with indexes they wait for the second heap pass (and
+	// keep the page from being all-visible now); without, the page is
+	// vacuumed at once (lazy_scan_heap's one-pass case: before 17 a
+	// XLOG_HEAP2_VACUUM of its own, from 17 within the prune's record).
+	if d := h.DeadItems(blk); d > 0 {
+		if t.pkey != nil {
+			b.lpdeadPages = append(b.lpdeadPages, blk)
+			b.lpdeadItems += int64(d)
+		} else {
+			h.VacuumDeadItems(blk)
+			if e.ver < 1700 {
+				b.modify(slot, gid, e.walVacuumRecord(d))
+			}
+		}
 	}
 	// HeapTupleSatisfiesVacuum sets hint bits on the tuples it judges.
 	changed := false
-	allVisible := true
 	var buf [1]heap.Group
 	var judged [8]struct {
 		xid uint32
@@ -327,40 +524,54 @@ func (b *backend) vacuumPage(t *table, blk, slot, gid int32) {
 		}
 		b.markDirtyHint(slot, gid)
 	}
-	for _, g := range h.Groups(blk, &buf) {
+	if h.DeadItems(blk) == 0 && b.pageAllVisible(t, blk) {
+		b.setAllVisible(t, blk, slot, gid)
+	}
+}
+
+// pageAllVisible reports whether every tuple of blk is visible to every
+// transaction now and later (lazy_scan_prune's all_visible,
+// heap_page_is_all_visible): inserted by a committed transaction older
+// than VACUUM's horizon (or frozen), and not deleted.
+func (b *backend) pageAllVisible(t *table, blk int32) bool {
+	var buf [1]heap.Group
+	for _, g := range t.heap.Groups(blk, &buf) {
 		committed := g.Hints&heap.XminCommitted != 0
 		if !committed || g.Hints&heap.XminInvalid != 0 && g.Hints&heap.Frozen != heap.Frozen {
-			allVisible = false
-			break
+			return false
 		}
 		if g.Hints&heap.Frozen != heap.Frozen && g.Xmin >= b.horizon {
-			allVisible = false
-			break
+			return false
 		}
 		if g.Xmax != 0 && g.Hints&heap.XmaxInvalid == 0 {
-			allVisible = false
-			break
+			return false
 		}
 	}
-	if allVisible {
-		// Every live tuple is visible to all from now on: fold them
-		// (heap.Collapse), so that the model's state of a page VACUUM has
-		// finished with stays a few bytes however long the run.
-		h.Collapse(blk)
+	return true
+}
+
+// setAllVisible folds an all-visible page's tuples and sets its
+// PD_ALL_VISIBLE and VM bit (visibilitymap_set, on the VM page pinned).
+func (b *backend) setAllVisible(t *table, blk, slot, gid int32) {
+	e := b.e
+	h := t.heap
+	// Every live tuple is visible to all from now on: fold them
+	// (heap.Collapse), so that the model's state of a page VACUUM has
+	// finished with stays a few bytes however long the run.
+	h.Collapse(blk)
+	if h.AllVisible(blk) {
+		return
 	}
-	if allVisible && !h.AllVisible(blk) {
-		// PageSetAllVisible + MarkBufferDirty; visibilitymap_set logs
-		// XLOG_HEAP2_VISIBLE, which carries an image of the heap page only
-		// when hint bits are WAL-logged (checksums, wal_log_hints: 9.3+).
-		h.SetAllVisible(blk)
-		e.vis.allVisiblePagesSet++
-		b.cpu += e.costs.WALRecord
-		lsn := b.walInsert(1, walVisible, 0)
-		b.markDirtyHint(slot, gid)
-		// visibilitymap_set on the VM page pinned for this range.
-		if b.vmSlot >= 0 && e.pool.MarkDirty(b.vmSlot, lsn) {
-			e.noteDirtied(b)
-		}
+	// PageSetAllVisible + MarkBufferDirty; visibilitymap_set logs
+	// XLOG_HEAP2_VISIBLE, which carries an image of the heap page only
+	// when hint bits are WAL-logged (checksums, wal_log_hints: 9.3+).
+	h.SetAllVisible(blk)
+	e.vis.allVisiblePagesSet++
+	b.cpu += e.costs.WALRecord
+	lsn := b.walInsert(1, walVisible, 0)
+	b.markDirtyHint(slot, gid)
+	if b.vmSlot >= 0 && e.pool.MarkDirty(b.vmSlot, lsn) {
+		e.noteDirtied(b)
 	}
 }
 

@@ -66,7 +66,7 @@ const (
 	walHeaderLen94   = 7  // xl_heap_header_len, 9.4
 	walHOTUpdate94   = 82 // a prefix/suffix-compressed same-page update, 9.4
 	walIndexInsert9x = walHeader9x + 18 + 16
-	walPrune9x       = walHeader9x + 24 + 6
+	walPrune9x       = walHeader9x + 24
 	walCommit91      = walHeader9x + 32
 	walCommit92      = walHeader9x + 12
 )
@@ -129,12 +129,45 @@ func (e *engine) walIndexInsertRecord() int64 {
 	return walIndexInsert9x
 }
 
-// walPruneRecord is heap_page_prune's record.
-func (e *engine) walPruneRecord() int64 {
+// walPruneRecord is heap_page_prune's record for n tuples removed, of
+// kept rows a newer version stays on the page: its fixed part, then an
+// offset (2 bytes) per line pointer it changes — the root of each kept
+// row's chain becomes a redirect (two offsets), every other removed
+// version's line pointer dead or unused (one). 9.5+ (heapam.c
+// heap_page_prune, log_heap_clean / XLOG_HEAP2_PRUNE): XLogRecord 24, the
+// block reference 20, the main data's header 2 and xl_heap_prune 8; one
+// redirected HOT chain of one dead version is 58 bytes, one dead tuple 56,
+// as pg_waldump shows them. Before 9.5: the 32-byte header and
+// xl_heap_clean's 24 (relation and block in the record).
+func (e *engine) walPruneRecord(n, kept int) int64 {
+	offsets := int64(2*n + 2*kept)
 	if e.walFmt == walFormat95 {
-		return walPrune
+		return walPrune + offsets
 	}
-	return walPrune9x
+	return walPrune9x + offsets
+}
+
+// walVacuumRecord is lazy_vacuum_heap_page's record for n line pointers
+// marked unused: 9.5+ XLOG_HEAP2_VACUUM (heapam.c, xl_heap_vacuum: its
+// 2-byte count, the block reference, the unused offsets: 48 + 2n bytes);
+// before 9.5 log_heap_clean's XLOG_HEAP2_CLEAN with only unused offsets.
+func (e *engine) walVacuumRecord(n int) int64 {
+	if e.walFmt == walFormat95 {
+		return walVacuum + int64(2*n)
+	}
+	return walPrune9x + int64(2*n)
+}
+
+// walBtreeVacuumRecord is _bt_delitems_vacuum's record for n entries
+// deleted from a leaf: 9.5+ XLOG_BTREE_VACUUM (nbtxlog.h xl_btree_vacuum,
+// 4 bytes in 13+, and the deleted offsets: 50 + 2n); before 9.5 the
+// 32-byte header and xl_btree_vacuum's relation, block and
+// lastBlockVacuumed (20 bytes).
+func (e *engine) walBtreeVacuumRecord(n int) int64 {
+	if e.walFmt == walFormat95 {
+		return walBtreeVacuum + int64(2*n)
+	}
+	return walHeader9x + 20 + int64(2*n)
 }
 
 // walCommitRecord is a writer's commit record.

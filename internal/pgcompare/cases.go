@@ -29,6 +29,9 @@ type Case struct {
 	// Pgbench marks a case whose measured steps are pgbench runs (per
 	// transaction comparisons, looser: the keys are random).
 	Pgbench bool
+	// Scripts are pgbench script files by name: a pgbench step's
+	// argument "@name" is the file of the script of that name.
+	Scripts map[string]string
 	// Costs, if set, prices a second simulation of the case (a costs file
 	// of simulate calibrate), whose measures CaseResult.Calibrated holds:
 	// the calibrated mode of docs/calibration.md.
@@ -48,7 +51,7 @@ func Cases(major int) []Case {
 	for _, sb := range []string{"16MB", "32MB", "128MB"} {
 		cs = append(cs, pgbenchCase(v, sb, false), pgbenchCase(v, sb, true))
 	}
-	cs = append(cs, selectOnlyCase(v, "32MB"), mixCase(v, "128MB"), prewarmCase(v))
+	cs = append(cs, selectOnlyCase(v, "32MB"), mixCase(v, "128MB"), prewarmCase(v), vacuumDeadCase(v))
 	for i := range cs {
 		cs[i].Sim = withMonitor(cs[i].Sim)
 	}
@@ -263,6 +266,50 @@ workload:
     - {name: read, transactions: 1, script: [{prewarm: {table: t_pw, mode: read}}]}
     - {name: prefetch, transactions: 1, script: [{prewarm: {table: t_pw, mode: prefetch}}]}
 `, rowWidth, smallRows, bigRows),
+	}
+}
+
+// vacuumDeadCase is VACUUM after keyed DELETEs (the same keys on both
+// sides: pgbench --random-seed): 3000 random rows of 100000 deleted leave
+// LP_DEAD items on most of the table's 1725 pages once pruned, so VACUUM
+// vacuums the index and reads those pages again in its second heap pass;
+// then 10 more rows, on fewer than 2 % of the pages, which VACUUM leaves
+// for later (no index scan, no second pass).
+func vacuumDeadCase(v string) Case {
+	const del = "\\set id random(1, 100000)\nDELETE FROM t_vac WHERE id = :id;\n"
+	run := func(n, seed int) []string {
+		return []string{"-n", "-c", "1", "-t", fmt.Sprint(n), "--random-seed", fmt.Sprint(seed), "-f", "@delete"}
+	}
+	measured := func(name string) Step {
+		return Step{Name: name, NewSession: true, SQL: []string{"VACUUM t_vac"}, Measure: true}
+	}
+	return Case{
+		Name:      "vacuum-dead",
+		Relations: []string{"t_vac", "t_vac_pkey"},
+		Mechanism: "vacuumlazy.c: lazy_scan_prune leaves a deleted row's line pointer LP_DEAD (heap_page_prune, also on access); lazy_vacuum's bypass below BYPASS_THRESHOLD_PAGES (2 % of the pages, 14+); otherwise lazy_vacuum_all_indexes (btbulkdelete reads every index page through the ring) and lazy_vacuum_heap_rel, which reads each page with LP_DEAD items again, marks them unused (XLOG_HEAP2_VACUUM) and sets the page all-visible",
+		Scripts:   map[string]string{"delete": del},
+		PG: Experiment{
+			Name:     "vacuum-dead",
+			Settings: Settings{"shared_buffers": "128MB", "autovacuum": "off"},
+			Steps: []Step{
+				{Name: "create", NewSession: true, SQL: []string{"CREATE TABLE t_vac (id int PRIMARY KEY, pad text)", fill("t_vac", 100000), "VACUUM t_vac", "CHECKPOINT"}},
+				{Name: "restart", Restart: Settings{}},
+				{Name: "delete", Pgbench: run(3000, 5)},
+				measured("vacuum"),
+				{Name: "delete-few", Pgbench: run(10, 6)},
+				measured("vacuum-few"),
+			},
+		},
+		Sim: base("vacuum-dead", v, "128MB") + fmt.Sprintf(`tables:
+  relations:
+    - {name: t_vac, rows: 100000, row_width: %[1]d, index: true, key: id}
+workload:
+  phases:
+    - {name: delete, warmup: true, restart: true, transactions: 3000, random_seed: 5, script: {text: %[2]q}}
+    - {name: vacuum, transactions: 1, script: [{vacuum: t_vac}]}
+    - {name: delete-few, warmup: true, transactions: 10, random_seed: 6, script: {text: %[2]q}}
+    - {name: vacuum-few, transactions: 1, script: [{vacuum: t_vac}]}
+`, rowWidth, del),
 	}
 }
 

@@ -231,15 +231,28 @@ type CaseResult struct {
 	Steps               []string
 }
 
+// script is the text of a pgbench argument "@name": the case's script of
+// that name, or the gaussian tpcb-like script.
+func (c Case) script(arg string) (string, bool) {
+	name, ok := strings.CutPrefix(arg, "@")
+	if !ok {
+		return "", false
+	}
+	if text, ok := c.Scripts[name]; ok {
+		return text, true
+	}
+	return pgbenchGaussian, name == "gaussian"
+}
+
 // RunCase runs c on PostgreSQL and in the simulator and compares them.
 func RunCase(ctx context.Context, c Case, scratch string) (*CaseResult, error) {
 	exp := c.PG
 	exp.Steps = append([]Step(nil), c.PG.Steps...)
 	for i, st := range exp.Steps {
 		for j, a := range st.Pgbench {
-			if a == "@gaussian" {
-				p := filepath.Join(scratch, c.Name+".sql")
-				if err := os.WriteFile(p, []byte(pgbenchGaussian), 0o644); err != nil {
+			if text, ok := c.script(a); ok {
+				p := filepath.Join(scratch, c.Name+"-"+a[1:]+".sql")
+				if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 					return nil, err
 				}
 				args := append([]string(nil), st.Pgbench...)

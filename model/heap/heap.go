@@ -104,6 +104,16 @@ type Table struct {
 	nmoved int         // rows not on their load block
 	// prunedRows is Prune's scratch list of the tagged versions it removed.
 	prunedRows []int64
+	// dead counts each block's LP_DEAD line pointers: what pruning left
+	// of the chains it removed whole, which stay until VACUUM has removed
+	// the index entries pointing at them (its second heap pass).
+	// (2 bytes a page, allocated up to the last page that had one.)
+	dead []uint16
+	// TrackDeadEntries makes Prune list, in PendingDead, what its LP_DEAD
+	// items were (a table with an index: its entries for them wait for
+	// VACUUM's index pass); the caller takes them after each Prune.
+	TrackDeadEntries bool
+	PendingDead      []DeadEntry
 
 	chain chainScratch // RowChain's working space
 	memo  map[chainKey]*chainMemo
@@ -1003,13 +1013,18 @@ func (t *Table) AbortVersion(row int64, oldBlk, newBlk int32, xid uint32) {
 // Prune removes dead tuples from block b (heap_page_prune): dead(g)
 // decides, per group, whether its tuples are dead to every transaction; it
 // is not asked about live versions with XMIN_COMMITTED set.
-// It returns the number of tuples removed.
-func (t *Table) Prune(b int32, dead func(g Group) bool) int {
+// It returns the number of tuples removed, and kept: the rows of which
+// versions were removed and a newer one stays on the page (a HOT chain
+// whose root line pointer becomes a redirect, heap_prune_chain). The
+// other chains removed leave their root's line pointer LP_DEAD (a row
+// moved away or deleted: one per row; an untagged or aborted tuple is
+// its own root), the rest become unused; DeadItems counts the former.
+func (t *Table) Prune(b int32, dead func(g Group) bool) (n, kept int) {
 	if t.state[b] <= 0 {
-		return 0 // a never-changed or collapsed page has nothing to prune
+		return 0, 0 // a never-changed or collapsed page has nothing to prune
 	}
+	lpdead := 0
 	gs := &t.pages[t.state[b]]
-	n := 0
 	out := (*gs)[:0]
 	prunedRows := t.prunedRows[:0]
 	for _, g := range *gs {
@@ -1019,6 +1034,11 @@ func (t *Table) Prune(b int32, dead func(g Group) bool) int {
 			n += int(g.N)
 			if g.Row > 0 {
 				prunedRows = append(prunedRows, g.Row)
+			} else {
+				lpdead += int(g.N)
+				if t.TrackDeadEntries {
+					t.PendingDead = append(t.PendingDead, DeadEntry{Block: b, N: int32(g.N)})
+				}
 			}
 			continue
 		}
@@ -1029,12 +1049,30 @@ func (t *Table) Prune(b int32, dead func(g Group) bool) int {
 	// here was deleted (an updated row's newest version is live, or on
 	// another page): it is gone, and the page's untagged group no longer
 	// stands for it (RowChain).
-	for _, row := range prunedRows {
-		if t.BlockOf(row) == b && !hasVersion(out, row) {
+	slices.Sort(prunedRows)
+	for i, row := range prunedRows {
+		if i > 0 && prunedRows[i-1] == row {
+			continue // another version of the same row
+		}
+		if hasVersion(out, row) {
+			kept++
+			continue
+		}
+		lpdead++
+		if t.TrackDeadEntries {
+			t.PendingDead = append(t.PendingDead, DeadEntry{Row: row, Block: b, N: 1})
+		}
+		if t.BlockOf(row) == b {
 			t.setMoved(row, goneBlock)
 		}
 	}
 	t.prunedRows = prunedRows
+	if lpdead > 0 {
+		if int(b) >= len(t.dead) {
+			t.dead = append(t.dead, make([]uint16, int(b)+1-len(t.dead))...)
+		}
+		t.dead[b] = uint16(min(int(t.dead[b])+lpdead, MaxHeapTuplesPerPage))
+	}
 	t.ntup[t.state[b]] -= uint16(n)
 	px := uint32(0)
 	for _, g := range out {
@@ -1046,6 +1084,36 @@ func (t *Table) Prune(b int32, dead func(g Group) bool) int {
 	if n > 0 {
 		t.Stats.Prunes++
 		t.Stats.PrunedTuples += uint64(n)
+	}
+	return n, kept
+}
+
+// DeadEntry is what an LP_DEAD item stood for: a row's chain (Row > 0), or
+// N untagged tuples of Block (loaded or inserted rows that no key names
+// individually).
+type DeadEntry struct {
+	Row   int64
+	Block int32
+	N     int32
+}
+
+// MaxHeapTuplesPerPage bounds a heap page's line pointers (htup_details.h).
+const MaxHeapTuplesPerPage = 291
+
+// DeadItems returns block b's LP_DEAD line pointers.
+func (t *Table) DeadItems(b int32) int {
+	if int(b) < len(t.dead) {
+		return int(t.dead[b])
+	}
+	return 0
+}
+
+// VacuumDeadItems marks block b's LP_DEAD line pointers unused
+// (lazy_vacuum_heap_page) and returns how many there were.
+func (t *Table) VacuumDeadItems(b int32) int {
+	n := t.DeadItems(b)
+	if n > 0 {
+		t.dead[b] = 0
 	}
 	return n
 }
@@ -1089,6 +1157,7 @@ func (t *Table) Truncate() {
 	t.state, t.allVis, t.pages, t.ntup, t.pxid, t.freeIdx = nil, nil, [][]Group{nil}, []uint16{0}, []uint32{0}, nil
 	t.nblocks, t.loaded, t.Rows = 0, 0, 0
 	t.moved, t.nmoved = nil, 0
+	t.dead, t.PendingDead = nil, nil
 }
 
 // Moved returns how many rows live away from their load position.

@@ -54,8 +54,10 @@ func TestHOTAfterPrune(t *testing.T) {
 	// Once xid 100 is committed and older than every snapshot, pruning
 	// frees the old version's slot and the next update is HOT.
 	dead := func(g Group) bool { return g.Xmax == 100 }
-	if n := tb.Prune(b, dead); n != 1 || tb.Free(b) != 1 {
-		t.Fatalf("prune removed %d, free %d", n, tb.Free(b))
+	// The row's newer version is on another page: its line pointer
+	// becomes dead, no redirect (kept 0).
+	if n, kept := tb.Prune(b, dead); n != 1 || kept != 0 || tb.Free(b) != 1 {
+		t.Fatalf("prune removed %d (kept %d), free %d", n, kept, tb.Free(b))
 	}
 	tb.DeleteRow(7, b, 101)
 	if tb.Free(b) != 1 {
@@ -68,6 +70,11 @@ func TestHOTAfterPrune(t *testing.T) {
 	g := tb.RowGroup(7, b)
 	if g.Xmin != 101 || g.Xmax != 0 {
 		t.Errorf("row 7's version: %+v", g)
+	}
+	// Pruning row 7's old version keeps its newer one on the page: a HOT
+	// chain whose root becomes a redirect (kept 1).
+	if n, kept := tb.Prune(b, func(g Group) bool { return g.Xmax == 101 }); n != 1 || kept != 1 {
+		t.Errorf("prune of a HOT-updated row's old version: removed %d, kept %d; want 1, 1", n, kept)
 	}
 }
 
@@ -274,7 +281,7 @@ func TestDeletedRowGoneAfterPrune(t *testing.T) {
 	if ch := tb.RowChain(5, b, nil); len(ch) != 1 || ch[0].Xmax != 100 {
 		t.Fatalf("row 5 before the prune: %+v", ch)
 	}
-	if n := tb.Prune(b, func(g Group) bool { return g.Xmax == 100 }); n != 1 {
+	if n, _ := tb.Prune(b, func(g Group) bool { return g.Xmax == 100 }); n != 1 {
 		t.Fatalf("pruned %d", n)
 	}
 	if ch := tb.RowChain(5, b, nil); len(ch) != 0 || !tb.Gone(5) {

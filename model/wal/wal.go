@@ -13,6 +13,12 @@
 //
 // A flush is one device request: the bytes since the last flush written
 // sequentially, then a cache flush (fdatasync).
+//
+// The LSN counts what the log's files hold: each record MAXALIGNed
+// (ReserveXLogInsertLocation) and every 8 kB WAL page's header
+// (XLogBytePosToEndRecPtr: 24 bytes, 40 on a segment's first page), so
+// segments fill, and max_wal_size's checkpoints come, as in PostgreSQL;
+// Stats.Bytes is pg_stat_wal's wal_bytes, the records' own lengths.
 package wal
 
 import (
@@ -22,6 +28,38 @@ import (
 
 // SegmentSize is the WAL segment size (16 MB, the initdb default).
 const SegmentSize = 16 << 20
+
+// The WAL page layout (xlog_internal.h): XLOG_BLCKSZ pages, each starting
+// with XLogPageHeaderData (SizeOfXLogShortPHD), a segment's first with
+// XLogLongPageHeaderData (SizeOfXLogLongPHD).
+const (
+	pageSize        = 8192
+	shortPageHeader = 24
+	longPageHeader  = 40
+	usableInPage    = pageSize - shortPageHeader
+	usableInFirst   = pageSize - longPageHeader
+	usableInSegment = (SegmentSize/pageSize-1)*usableInPage + usableInFirst
+	maxAlign        = 8
+)
+
+// endRecPtr is XLogBytePosToEndRecPtr: the LSN at which pos usable bytes
+// end (a position at a page's end is not moved past the next header).
+func endRecPtr(pos int64) int64 {
+	seg, left := pos/usableInSegment, pos%usableInSegment
+	var off int64
+	switch {
+	case left == 0:
+	case left < usableInFirst:
+		off = left + longPageHeader
+	default:
+		left -= usableInFirst
+		off = pageSize + left/usableInPage*pageSize
+		if rest := left % usableInPage; rest > 0 {
+			off += rest + shortPageHeader
+		}
+	}
+	return seg*SegmentSize + off
+}
 
 // Stats are cumulative WAL counters (pg_stat_wal names where they exist).
 type Stats struct {
@@ -38,6 +76,7 @@ type WAL struct {
 	dev *storage.Device
 
 	insert, flushed int64
+	bytePos         int64 // usable bytes reserved so far (CurrBytePos)
 	flushing        bool
 	flushTarget     int64
 	waiters         []waiter
@@ -97,7 +136,8 @@ func (w *WAL) Insert(bytes int64) int64 { return w.InsertN(1, bytes) }
 // would, and returns the last one's end LSN.
 func (w *WAL) InsertN(n, bytes int64) int64 {
 	before := w.insert / SegmentSize
-	w.insert += n * bytes
+	w.bytePos += n * ((bytes + maxAlign - 1) &^ (maxAlign - 1))
+	w.insert = endRecPtr(w.bytePos)
 	w.Stats.Records += uint64(n)
 	w.Stats.Bytes += n * bytes
 	if after := w.insert / SegmentSize; after != before && w.OnSegment != nil {

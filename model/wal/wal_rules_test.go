@@ -69,8 +69,10 @@ func TestGroupCommitSharesFlushes(t *testing.T) {
 	if len(second.times) != 10 || second.times[0] != 2*flush {
 		t.Fatalf("second wave woke at %v, want 10 at %d (after the running flush, one more)", second.times, 2*flush)
 	}
-	if w.FlushedLSN() != w.InsertLSN() || w.FlushedLSN() != 20*34 {
-		t.Fatalf("flushed %d, inserted %d, want both 680", w.FlushedLSN(), w.InsertLSN())
+	// 20 records of 34 bytes, each MAXALIGNed to 40, after the segment's
+	// 40-byte long page header.
+	if w.FlushedLSN() != w.InsertLSN() || w.FlushedLSN() != 40+20*40 || w.Stats.Bytes != 20*34 {
+		t.Fatalf("flushed %d, inserted %d, wal_bytes %d; want LSN 840 and 680 bytes", w.FlushedLSN(), w.InsertLSN(), w.Stats.Bytes)
 	}
 	// Already durable: XLogFlush returns at once, no device request.
 	if !w.Flush(100, second, 0) || w.NeedsFlush(680) || w.Stats.Flushes != 2 {
@@ -107,8 +109,8 @@ func TestWALWriterFlushesAsyncWAL(t *testing.T) {
 		t.Fatalf("WAL flushed before the writer's first wake-up")
 	}
 	k.RunUntil(202 * sim.Millisecond)
-	if w.FlushedLSN() != 500 || w.Stats.Flushes != 1 {
-		t.Fatalf("flushed %d with %d flushes after the writer's round, want 500 and 1", w.FlushedLSN(), w.Stats.Flushes)
+	if w.FlushedLSN() != 40+504 || w.Stats.Flushes != 1 {
+		t.Fatalf("flushed %d with %d flushes after the writer's round, want 544 (a long page header, 500 bytes aligned) and 1", w.FlushedLSN(), w.Stats.Flushes)
 	}
 	k.RunUntil(sim.Second)
 	if w.Stats.Flushes != 1 {
@@ -128,5 +130,40 @@ func TestOnSegmentAtEachBoundary(t *testing.T) {
 	}
 	if len(segs) != 3 || segs[0] != 1 || segs[1] != 2 || segs[2] != 3 {
 		t.Fatalf("segments reported %v, want [1 2 3]", segs)
+	}
+}
+
+// The LSN is a position in the log's files (xlog.c ReserveXLogInsertLocation
+// and XLogBytePosToEndRecPtr): records MAXALIGNed, a 24-byte header at
+// every 8 kB page's start and a 40-byte one at a segment's; wal_bytes
+// (pg_stat_wal) counts the records' own lengths. pg_waldump over a
+// PostgreSQL 15 pgbench run agrees: the LSN distance was wal_bytes plus
+// the records' alignment plus 24 bytes a page and 40 a segment, exactly.
+func TestLSNCountsAlignmentAndPageHeaders(t *testing.T) {
+	k := sim.NewKernel()
+	w := New(k, walDevice(t, k))
+	// The first page holds 8152 usable bytes: 1019 records of 8.
+	var lsn int64
+	for range 1019 {
+		lsn = w.Insert(5)
+	}
+	if lsn != 8192 || w.Stats.Bytes != 1019*5 {
+		t.Fatalf("a full first page ends at %d (wal_bytes %d), want 8192 (5095)", lsn, w.Stats.Bytes)
+	}
+	if lsn = w.Insert(8); lsn != 8192+24+8 {
+		t.Fatalf("the next record ends at %d, want 8224 after the second page's header", lsn)
+	}
+	// A record of 20000 bytes spans pages: two more headers inside it.
+	if lsn = w.Insert(20000); lsn != 8224+20000+2*24 {
+		t.Fatalf("a 20000-byte record ends at %d, want %d", lsn, 8224+20000+2*24)
+	}
+	// Up to the segment's end, then into the next one (its long header).
+	w2 := New(k, walDevice(t, k))
+	w2.InsertN(1, usableInSegment)
+	if w2.InsertLSN() != SegmentSize {
+		t.Fatalf("a segment's usable bytes end at %d, want %d", w2.InsertLSN(), SegmentSize)
+	}
+	if lsn = w2.Insert(16); lsn != SegmentSize+40+16 {
+		t.Fatalf("the next segment's first record ends at %d, want %d", lsn, SegmentSize+40+16)
 	}
 }
