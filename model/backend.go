@@ -215,7 +215,6 @@ type backend struct {
 	insSlot, insBlk       int32
 	rowsLeft, sinceCommit int64
 	horizon               uint32
-	removed               int64
 	vcost                 int
 	fsmGids               []int32
 	// waitFrom is when the current wait began (after its CPU burst): an

@@ -343,7 +343,7 @@ func (b *backend) modifyRow(o *op, t *table, blk, slot int32) bool {
 		switch {
 		case o.kind == opDeleteKey:
 			e.countTuples(t, 0, 0, 0, 1)
-			b.modify(slot, gid, walDelete)
+			b.modify(slot, gid, b.e.walDeleteRecord())
 			b.releaseVM()
 			return true
 		case t.heap.Free(blk) > 0:
@@ -359,7 +359,7 @@ func (b *backend) modifyRow(o *op, t *table, blk, slot int32) bool {
 		// The new version goes to another page: heap_update marks the
 		// old tuple locked (XLOG_HEAP_LOCK) before it lets go of the old
 		// page's lock to look for one.
-		b.modify(slot, gid, walLock)
+		b.modify(slot, gid, b.e.walLockRecord())
 		b.sub = 9
 	}
 	if b.sub == 9 { // non-HOT: RelationGetBufferForTuple(otherBuffer = the old page)

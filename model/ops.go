@@ -419,7 +419,7 @@ func (b *backend) changeTuples(o *op, t *table, blk int32) bool {
 		b.clearVMBit(t, blk)
 		if o.kind == opDeleteAll {
 			// heap_delete logs each tuple: XLOG_HEAP_DELETE.
-			b.modifyN(b.scanSlot, gid, b.scanN, walDelete)
+			b.modifyN(b.scanSlot, gid, b.scanN, e.walDeleteRecord())
 			b.scanN = 0
 			return true
 		}
@@ -440,7 +440,7 @@ func (b *backend) changeTuples(o *op, t *table, blk int32) bool {
 			// The new version goes to another page: heap_update marks
 			// the old tuple locked (XLOG_HEAP_LOCK) before it lets go of
 			// the old page's lock to look for one.
-			b.modify(b.scanSlot, gid, walLock)
+			b.modify(b.scanSlot, gid, e.walLockRecord())
 		}
 		b.insPending = true
 		slot, nb, ok := b.getBufferForTuple(t, blk, b.scanSlot, false, false)

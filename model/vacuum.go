@@ -40,7 +40,6 @@ func (b *backend) execVacuum(o *op) bool {
 		}
 		b.vmHeld, b.vmSlot = -1, -1
 		b.horizon = e.oldestXmin()
-		b.removed = 0
 		b.lpdeadPages, b.lpdeadItems, b.vacIndexes = b.lpdeadPages[:0], 0, false
 		b.vcost = 0
 		b.sub = 2
@@ -427,7 +426,6 @@ func (b *backend) vacuumPage(t *table, blk, slot, gid int32) {
 	if n, kept := b.prune(t, blk); n > 0 {
 		// lazy_scan_prune -> heap_page_prune: the same record as
 		// on-access pruning.
-		b.removed += int64(n)
 		b.modify(slot, gid, e.walPruneRecord(n, kept))
 		b.vcost += e.sc.Server.VacuumCostPageDirty
 	}
@@ -563,12 +561,15 @@ func (b *backend) setAllVisible(t *table, blk, slot, gid int32) {
 		return
 	}
 	// PageSetAllVisible + MarkBufferDirty; visibilitymap_set logs
-	// XLOG_HEAP2_VISIBLE, which carries an image of the heap page only
-	// when hint bits are WAL-logged (checksums, wal_log_hints: 9.3+).
+	// XLOG_HEAP2_VISIBLE (9.2+), which carries an image of the heap page
+	// only when hint bits are WAL-logged (checksums, wal_log_hints: 9.3+).
 	h.SetAllVisible(blk)
 	e.vis.allVisiblePagesSet++
-	b.cpu += e.costs.WALRecord
-	lsn := b.walInsert(1, walVisible, 0)
+	var lsn int64
+	if rec := e.walVisibleRecord(); rec > 0 {
+		b.cpu += e.costs.WALRecord
+		lsn = b.walInsert(1, rec, 0)
+	}
 	b.markDirtyHint(slot, gid)
 	if b.vmSlot >= 0 && e.pool.MarkDirty(b.vmSlot, lsn) {
 		e.noteDirtied(b)

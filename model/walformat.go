@@ -67,6 +67,7 @@ const (
 	walHOTUpdate94   = 82 // a prefix/suffix-compressed same-page update, 9.4
 	walIndexInsert9x = walHeader9x + 18 + 16
 	walPrune9x       = walHeader9x + 24
+	walHeapTid       = 18 // xl_heaptid: RelFileNode and item pointer
 	walCommit91      = walHeader9x + 32
 	walCommit92      = walHeader9x + 12
 )
@@ -168,6 +169,49 @@ func (e *engine) walBtreeVacuumRecord(n int) int64 {
 		return walBtreeVacuum + int64(2*n)
 	}
 	return walHeader9x + 20 + int64(2*n)
+}
+
+// walDeleteRecord is heap_delete's XLOG_HEAP_DELETE: 9.5+ 54 bytes
+// (xl_heap_delete, 8); 9.3 and 9.4 the 32-byte header and xl_heap_delete
+// with its tuple id, xmax, infobits and flag (24); 9.1 and 9.2 the tuple
+// id and all_visible_cleared only (19).
+func (e *engine) walDeleteRecord() int64 {
+	switch e.walFmt {
+	case walFormat95:
+		return walDelete
+	case walFormat91, walFormat92:
+		return walHeader9x + walHeapTid + 1
+	}
+	return walHeader9x + walHeapTid + 6
+}
+
+// walLockRecord is XLOG_HEAP_LOCK, which heap_update writes for the old
+// tuple before it looks for another page: 9.5+ 54 bytes; 9.3 and 9.4
+// xl_heap_lock's tuple id, locking xid and infobits (23); 9.1 and 9.2
+// (where the record came with the 2016 point releases that fixed
+// heap_update's torn-page risk) the tuple id, xid and two flags (24).
+func (e *engine) walLockRecord() int64 {
+	switch e.walFmt {
+	case walFormat95:
+		return walLock
+	case walFormat91, walFormat92:
+		return walHeader9x + walHeapTid + 6
+	}
+	return walHeader9x + walHeapTid + 5
+}
+
+// walVisibleRecord is visibilitymap_set's XLOG_HEAP2_VISIBLE: 9.5+ 59
+// bytes; 9.2-9.4 the 32-byte header and xl_heap_visible (relation, block,
+// cutoff xid: 20); 9.1 logs none (0: the VM bit and PD_ALL_VISIBLE are
+// set without WAL until 9.2 made the map crash-safe for index-only scans).
+func (e *engine) walVisibleRecord() int64 {
+	switch e.walFmt {
+	case walFormat95:
+		return walVisible
+	case walFormat91:
+		return 0
+	}
+	return walHeader9x + 20
 }
 
 // walCommitRecord is a writer's commit record.

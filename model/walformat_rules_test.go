@@ -47,3 +47,33 @@ func TestWALRecordSizesByRelease(t *testing.T) {
 		}
 	}
 }
+
+// DELETE, the lock before an update to another page, and the visibility
+// map's record by release (heapam_xlog.h, heapam.h of each): 9.1-9.2
+// xl_heap_delete is the tuple id and a flag (19 bytes), xl_heap_lock the
+// tuple id, xid and two flags (24); 9.3-9.4 xl_heap_delete 24 (xmax and
+// infobits added), xl_heap_lock 23; xl_heap_visible 20 from 9.2 (9.1 logs
+// no record for it); each after the 32-byte XLogRecord. 9.5+ as
+// pg_waldump shows them: 54, 54 and 59.
+func TestWALDeleteLockVisibleByRelease(t *testing.T) {
+	for _, c := range []struct {
+		version                  string
+		deleteRec, lock, visible int64
+	}{
+		{"9.1", 51, 56, 0},
+		{"9.2", 51, 56, 52},
+		{"9.3", 56, 55, 52},
+		{"9.4", 56, 55, 52},
+		{"15", 54, 54, 59},
+	} {
+		sc := rtIdleScenario(1024, 10)
+		sc.Server.Version = c.version
+		e, err := build(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, l, v := e.walDeleteRecord(), e.walLockRecord(), e.walVisibleRecord(); d != c.deleteRec || l != c.lock || v != c.visible {
+			t.Errorf("%s: delete %d, lock %d, visible %d; want %d, %d, %d", c.version, d, l, v, c.deleteRec, c.lock, c.visible)
+		}
+	}
+}
