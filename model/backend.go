@@ -158,6 +158,7 @@ type backend struct {
 	done      bool
 	abortThis bool // this execution ends in ROLLBACK (abort_fraction)
 	worker    bool // an autovacuum worker, not a client
+	apw       bool // pg_prewarm's autoprewarm worker (autoprewarm.go)
 
 	// transaction and visibility state
 	xid          uint32
@@ -355,6 +356,11 @@ func (b *backend) advance() {
 			}
 			if b.worker {
 				e.workerDone(b)
+				return
+			}
+			if b.apw {
+				b.done = true
+				e.removeProc(b)
 				return
 			}
 			b.endTxn()

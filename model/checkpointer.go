@@ -461,6 +461,9 @@ func (e *engine) restartServer() {
 	e.ckpt.list = append(e.ckpt.list, ck)
 	e.marks = append(e.marks, Mark{TimeS: e.at(now), Label: "restart"})
 	e.initFileStale = true
+	if e.sc.Server.Autoprewarm {
+		e.autoprewarmDump()
+	}
 	for s := p.N - 1; s >= 0; s-- {
 		if p.Tag[s] >= 0 && p.Frames.Pins[s] == 0 && p.Flags[s]&bufpool.Dirty == 0 {
 			p.Invalidate(s)

@@ -141,6 +141,9 @@ type engine struct {
 	// the server's start, RelationCacheInitFileRemove), so a connection
 	// rebuilds them (syscatalog.go).
 	initFileStale bool
+	// apwBlocks are autoprewarm's dump of the last shutdown, in load
+	// order (pgprewarm.go).
+	apwBlocks []int32
 	// threads counts the pgbench threads started, for their CPU owner ids.
 	threads int32
 

@@ -499,6 +499,9 @@ func (e *engine) pgViews(m *Metrics, c counters, rel []relCounters) {
 				if t >= btBgwriter && ctx != ctxNormal {
 					continue // those processes use no strategy
 				}
+				if t == btBgworker && x == (ioCounters{}) {
+					continue // autoprewarm's, when it ran
+				}
 				if x == (ioCounters{}) && ctx != ctxNormal {
 					continue
 				}

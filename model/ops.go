@@ -83,6 +83,8 @@ func (b *backend) exec(o *op) bool {
 		return b.execRange(o)
 	case opPrewarm:
 		return b.pgPrewarm(o)
+	case opAutoprewarm:
+		return b.autoprewarmLoad()
 	}
 	panic(fmt.Sprintf("unknown op %d", o.kind))
 }

@@ -1,8 +1,12 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
+
+	"github.com/pgbufsim/pgbufsim/model/bufpool"
 )
 
 // pg_prewarm (contrib/pg_prewarm/pg_prewarm.c, function pg_prewarm): a
@@ -130,6 +134,85 @@ func (b *backend) pgPrewarm(o *op) bool {
 		b.blk++
 	}
 	// read_stream_end, relation_close.
+	b.releaseAll()
+	return true
+}
+
+// Autoprewarm (contrib/pg_prewarm/autoprewarm.c), with pg_prewarm in
+// shared_preload_libraries and pg_prewarm.autoprewarm on (its default):
+//
+//   - at shutdown apw_dump_now writes the block of every valid buffer of a
+//     permanent relation to autoprewarm.blocks (the model's restarts are
+//     clean shutdowns, so the dump is the shutdown's, whatever
+//     autoprewarm_interval: the periodic dumps matter after a crash);
+//   - after the restart the leader sorts them (database, tablespace,
+//     relation, fork, block: the model's relation order and block) and a
+//     background worker per database loads them with ReadBufferExtended
+//     and no strategy, one at a time, while clients run; it stops when
+//     the buffer free list is empty (apw_load_buffers: "if
+//     (!have_free_buffer()) break"), so it never evicts what clients have
+//     read meanwhile.
+//
+// The worker's reads count in pg_statio and in pg_stat_io's "background
+// worker" row, not in the clients' pgBufferUsage.
+
+// autoprewarmDump is apw_dump_now at the shutdown of a restart.
+func (e *engine) autoprewarmDump() {
+	p := e.pool
+	e.apwBlocks = e.apwBlocks[:0]
+	for s := int32(0); s < p.N; s++ {
+		if p.Tag[s] >= 0 && p.Flags[s]&bufpool.Valid != 0 {
+			e.apwBlocks = append(e.apwBlocks, p.Tag[s])
+		}
+	}
+	slices.SortFunc(e.apwBlocks, func(a, b int32) int {
+		ra, ba := e.cat.Locate(a)
+		rb, bb := e.cat.Locate(b)
+		if ra != rb {
+			return cmp.Compare(ra, rb)
+		}
+		return cmp.Compare(ba, bb)
+	})
+}
+
+// startAutoprewarm starts the worker that loads the dump after a restart.
+func (e *engine) startAutoprewarm() {
+	if !e.sc.Server.Autoprewarm || len(e.apwBlocks) == 0 {
+		return
+	}
+	b := &backend{e: e, id: int32(len(e.backends)), nextWait: -1, vmSlot: -1, vmHeld: -1, apw: true}
+	e.backends = append(e.backends, b)
+	e.procs = append(e.procs, b)
+	b.ops = append(b.ops, op{kind: opAutoprewarm})
+	b.inTxn = true
+	b.advance()
+}
+
+// autoprewarmLoad is autoprewarm_database_main's loop over the dump.
+func (b *backend) autoprewarmLoad() bool {
+	e := b.e
+	if b.sub == 1 {
+		b.blk, b.sub = 0, 2
+	}
+	for int(b.blk) < len(e.apwBlocks) {
+		if b.sub == 2 {
+			if b.yield() {
+				return false
+			}
+			if !e.pool.HaveFreeBuffer() {
+				break
+			}
+			b.sub = 3
+		}
+		slot, ok := b.readBuffer(e.apwBlocks[b.blk], nil, false, false)
+		if !ok {
+			return false
+		}
+		b.releaseBuffer(slot)
+		b.blk++
+		b.sub = 2
+	}
+	e.apwBlocks = e.apwBlocks[:0]
 	b.releaseAll()
 	return true
 }

@@ -212,3 +212,82 @@ func TestPgPrewarmInScriptFile(t *testing.T) {
 		t.Errorf("t's buffers %v, blocks %d-%d; want 110 at usage 1, blocks 0-109", hist, lo, hi)
 	}
 }
+
+// Autoprewarm (autoprewarm.c): a restart dumps the blocks in shared
+// buffers and a background worker loads them again in relation and block
+// order, so a scan right after the restart finds them in shared buffers
+// (its reads become hits); the worker's reads are pg_stat_io's
+// "background worker" row's. Without it the scan reads them all. It
+// loads while the free list has buffers: a dump of a full pool loads
+// whole into the emptied pool.
+func TestAutoprewarmAfterRestart(t *testing.T) {
+	run := func(apw bool, version string) (*Result, PhaseResult) {
+		sc := rtIdleScenario(1024, 3000)
+		sc.Server.Version = version
+		sc.Server.Autoprewarm = apw
+		p := rtPrewarmStep("buffer")
+		p.FirstBlock, p.LastBlock = 1000, 2999 // more than the pool: it keeps blocks 1976-2999
+		sc.Workload.Phases = []Phase{
+			{Name: "fill", Clients: 1, Threads: 1, Transactions: 1, Script: Script{Steps: []Step{{Prewarm: &p}}}},
+			{Name: "after", Clients: 1, Threads: 1, Transactions: 1, Restart: true, Script: Script{Steps: []Step{{Sleep: sec}, {Seqscan: &TableStep{Table: "t", Pick: "client"}}}}},
+		}
+		_, r := rtRun(t, sc)
+		return r, r.Phases[1]
+	}
+	for _, version := range []string{"16", "19"} {
+		_, off := run(false, version)
+		r, on := run(true, version)
+		if st := off.StatioTables[0]; st.HeapBlksRead != 3000 {
+			t.Errorf("%s without autoprewarm: the scan after the restart read %d blocks, want 3000", version, st.HeapBlksRead)
+		}
+		// The worker loaded blocks 1976-2999 into slots 0-1023. The scan
+		// (3000 blocks > 1024/4: a 32-buffer BULKREAD ring) takes its
+		// ring's first buffers from the clock sweep, the free list being
+		// empty: slots 0-31, blocks 1976-2007, which it then reads again;
+		// it hits the other 992.
+		st := on.StatioTables[0]
+		if st.HeapBlksRead != 1024+1976+32 || st.HeapBlksHit != 992 {
+			t.Errorf("%s with autoprewarm: heap_blks_read %d, hit %d; want 3032 (1024 by the worker, 2008 by the scan) and 992", version, st.HeapBlksRead, st.HeapBlksHit)
+		}
+		var bg int64
+		for _, row := range r.Totals.PGStatIO {
+			if row.BackendType == "background worker" {
+				bg += row.Reads
+			}
+		}
+		if bg != 1024 {
+			t.Errorf("%s: pg_stat_io's background worker read %d, want 1024", version, bg)
+		}
+	}
+}
+
+// The worker stops when the free list is empty: a client reading another
+// table right after the restart takes free buffers too, and the worker
+// loads only the rest, never evicting anything (apw_load_buffers).
+func TestAutoprewarmStopsAtEmptyFreeList(t *testing.T) {
+	sc := rtIdleScenario(1024, 3000)
+	sc.Tables.Relations = append(sc.Tables.Relations, rtTable("u", 200))
+	sc.Server.Autoprewarm = true
+	p := rtPrewarmStep("buffer")
+	sc.Workload.Phases = []Phase{
+		{Name: "fill", Clients: 1, Threads: 1, Transactions: 1, Script: Script{Steps: []Step{{Prewarm: &p}}}},
+		{Name: "after", Clients: 1, Threads: 1, Transactions: 1, Restart: true, Script: Script{Steps: []Step{{Seqscan: &TableStep{Table: "u", Pick: "client"}}}}},
+	}
+	_, r := rtRun(t, sc)
+	var bgReads, bgEvictions int64
+	for _, row := range r.Totals.PGStatIO {
+		if row.BackendType == "background worker" {
+			bgReads += row.Reads
+			bgEvictions += row.Evictions
+		}
+	}
+	var uReads int64
+	for _, st := range r.Phases[1].StatioTables {
+		if st.Relname == "u" {
+			uReads = st.HeapBlksRead
+		}
+	}
+	if uReads != 200 || bgReads >= 1024 || bgReads+uReads < 1024 || bgEvictions != 0 {
+		t.Errorf("worker read %d (evicting %d), the client %d of u: want the worker to stop once the 1024 free buffers are taken, evicting none", bgReads, bgEvictions, uReads)
+	}
+}

@@ -34,10 +34,11 @@ const (
 	btAutovacuum
 	btBgwriter
 	btCheckpointer
+	btBgworker
 	nBackendTypes
 )
 
-var backendTypeNames = [nBackendTypes]string{"client backend", "autovacuum worker", "background writer", "checkpointer"}
+var backendTypeNames = [nBackendTypes]string{"client backend", "autovacuum worker", "background writer", "checkpointer", "background worker"}
 
 // Buffer-access contexts (IOContextForStrategy).
 const (
@@ -141,6 +142,9 @@ type pgStats struct {
 func (b *backend) backendType() int {
 	if b.worker {
 		return btAutovacuum
+	}
+	if b.apw {
+		return btBgworker
 	}
 	return btClient
 }

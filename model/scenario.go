@@ -114,6 +114,11 @@ type Server struct {
 	// disables) get a worker, at most max_workers at once, throttled by the
 	// cost-based delay.
 	Autovacuum bool `yaml:"autovacuum"`
+	// Autoprewarm is contrib/pg_prewarm's autoprewarm
+	// (shared_preload_libraries = 'pg_prewarm', pg_prewarm.autoprewarm =
+	// on): a restart dumps the blocks in shared buffers and a background
+	// worker loads them again after it (docs/model.md "pg_prewarm").
+	Autoprewarm bool `yaml:"autoprewarm"`
 	// SystemCatalogs models the system catalogs' pages: what a new
 	// connection, a relation's first use in a backend and a statement
 	// kind's first plan read through shared buffers (docs/model.md).

@@ -14,26 +14,27 @@ import (
 type opKind uint8
 
 const (
-	opNone       opKind = iota // a statement with no page work (BEGIN)
-	opFetch                    // index scan by key, fetch the heap tuple
-	opUpdate                   // index scan by key, heap_update
-	opInsert                   // heap_insert of n rows at the end of the table
-	opSeqscan                  // SELECT count(*): a sequential scan
-	opDeleteKey                // index scan by key, heap_delete
-	opDeleteAll                // DELETE FROM t: a scan deleting every visible row
-	opVacuum                   // VACUUM t
-	opCheckpoint               // CHECKPOINT (immediate, waits for completion)
-	opSleep                    // \sleep (client side)
-	opCommit                   // COMMIT: commit record, WAL flush
-	opAbort                    // ROLLBACK
-	opUpdateAll                // UPDATE t SET ...: a scan updating every visible row
-	opTruncate                 // TRUNCATE t
-	opCatalog                  // system catalog lookups (syscatalog.go), not a statement
-	opRange                    // SELECT of keys key..n (rangescan.go)
-	opPrewarm                  // SELECT pg_prewarm(t, mode, 'main', key, n) (pgprewarm.go)
+	opNone        opKind = iota // a statement with no page work (BEGIN)
+	opFetch                     // index scan by key, fetch the heap tuple
+	opUpdate                    // index scan by key, heap_update
+	opInsert                    // heap_insert of n rows at the end of the table
+	opSeqscan                   // SELECT count(*): a sequential scan
+	opDeleteKey                 // index scan by key, heap_delete
+	opDeleteAll                 // DELETE FROM t: a scan deleting every visible row
+	opVacuum                    // VACUUM t
+	opCheckpoint                // CHECKPOINT (immediate, waits for completion)
+	opSleep                     // \sleep (client side)
+	opCommit                    // COMMIT: commit record, WAL flush
+	opAbort                     // ROLLBACK
+	opUpdateAll                 // UPDATE t SET ...: a scan updating every visible row
+	opTruncate                  // TRUNCATE t
+	opCatalog                   // system catalog lookups (syscatalog.go), not a statement
+	opRange                     // SELECT of keys key..n (rangescan.go)
+	opPrewarm                   // SELECT pg_prewarm(t, mode, 'main', key, n) (pgprewarm.go)
+	opAutoprewarm               // autoprewarm's load after a restart (pgprewarm.go), not a statement
 )
 
-var opNames = [...]string{"begin", "select", "update", "insert", "seqscan", "delete", "delete", "vacuum", "checkpoint", "sleep", "commit", "abort", "update", "truncate", "catalog", "select", "select"}
+var opNames = [...]string{"begin", "select", "update", "insert", "seqscan", "delete", "delete", "vacuum", "checkpoint", "sleep", "commit", "abort", "update", "truncate", "catalog", "select", "select", "autoprewarm"}
 
 func (k opKind) String() string { return opNames[k] }
 

@@ -199,6 +199,7 @@ func (e *engine) startPhase(i int) {
 	e.cur = ph
 	if ph.cfg.Restart {
 		e.restartServer()
+		defer e.startAutoprewarm() // with the phase's clients, after the page cache's drop
 	}
 	if ph.cfg.DropOSCache {
 		e.os.DropClean()

@@ -115,8 +115,19 @@ type Pool struct {
 	useFreeList bool
 	freeList    []int32 // stack; top = next victim
 	nDirty      int32
+	nEmpty      int32 // slots holding no page
 
 	Stats Stats
+}
+
+// HaveFreeBuffer is freelist.c have_free_buffer: whether the free list
+// holds a buffer. Without a free list (19) it reports whether some
+// buffer holds no page.
+func (p *Pool) HaveFreeBuffer() bool {
+	if p.useFreeList {
+		return len(p.freeList) > 0
+	}
+	return p.nEmpty > 0
 }
 
 // New creates a pool of n slots, all on the free list when useFreeList
@@ -130,6 +141,7 @@ func New(n int32, policy policies.Replacement, useFreeList bool) *Pool {
 		Flags:       make([]uint8, n),
 		LSN:         make([]int64, n),
 		useFreeList: useFreeList,
+		nEmpty:      n,
 	}
 	p.usage, _ = policy.(policies.UsageCounter)
 	for i := range p.Tag {
@@ -321,6 +333,8 @@ func (p *Pool) Assign(slot, gid int32, now int64, ring bool) (evicted bool) {
 		if p.Flags[slot]&Dirty != 0 {
 			p.nDirty-- // the caller wrote it; defensive
 		}
+	} else {
+		p.nEmpty--
 	}
 	p.growMap(gid)
 	p.slotOf[gid] = slot
@@ -344,6 +358,7 @@ func (p *Pool) ReadDone(slot int32) {
 func (p *Pool) Invalidate(slot int32) {
 	if old := p.Tag[slot]; old >= 0 {
 		p.slotOf[old] = -1
+		p.nEmpty++
 	}
 	if p.Flags[slot]&Dirty != 0 {
 		p.nDirty--
