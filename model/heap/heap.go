@@ -68,9 +68,15 @@ type Group struct {
 	Row int64
 }
 
-// Aborted tags the version an aborted update left behind: garbage, no
-// longer any row's.
-const Aborted = -1
+// Aborted tags the version an aborted update left behind on another page
+// than the row's: garbage, no longer any row's, the root of a chain of
+// its own (it has its own index entry), so pruning leaves its line pointer
+// LP_DEAD. AbortedHOT tags one an aborted HOT update left on the row's own
+// page: a heap-only tuple, whose line pointer pruning frees at once.
+const (
+	Aborted    = -1
+	AbortedHOT = -2
+)
 
 // FrozenXid is FrozenTransactionId, the xmin of the tuples Collapse folds.
 const FrozenXid = 2
@@ -1003,6 +1009,9 @@ func (t *Table) AbortVersion(row int64, oldBlk, newBlk int32, xid uint32) {
 		for i, g := range *gs {
 			if g.Row == row && g.Xmin == xid {
 				(*gs)[i].Row = Aborted
+				if newBlk == oldBlk {
+					(*gs)[i].Row = AbortedHOT
+				}
 				break
 			}
 		}
@@ -1017,8 +1026,9 @@ func (t *Table) AbortVersion(row int64, oldBlk, newBlk int32, xid uint32) {
 // versions were removed and a newer one stays on the page (a HOT chain
 // whose root line pointer becomes a redirect, heap_prune_chain). The
 // other chains removed leave their root's line pointer LP_DEAD (a row
-// moved away or deleted: one per row; an untagged or aborted tuple is
-// its own root), the rest become unused; DeadItems counts the former.
+// moved away or deleted: one per row; an untagged tuple, or an aborted
+// update's version on another page, is its own root), the rest (and an
+// aborted HOT version) become unused; DeadItems counts the former.
 func (t *Table) Prune(b int32, dead func(g Group) bool) (n, kept int) {
 	if t.state[b] <= 0 {
 		return 0, 0 // a never-changed or collapsed page has nothing to prune
@@ -1034,7 +1044,7 @@ func (t *Table) Prune(b int32, dead func(g Group) bool) (n, kept int) {
 			n += int(g.N)
 			if g.Row > 0 {
 				prunedRows = append(prunedRows, g.Row)
-			} else {
+			} else if g.Row != AbortedHOT {
 				lpdead += int(g.N)
 				if t.TrackDeadEntries {
 					t.PendingDead = append(t.PendingDead, DeadEntry{Block: b, N: int32(g.N)})

@@ -313,3 +313,37 @@ func TestDeletedRowGoneAfterPrune(t *testing.T) {
 		t.Errorf("after the chunk went dense: dense %v, gone %v %v, block %d", tb.moved[0].dense != nil, tb.Gone(5), tb.Gone(70), tb.BlockOf(5))
 	}
 }
+
+// An aborted update's version is pruned to an unused line pointer when it
+// was a HOT update (a heap-only tuple on the row's own page) and to an
+// LP_DEAD one when it went to another page (the root of a chain of its
+// own, with an index entry that VACUUM must remove first): heapam.c
+// heap_prune_chain.
+func TestPruneAbortedVersions(t *testing.T) {
+	tb, _ := New("accounts", 61*3, 132, 100, frozen, true)
+	b := tb.BlockOf(5)
+	dead := func(g Group) bool { return g.Xmin == 100 || g.Xmin == 101 }
+	// A full page: first make room (row 5's update to another page,
+	// committed and pruned: one LP_DEAD).
+	tb.DeleteRow(5, b, 90)
+	nb := tb.NBlocks()
+	tb.Extended(nb)
+	tb.InsertVersion(nb, 90, 5)
+	tb.Prune(b, func(g Group) bool { return g.Xmax == 90 })
+	base := tb.DeadItems(b)
+	// A HOT update of row 7 on its own page, rolled back.
+	tb.DeleteRow(7, b, 100)
+	tb.InsertVersion(b, 100, 7)
+	tb.AbortVersion(7, b, b, 100)
+	if n, _ := tb.Prune(b, dead); n != 1 || tb.DeadItems(b) != base {
+		t.Errorf("aborted HOT version: pruned %d, dead items %d -> %d; want 1 pruned and no new LP_DEAD", n, base, tb.DeadItems(b))
+	}
+	// An update of row 8 to the new page, rolled back: its version there
+	// leaves an LP_DEAD item.
+	tb.DeleteRow(8, b, 101)
+	tb.InsertVersion(nb, 101, 8)
+	tb.AbortVersion(8, b, nb, 101)
+	if n, _ := tb.Prune(nb, dead); n != 1 || tb.DeadItems(nb) != 1 {
+		t.Errorf("aborted version on another page: pruned %d, dead items %d; want 1 and 1", n, tb.DeadItems(nb))
+	}
+}
