@@ -289,16 +289,7 @@ func (b *backend) execScan(o *op) bool {
 			var slot int32
 			var ok bool
 			if e.usesReadStream() {
-				var got int32
-				if b.streamAsync() {
-					got, slot, _, ok = b.streamNextBufferAsync(t, o.kind != opSeqscan)
-				} else {
-					got, slot, _, ok = b.streamNextBuffer(t, o.kind != opSeqscan)
-				}
-				if ok && got != blk {
-					e.fail(fmt.Errorf("internal error: backend %d's read stream gave block %d for %d; please report this with the scenario", b.id, got, blk))
-					return false
-				}
+				slot, _, ok = b.streamNextBlock(t, blk, o.kind != opSeqscan, "a sequential scan")
 			} else {
 				slot, ok = b.readBuffer(gid, b.ring, false, o.kind != opSeqscan)
 			}

@@ -91,16 +91,7 @@ func (b *backend) pgPrewarm(o *op) bool {
 			var slot int32
 			var ok bool
 			if e.usesReadStream() {
-				var got int32
-				if b.streamAsync() {
-					got, slot, _, ok = b.streamNextBufferAsync(t, false)
-				} else {
-					got, slot, _, ok = b.streamNextBuffer(t, false)
-				}
-				if ok && got != blk {
-					e.fail(fmt.Errorf("internal error: backend %d's read stream gave block %d for %d of pg_prewarm; please report this with the scenario", b.id, got, blk))
-					return false
-				}
+				slot, _, ok = b.streamNextBlock(t, blk, false, "pg_prewarm")
 			} else {
 				slot, ok = b.readBuffer(gid, nil, false, false)
 			}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/pgbufsim/pgbufsim/model/bufpool"
@@ -242,6 +243,24 @@ func (b *backend) streamNextBuffer(t *table, write bool) (blk, slot int32, miss,
 	st.next = b.streamFrom(t, st.start+st.want)
 	st.n = st.want - 1
 	return st.start, st.slots[0], st.mine[0], true
+}
+
+// streamNextBlock is read_stream_next_buffer for a caller that knows the
+// block the stream must hand out next (blk): the synchronous or the
+// asynchronous stream, whichever b's reads use. A different block is a
+// defect of the model: the run stops with what reads it (what).
+func (b *backend) streamNextBlock(t *table, blk int32, write bool, what string) (slot int32, miss, ok bool) {
+	var got int32
+	if b.streamAsync() {
+		got, slot, miss, ok = b.streamNextBufferAsync(t, write)
+	} else {
+		got, slot, miss, ok = b.streamNextBuffer(t, write)
+	}
+	if ok && got != blk {
+		b.e.fail(fmt.Errorf("internal error: backend %d's read stream gave block %d for %d of %s; please report this with the scenario", b.id, got, blk, what))
+		return -1, false, false
+	}
+	return slot, miss, ok
 }
 
 // Asynchronous I/O (18+, io_method worker or io_uring; aio.c,

@@ -1,8 +1,6 @@
 package model
 
 import (
-	"fmt"
-
 	"github.com/pgbufsim/pgbufsim/model/bufpool"
 	"github.com/pgbufsim/pgbufsim/model/clog"
 	"github.com/pgbufsim/pgbufsim/model/heap"
@@ -113,12 +111,7 @@ func (b *backend) execVacuum(o *op) bool {
 			}
 			b.blk++
 			b.sub = 2
-			if b.worker && b.vcost >= s.VacuumCostLimit && s.AutovacuumVacuumCostDelay > 0 {
-				// vacuum_delay_point: sleep, then carry on.
-				b.vcost = 0
-				b.wakeAt = e.k.Now() + s.AutovacuumVacuumCostDelay
-				b.sub = 5
-				b.block(wSleepUntil)
+			if b.vacuumDelayPoint(5) {
 				return false
 			}
 		}
@@ -303,6 +296,22 @@ func (b *backend) vacuumUpdateRelstats(t *table) {
 	}
 }
 
+// vacuumDelayPoint is vacuum_delay_point for an autovacuum worker: once
+// its cost balance reaches vacuum_cost_limit it sleeps
+// autovacuum_vacuum_cost_delay, resuming at stage resume. It reports
+// whether b blocked.
+func (b *backend) vacuumDelayPoint(resume int) bool {
+	s := &b.e.sc.Server
+	if !b.worker || b.vcost < s.VacuumCostLimit || s.AutovacuumVacuumCostDelay <= 0 {
+		return false
+	}
+	b.vcost = 0
+	b.wakeAt = b.e.k.Now() + s.AutovacuumVacuumCostDelay
+	b.sub = resume
+	b.block(wSleepUntil)
+	return true
+}
+
 // vacuumBypassesIndexes is lazy_vacuum's choice (14+) to skip index
 // vacuuming, and with it the second heap pass, when almost nothing is
 // dead: LP_DEAD items on fewer than BYPASS_THRESHOLD_PAGES (2 %) of the
@@ -353,18 +362,7 @@ func (b *backend) vacuumHeapRel(t *table) bool {
 			var slot int32
 			var ok bool
 			if e.vacuumUsesStream() {
-				var got int32
-				var miss bool
-				if b.streamAsync() {
-					got, slot, miss, ok = b.streamNextBufferAsync(t, false)
-				} else {
-					got, slot, miss, ok = b.streamNextBuffer(t, false)
-				}
-				if ok && got != blk {
-					e.fail(fmt.Errorf("internal error: backend %d's VACUUM stream gave block %d for %d; please report this with the scenario", b.id, got, blk))
-					return false
-				}
-				b.lastMiss = miss
+				slot, b.lastMiss, ok = b.streamNextBlock(t, blk, false, "VACUUM's second heap pass")
 			} else {
 				slot, ok = b.readBuffer(gid, b.vacring, false, false)
 			}
@@ -407,11 +405,7 @@ func (b *backend) vacuumHeapRel(t *table) bool {
 			}
 			b.level++
 			b.sub = 30
-			if b.worker && b.vcost >= s.VacuumCostLimit && s.AutovacuumVacuumCostDelay > 0 {
-				b.vcost = 0
-				b.wakeAt = e.k.Now() + s.AutovacuumVacuumCostDelay
-				b.sub = 31
-				b.block(wSleepUntil)
+			if b.vacuumDelayPoint(31) {
 				return false
 			}
 		}
