@@ -122,6 +122,16 @@ type backend struct {
 	// items (in block order), lpdeadItems their count: the second heap
 	// pass's work (lazy_vacuum_heap_rel).
 	lpdeadPages []int32
+	// ANALYZE (analyze.go): the sampled blocks, the next to read and to
+	// advise, the live and dead tuples counted so far.
+	anBlocks       []int32
+	anNext, anPref int
+	anLive, anDead int64
+	inAnalyze      bool
+	// invals counts the transaction's catalog cache invalidation messages,
+	// which its commit record carries (ANALYZE's pg_statistic and
+	// pg_class updates).
+	invals      int
 	lpdeadItems int64
 	vacIndexes  bool // this VACUUM vacuumed the indexes
 	readvGid    int32
@@ -190,9 +200,10 @@ type backend struct {
 	// planned.
 	catConnected bool
 	catSetupDone bool
-	catSeen      []bool // by table ord
+	catSeen      []uint8 // by table ord: catOpened or catPlanned once its relation work is done
 	catPlanned   []int
 	catKinds     uint8
+	catAnalyzed  bool // the session ran an ANALYZE (its caches hold what the first one looked up)
 	catOps       []op
 	catGids      []int32
 	catalogWork  bool // the accesses are connection or planning work (not in buffer_usage)
@@ -458,11 +469,21 @@ func (b *backend) modify(slot, gid int32, recBytes int64) {
 // pd_lower and pd_upper, which the image leaves out, and the image's
 // headers. A heap page's hole is its free tuple slots; a B-tree page's a
 // tenth of it, as CREATE INDEX and _bt_split's rightmost splits leave
-// leaves at fillfactor 90 (BTREE_DEFAULT_FILLFACTOR); other pages
-// (visibility map, catalogs) are taken as full.
+// leaves at fillfactor 90 (BTREE_DEFAULT_FILLFACTOR); a system catalog
+// page (pg_statistic's, the only one the model writes) has
+// catalogPageHole bytes free, the rightmost leaf of its index
+// (pg_statistic_relid_att_inh_index, where a new table's entries go) an
+// image of walFPIStatisticLeaf; other pages (visibility map) are taken as
+// full.
 func (e *engine) fpiBytes(gid int32) int64 {
 	rel, blk := e.cat.Locate(gid)
 	t := e.db.heapTable(rel)
+	if rel == e.db.sysCatalog && e.sc.Server.SystemCatalogs {
+		if blk == analyzeStatisticLeafPage {
+			return walFPIStatisticLeaf
+		}
+		return walFPI - catalogPageHole
+	}
 	if t == nil {
 		if e.cat.Rel(rel).Kind == catalog.BTree {
 			return walFPI - 8192/10

@@ -73,6 +73,7 @@ type engine struct {
 	// stallRNG draws the CPU's stalls (workload.go stalls); untilStall
 	// is the CPU time left until the next one.
 	stallRNG   *rand.Rand
+	anRNG      *rand.Rand // ANALYZE's block sampler (analyze.go)
 	untilStall int64
 	stallCount int64
 	ver        int       // e.g. 904 for 9.4, 1700 for 17

@@ -65,6 +65,7 @@ type fileStep struct {
 	txnStart bool  // outside BEGIN ... END: the statement commits at once
 	cmdNo    int16 // the command, from 1 (pgbench -r)
 	mode     prewarmMode
+	analyze  bool // VACUUM ANALYZE
 }
 
 // ifFrame is an open \if while compiling.
@@ -608,7 +609,9 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 			if inTxn {
 				return nil, nil, problem(c.Line, "VACUUM cannot run inside a transaction block")
 			}
-			p.kind = opVacuum
+			p.kind, p.analyze = opVacuum, st.Analyze
+		case pgscript.Analyze:
+			p.kind = opAnalyze
 		case pgscript.Checkpoint:
 			p.kind = opCheckpoint
 		case pgscript.Truncate:
@@ -672,7 +675,7 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 				continue
 			}
 			pc++
-			o := op{kind: p.kind, stmt: p.stmt, cmdNo: p.cmdNo}
+			o := op{kind: p.kind, stmt: p.stmt, cmdNo: p.cmdNo, analyze: p.analyze}
 			if p.table != "" {
 				o.t = b.pickTable(p.table, p.pick)
 			}
@@ -730,7 +733,9 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 			ops = append(ops, o)
 			// Autocommit: a statement outside BEGIN ... END commits at
 			// once (VACUUM and CHECKPOINT run outside any transaction).
-			if p.txnStart && p.stmt && p.kind != opCheckpoint && p.kind != opVacuum {
+			// VACUUM ANALYZE's ANALYZE commits the transaction it
+			// writes pg_statistic in.
+			if p.txnStart && p.stmt && p.kind != opCheckpoint && (p.kind != opVacuum || p.analyze) {
 				ops = append(ops, op{kind: opCommit})
 			}
 		}

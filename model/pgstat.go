@@ -91,18 +91,23 @@ type ioCounters struct {
 type relCounters struct {
 	hits, reads, extends  uint64
 	ins, upd, hotUpd, del uint64
+	// VACUUMs and ANALYZEs completed, by a client or an autovacuum
+	// worker (pgstat_report_vacuum, pgstat_report_analyze).
+	vacuums, autovacuums, analyzes, autoanalyzes uint64
 }
 
 // minus returns c - b, counter by counter.
 func (c relCounters) minus(b relCounters) relCounters {
 	return relCounters{c.hits - b.hits, c.reads - b.reads, c.extends - b.extends,
-		c.ins - b.ins, c.upd - b.upd, c.hotUpd - b.hotUpd, c.del - b.del}
+		c.ins - b.ins, c.upd - b.upd, c.hotUpd - b.hotUpd, c.del - b.del,
+		c.vacuums - b.vacuums, c.autovacuums - b.autovacuums, c.analyzes - b.analyzes, c.autoanalyzes - b.autoanalyzes}
 }
 
 // plus returns c + b, counter by counter.
 func (c relCounters) plus(b relCounters) relCounters {
 	return relCounters{c.hits + b.hits, c.reads + b.reads, c.extends + b.extends,
-		c.ins + b.ins, c.upd + b.upd, c.hotUpd + b.hotUpd, c.del + b.del}
+		c.ins + b.ins, c.upd + b.upd, c.hotUpd + b.hotUpd, c.del + b.del,
+		c.vacuums + b.vacuums, c.autovacuums + b.autovacuums, c.analyzes + b.analyzes, c.autoanalyzes + b.autoanalyzes}
 }
 
 // countTuples counts rows inserted, updated (hot of them HOT) and deleted
@@ -280,15 +285,27 @@ type RelationStats struct {
 	TidxBlksHit   int64  `json:"tidx_blks_hit"`
 }
 
-// TableStats is one relation's row counters of pg_stat_user_tables: rows
+// TableStats is one relation's row of pg_stat_user_tables: rows
 // inserted, updated (HOT ones among them) and deleted, counted per tuple
-// by the heap access method whether the transaction commits or not.
+// by the heap access method whether the transaction commits or not; the
+// VACUUMs and ANALYZEs completed by clients and by autovacuum; and, as
+// they stand at the end of the phase, the estimates autovacuum decides
+// by.
 type TableStats struct {
-	Relname    string `json:"relname"`
-	NTupIns    int64  `json:"n_tup_ins"`
-	NTupUpd    int64  `json:"n_tup_upd"`
-	NTupDel    int64  `json:"n_tup_del"`
-	NTupHotUpd int64  `json:"n_tup_hot_upd"`
+	Relname          string `json:"relname"`
+	NTupIns          int64  `json:"n_tup_ins"`
+	NTupUpd          int64  `json:"n_tup_upd"`
+	NTupDel          int64  `json:"n_tup_del"`
+	NTupHotUpd       int64  `json:"n_tup_hot_upd"`
+	VacuumCount      int64  `json:"vacuum_count"`
+	AutovacuumCount  int64  `json:"autovacuum_count"`
+	AnalyzeCount     int64  `json:"analyze_count"`
+	AutoanalyzeCount int64  `json:"autoanalyze_count"`
+	// NDeadTup, NModSinceAnalyze and NInsSinceVacuum are gauges: the
+	// values at the end of the phase (of the run, in the totals).
+	NDeadTup         int64 `json:"n_dead_tup"`
+	NModSinceAnalyze int64 `json:"n_mod_since_analyze"`
+	NInsSinceVacuum  int64 `json:"n_ins_since_vacuum"`
 }
 
 // RelationSize is a relation's size in 8 kB pages at the end of the
@@ -320,7 +337,9 @@ func (e *engine) userTableStats(rel []relCounters) []TableStats {
 		if int(t.rel) < len(rel) {
 			c = rel[t.rel]
 		}
-		ts = append(ts, TableStats{Relname: t.name, NTupIns: int64(c.ins), NTupUpd: int64(c.upd), NTupDel: int64(c.del), NTupHotUpd: int64(c.hotUpd)})
+		ts = append(ts, TableStats{Relname: t.name, NTupIns: int64(c.ins), NTupUpd: int64(c.upd), NTupDel: int64(c.del), NTupHotUpd: int64(c.hotUpd),
+			VacuumCount: int64(c.vacuums), AutovacuumCount: int64(c.autovacuums), AnalyzeCount: int64(c.analyzes), AutoanalyzeCount: int64(c.autoanalyzes),
+			NDeadTup: t.deadTuples, NModSinceAnalyze: t.modSinceAnalyze, NInsSinceVacuum: t.insSinceVacuum})
 	}
 	sort.SliceStable(ts, func(i, j int) bool { return ts[i].Relname < ts[j].Relname })
 	return ts

@@ -42,7 +42,7 @@ type readStream struct {
 	ring     *bufpool.Ring // its buffer access strategy
 	vacuum   bool          // VACUUM's stream: heap_vac_scan_next_block skips
 	maint    bool          // READ_STREAM_MAINTENANCE: maintenance_io_concurrency
-	reap     bool          // VACUUM's second heap pass: only the pages in b.lpdeadPages
+	list     []int32       // VACUUM's second heap pass, ANALYZE: only these blocks (ascending)
 	next     int32         // the next block the stream's callback yields (-1: the end)
 	distance int32
 	// The blocks of the last read not handed to the scan yet:
@@ -65,6 +65,7 @@ const (
 	streamVacuum                       // lazy_scan_heap: READ_STREAM_MAINTENANCE, skipping
 	streamPrewarm                      // pg_prewarm: READ_STREAM_FULL (17), | READ_STREAM_MAINTENANCE (18)
 	streamVacuumReap                   // lazy_vacuum_heap_rel (18): READ_STREAM_MAINTENANCE, the pages with LP_DEAD items
+	streamAnalyze                      // acquire_sample_rows (17): READ_STREAM_MAINTENANCE, the sampled blocks
 )
 
 // streamBegin is read_stream_begin_relation for blocks first to
@@ -76,8 +77,14 @@ func (b *backend) streamBegin(t *table, ring *bufpool.Ring, kind streamKind, fir
 	st := &b.stream
 	st.curRel, st.ring = t.rel, ring
 	st.vacuum = kind == streamVacuum
-	st.reap = kind == streamVacuumReap
-	st.maint = st.vacuum || st.reap || (kind == streamPrewarm && b.e.ver >= 1800)
+	st.list = nil
+	switch kind {
+	case streamVacuumReap:
+		st.list = b.lpdeadPages
+	case streamAnalyze:
+		st.list = b.anBlocks
+	}
+	st.maint = st.vacuum || st.list != nil || (kind == streamPrewarm && b.e.ver >= 1800)
 	st.distance, st.n, st.phase, st.ioN = 1, 0, 0, 0
 	if kind == streamPrewarm {
 		st.distance = min(b.aioMaxPinned(), b.e.ioCombineBlocks())
@@ -104,14 +111,15 @@ func (b *backend) streamFrom(t *table, blk int32) int32 {
 			blk += run
 		}
 	}
-	if b.stream.reap {
+	if l := b.stream.list; l != nil {
 		// vacuum_reap_lp_read_stream_next: the next page of the dead
-		// items' TID store, in block order.
-		i, _ := slices.BinarySearch(b.lpdeadPages, blk)
-		if i == len(b.lpdeadPages) {
+		// items' TID store, in block order; block_sampling_read_stream_next:
+		// the block sampler's next block.
+		i, _ := slices.BinarySearch(l, blk)
+		if i == len(l) {
 			return -1
 		}
-		blk = b.lpdeadPages[i]
+		blk = l[i]
 	}
 	if blk < 0 || blk >= b.scanEnd {
 		return -1

@@ -132,6 +132,15 @@ type Server struct {
 	AutovacuumVacuumMaxThreshold      int64   `yaml:"autovacuum_vacuum_max_threshold" range:"-1,"`
 	AutovacuumVacuumInsertThreshold   int64   `yaml:"autovacuum_vacuum_insert_threshold" range:"-1,"`
 	AutovacuumVacuumInsertScaleFactor float64 `yaml:"autovacuum_vacuum_insert_scale_factor" range:"0,100"`
+	// A table is analyzed by autovacuum when the rows inserted, updated
+	// and deleted by committed transactions since its last ANALYZE
+	// (n_mod_since_analyze) exceed threshold + scale_factor x reltuples
+	// (autovacuum.c relation_needs_vacanalyze).
+	AutovacuumAnalyzeThreshold   int64   `yaml:"autovacuum_analyze_threshold" range:"0,"`
+	AutovacuumAnalyzeScaleFactor float64 `yaml:"autovacuum_analyze_scale_factor" range:"0,100"`
+	// DefaultStatisticsTarget sets ANALYZE's sample: 300 x target rows
+	// (std_typanalyze), from as many blocks.
+	DefaultStatisticsTarget int `yaml:"default_statistics_target" range:"1,10000"`
 	// AutovacuumVacuumCostDelay: -1 = the version's default (20ms before
 	// 12, 2ms from 12).
 	AutovacuumVacuumCostDelay int64 `yaml:"autovacuum_vacuum_cost_delay" unit:"duration,ms" range:"-1ms,100ms"`
@@ -462,6 +471,10 @@ type Costs struct {
 	TupleCold int64 `yaml:"tuple_cold" unit:"duration" range:"0,1s"`
 	// VacuumTuple is HeapTupleSatisfiesVacuum plus pruning work per tuple.
 	VacuumTuple int64 `yaml:"vacuum_tuple" unit:"duration" range:"0,1s"`
+	// AnalyzeValue is ANALYZE's work per sampled row and column: copying
+	// the row into the reservoir, then sorting and summarising the
+	// column's values (compute_scalar_stats).
+	AnalyzeValue int64 `yaml:"analyze_value" unit:"duration" range:"0,1s"`
 }
 
 // Tables declares the database.
@@ -496,6 +509,9 @@ type TableConfig struct {
 	// Key names the indexed column in SQL scripts (WHERE key = :v is a
 	// lookup through the index).
 	Key string `yaml:"key"`
+	// Columns is the table's number of columns (the key and the rest of
+	// the row): ANALYZE computes and writes statistics for each.
+	Columns int `yaml:"columns" range:"1,1600"`
 }
 
 // Defaults fills a new table declaration.
@@ -505,6 +521,7 @@ func (t *TableConfig) Defaults() {
 	t.Count = 1
 	t.State = "vacuumed"
 	t.Key = "id"
+	t.Columns = 2
 }
 
 // Validate checks a table declaration.
@@ -652,15 +669,18 @@ type Step struct {
 	Begin  bool `yaml:"begin"`
 	Commit bool `yaml:"commit"`
 	// Abort ends the explicit transaction with ROLLBACK.
-	Abort      bool        `yaml:"abort"`
-	Seqscan    *TableStep  `yaml:"seqscan" shorthand:"table"`
-	Select     *KeyStep    `yaml:"select"`
-	Insert     *InsertStep `yaml:"insert"`
-	Update     *KeyStep    `yaml:"update"`
-	Delete     *KeyStep    `yaml:"delete" shorthand:"table"`
-	Vacuum     *TableStep  `yaml:"vacuum" shorthand:"table"`
-	Checkpoint bool        `yaml:"checkpoint"`
-	Sleep      int64       `yaml:"sleep" unit:"duration" range:"0,"`
+	Abort   bool        `yaml:"abort"`
+	Seqscan *TableStep  `yaml:"seqscan" shorthand:"table"`
+	Select  *KeyStep    `yaml:"select"`
+	Insert  *InsertStep `yaml:"insert"`
+	Update  *KeyStep    `yaml:"update"`
+	Delete  *KeyStep    `yaml:"delete" shorthand:"table"`
+	Vacuum  *TableStep  `yaml:"vacuum" shorthand:"table"`
+	// Analyze is ANALYZE t: a sample of the table's blocks read through
+	// the VACUUM ring, statistics written to pg_statistic.
+	Analyze    *TableStep `yaml:"analyze" shorthand:"table"`
+	Checkpoint bool       `yaml:"checkpoint"`
+	Sleep      int64      `yaml:"sleep" unit:"duration" range:"0,"`
 	// Copy appends rows as COPY does (a BulkInsertState: each page read
 	// once, through the BULKWRITE ring; into a table truncated in the same
 	// transaction, without the free space map).
@@ -730,7 +750,7 @@ func (i *InsertStep) Defaults() { i.Pick = "client"; i.Rows = 1 }
 // Validate checks that exactly one operation is given.
 func (s *Step) Validate() error {
 	n := 0
-	for _, set := range []bool{s.Begin, s.Commit, s.Abort, s.Seqscan != nil, s.Select != nil, s.Insert != nil, s.Update != nil, s.Delete != nil, s.Vacuum != nil, s.Checkpoint, s.Sleep > 0, s.Copy != nil, s.Truncate != nil, s.Prewarm != nil} {
+	for _, set := range []bool{s.Begin, s.Commit, s.Abort, s.Seqscan != nil, s.Select != nil, s.Insert != nil, s.Update != nil, s.Delete != nil, s.Vacuum != nil, s.Analyze != nil, s.Checkpoint, s.Sleep > 0, s.Copy != nil, s.Truncate != nil, s.Prewarm != nil} {
 		if set {
 			n++
 		}
@@ -810,6 +830,9 @@ func DefaultScenario() Scenario {
 			AutovacuumVacuumMaxThreshold:      100_000_000,
 			AutovacuumVacuumInsertThreshold:   1000,
 			AutovacuumVacuumInsertScaleFactor: 0.2,
+			AutovacuumAnalyzeThreshold:        50,
+			AutovacuumAnalyzeScaleFactor:      0.1,
+			DefaultStatisticsTarget:           100,
 			AutovacuumVacuumCostDelay:         -1,
 			VacuumCostLimit:                   200,
 			VacuumCostPageHit:                 1,
@@ -884,6 +907,7 @@ func DefaultCosts() Costs {
 		HintCacheProbe:   3,
 		VMTest:           15,
 		VacuumTuple:      30,
+		AnalyzeValue:     600,
 	}
 }
 

@@ -32,9 +32,10 @@ const (
 	opRange                     // SELECT of keys key..n (rangescan.go)
 	opPrewarm                   // SELECT pg_prewarm(t, mode, 'main', key, n) (pgprewarm.go)
 	opAutoprewarm               // autoprewarm's load after a restart (pgprewarm.go), not a statement
+	opAnalyze                   // ANALYZE t (analyze.go)
 )
 
-var opNames = [...]string{"begin", "select", "update", "insert", "seqscan", "delete", "delete", "vacuum", "checkpoint", "sleep", "commit", "abort", "update", "truncate", "catalog", "select", "select", "autoprewarm"}
+var opNames = [...]string{"begin", "select", "update", "insert", "seqscan", "delete", "delete", "vacuum", "checkpoint", "sleep", "commit", "abort", "update", "truncate", "catalog", "select", "select", "autoprewarm", "analyze"}
 
 func (k opKind) String() string { return opNames[k] }
 
@@ -47,8 +48,10 @@ type op struct {
 	n     int64 // rows to insert
 	every int64 // insert: commit every this many rows (0 = at the end)
 	copy  bool  // insert: COPY (a BulkInsertState) rather than INSERT ... SELECT
-	dur   int64 // sleep
-	mode  prewarmMode
+	// analyze: VACUUM ANALYZE (vacuum: ANALYZE follows in the same command)
+	analyze bool
+	dur     int64 // sleep
+	mode    prewarmMode
 	// cmdNo is the script command the op belongs to, from 1 (pgbench -r's
 	// per-statement latencies); 0: part of the command before it.
 	cmdNo int16
@@ -181,6 +184,11 @@ func compileSteps(steps []Step, sc Scenario, db *database) (*script, error) {
 			}
 			p.kind, p.table, p.pick = opVacuum, st.Vacuum.Table, st.Vacuum.Pick
 			if err := needTable(i, p.table, "vacuum", false); err != nil {
+				return nil, err
+			}
+		case st.Analyze != nil:
+			p.kind, p.table, p.pick = opAnalyze, st.Analyze.Table, st.Analyze.Pick
+			if err := needTable(i, p.table, "analyze", false); err != nil {
 				return nil, err
 			}
 		case st.Insert != nil, st.Copy != nil:
@@ -328,6 +336,8 @@ func stepText(st Step) string {
 		return "truncate " + table(st.Truncate)
 	case st.Vacuum != nil:
 		return "vacuum " + table(st.Vacuum)
+	case st.Analyze != nil:
+		return "analyze " + table(st.Analyze)
 	case st.Prewarm != nil:
 		return fmt.Sprintf("prewarm %s %s", st.Prewarm.Table, st.Prewarm.Mode)
 	case st.Checkpoint:

@@ -106,7 +106,23 @@ const (
 	// where a session's statement reads 25.
 	catalogVacuumAccesses = 65
 	catalogVacuumShared   = 1
-	catalogStride         = 7 // walks the core pages in an order unrelated to page numbers (coprime with the core's size)
+	// ANALYZE's own catalog work besides its session's and its relation's
+	// (it plans nothing). Measured on PostgreSQL 15, one session, a table
+	// with a primary key: the first ANALYZE 215 accesses in the database
+	// (the casts, operator classes and operators of each column's
+	// statistics, std_typanalyze and the sort operators; the pg_statistic
+	// rows it replaces, update_attstats; pg_class) and 3 in the shared
+	// catalogs (pg_tablespace: get_tablespace_maintenance_io_concurrency);
+	// the same ANALYZE again 16 to 22 (pg_class, pg_statistic,
+	// pg_statistic_ext); then another table's first 51 to 55, its
+	// relation cache entries (the table's and its index's: 33, no planner
+	// lookups) and the 18 of any ANALYZE. A table without an index is
+	// taken to cost what a plan's relation work does (18).
+	catalogAnalyzeFirst       = 215 - catalogAnalyzeRelAccesses - 1 // less the pg_statistic page's own access (analyze.go)
+	catalogAnalyzeAccesses    = 18 - 1
+	catalogAnalyzeShared      = 3
+	catalogAnalyzeRelAccesses = 33
+	catalogStride             = 7 // walks the core pages in an order unrelated to page numbers (coprime with the core's size)
 )
 
 // SystemCatalogRelname is the catalog relation's name in the outputs
@@ -131,6 +147,7 @@ const (
 	catInitFile
 	catBareConnect
 	catVacuum
+	catAnalyze
 )
 
 // addSystemCatalog creates pg_catalog once the user relations exist: the
@@ -207,6 +224,24 @@ func (e *engine) catalogPages(o *op, out []int32) []int32 {
 			relation(o.t.catOrd, catalogPrewarmRelAccesses)
 			break
 		}
+		if o.key == catRelNoPlan {
+			// ANALYZE opens the table and its indexes (vac_open_indexes)
+			// but plans nothing: no planner lookups, no metapage.
+			relation(o.t.catOrd, catalogRelAccesses)
+			if o.t.pkey != nil {
+				relation(o.t.catOrd+1, catalogAnalyzeRelAccesses-catalogRelAccesses)
+			}
+			break
+		}
+		if o.key == catRelPlanOnly {
+			// A plan on a relation ANALYZE opened: the planner's lookups
+			// (get_relation_info) and the index's metapage.
+			if o.t.pkey != nil {
+				accesses(catalogConnPages, catalogRelPages, catalogRelAccesses+catalogIndexAccesses-catalogAnalyzeRelAccesses)
+				out = append(out, e.cat.GID(o.t.pkey.rel, 0))
+			}
+			break
+		}
 		// The relation, then its index (the planner opens every index of
 		// the table, and execution each one it updates).
 		relation(o.t.catOrd, catalogRelAccesses)
@@ -235,6 +270,16 @@ func (e *engine) catalogPages(o *op, out []int32) []int32 {
 		for i := range catalogVacuumShared {
 			out = append(out, e.cat.GID(e.db.sysGlobal, int32(i%catalogConnSharedPages)))
 		}
+	case catAnalyze:
+		from := catalogConnPages + catalogRelPages + (prewarmKindBit+2)*catalogKindPages
+		if o.key == 1 { // the session's first ANALYZE
+			accesses(from, catalogKindPages, catalogAnalyzeFirst)
+			for i := range catalogAnalyzeShared {
+				out = append(out, e.cat.GID(e.db.sysGlobal, int32(catalogConnSharedPages-1-i)))
+			}
+			break
+		}
+		accesses(from, catalogKindPages, catalogAnalyzeAccesses)
 	case catBareConnect:
 		// A connection that runs no statement (pgbench's setup connection
 		// for script files: it connects, reads the server's version from
@@ -252,6 +297,30 @@ func (e *engine) catalogPages(o *op, out []int32) []int32 {
 // relation then counts as seen: a later plan on it in the same session
 // finds the entry built and does not count the planner's lookups either.
 const catRelOpenOnly = 1
+
+// catRelNoPlan (the key of a catRelation item) is a relation ANALYZE
+// opens: its and its index's relation cache entries, no planner work;
+// catRelPlanOnly is the planner's work on a relation so opened.
+const (
+	catRelNoPlan   = 2
+	catRelPlanOnly = 3
+)
+
+// A relation's catalog work done in a backend (backend.catSeen): none,
+// its relation cache entries (ANALYZE), or those and a plan's lookups.
+const (
+	catOpened  uint8 = 1
+	catPlanned uint8 = 2
+)
+
+// catLevel is the relation work a statement needs: ANALYZE and
+// pg_prewarm open the relation, every other statement plans on it.
+func catLevel(k opKind) uint8 {
+	if k == opAnalyze || k == opPrewarm {
+		return catOpened
+	}
+	return catPlanned
+}
 
 // firstKind marks the work item of a backend's first statement kind (its
 // key, with the kind's bit): the first plan looks up what every later one
@@ -293,7 +362,7 @@ func (b *backend) withCatalogOps(ops []op) []op {
 		return ops
 	}
 	if b.catSeen == nil {
-		b.catSeen = make([]bool, len(b.e.db.tables))
+		b.catSeen = make([]uint8, len(b.e.db.tables))
 	}
 	need := !b.catConnected
 	for i := range ops {
@@ -301,7 +370,7 @@ func (b *backend) withCatalogOps(ops []op) []op {
 		if bit, ok := stmtKindBit(o.kind); ok && b.catKinds&(1<<bit) == 0 {
 			need = true
 		}
-		if o.t != nil && !b.catSeen[o.t.ord] || o.kind == opVacuum {
+		if o.t != nil && b.catSeen[o.t.ord] < catLevel(o.kind) || o.kind == opVacuum || o.kind == opAnalyze {
 			need = true
 		}
 	}
@@ -335,7 +404,9 @@ func (b *backend) withCatalogOps(ops []op) []op {
 		out = append(out, op{kind: opCatalog, n: catConnect, key: key})
 	}
 	var kinds uint8
+	analyzed := false
 	planned := b.catPlanned[:0]
+	var opened []int
 	for _, o := range ops {
 		if bit, ok := stmtKindBit(o.kind); ok && (b.catKinds|kinds)&(1<<bit) == 0 {
 			key := int64(bit)
@@ -345,18 +416,43 @@ func (b *backend) withCatalogOps(ops []op) []op {
 			kinds |= 1 << bit
 			out = append(out, op{kind: opCatalog, n: catStmtKind, key: key})
 		}
-		if o.t != nil && !b.catSeen[o.t.ord] && !slices.Contains(planned, o.t.ord) {
-			planned = append(planned, o.t.ord)
-			ro := op{kind: opCatalog, n: catRelation, t: o.t}
-			if o.kind == opPrewarm {
-				ro.key = catRelOpenOnly
+		if o.t != nil {
+			have := b.catSeen[o.t.ord]
+			if slices.Contains(planned, o.t.ord) {
+				have = catPlanned
+			} else if slices.Contains(opened, o.t.ord) {
+				have = max(have, catOpened)
 			}
-			out = append(out, ro)
+			if level := catLevel(o.kind); have < level {
+				ro := op{kind: opCatalog, n: catRelation, t: o.t}
+				switch {
+				case o.kind == opPrewarm:
+					ro.key = catRelOpenOnly
+				case o.kind == opAnalyze:
+					ro.key = catRelNoPlan
+				case have == catOpened:
+					ro.key = catRelPlanOnly
+				}
+				if level == catPlanned || o.kind == opPrewarm {
+					planned = append(planned, o.t.ord)
+				} else {
+					opened = append(opened, o.t.ord)
+				}
+				out = append(out, ro)
+			}
 		}
 		out = append(out, o)
 		if o.kind == opVacuum {
 			// vacuum_rel's updates at the command's end.
 			out = append(out, op{kind: opCatalog, n: catVacuum})
+		}
+		if o.kind == opAnalyze || o.kind == opVacuum && o.analyze {
+			ao := op{kind: opCatalog, n: catAnalyze}
+			if !b.catAnalyzed && !analyzed {
+				ao.key = 1
+				analyzed = true
+			}
+			out = append(out, ao)
 		}
 	}
 	b.catPlanned = planned
@@ -386,9 +482,15 @@ func (b *backend) execCatalog(o *op) bool {
 	case catPgbenchSetup, catBareConnect:
 		b.catSetupDone = true
 	case catRelation:
-		b.catSeen[o.t.ord] = true
+		if o.key == catRelNoPlan {
+			b.catSeen[o.t.ord] = max(b.catSeen[o.t.ord], catOpened)
+		} else {
+			b.catSeen[o.t.ord] = catPlanned
+		}
 	case catStmtKind:
 		b.catKinds |= 1 << (o.key &^ firstKind)
+	case catAnalyze:
+		b.catAnalyzed = true
 	}
 	return true
 }

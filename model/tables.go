@@ -45,7 +45,19 @@ type table struct {
 	deadTuples, insSinceVacuum int64
 	reltuples, relpages        int64
 	vacuuming                  bool
-	vacuums, autovacuums       int64
+	// modSinceAnalyze is n_mod_since_analyze: rows inserted, updated and
+	// deleted by committed transactions since the last ANALYZE.
+	modSinceAnalyze int64
+	// avBusy: an autovacuum worker has the table (do_autovacuum skips a
+	// table another worker is processing).
+	avBusy bool
+	// columns is the table's column count: ANALYZE computes and writes
+	// statistics for each.
+	columns int
+	// analyzed: the table has pg_statistic rows and reltuples (ANALYZE
+	// ran on it: pgbench -i's VACUUM ANALYZE, a declared table loaded
+	// vacuumed); a never-analyzed table's first ANALYZE inserts them.
+	analyzed bool
 }
 
 // hasRow reports whether key names a row of the table's initial load, the
@@ -173,6 +185,10 @@ func baseState(state string, ver int) (heap.Group, bool) {
 	return g, true
 }
 
+// pgbenchColumns are the columns of pgbench's tables (pgbench.c
+// initCreateTables).
+var pgbenchColumns = map[string]int{"pgbench_accounts": 4, "pgbench_tellers": 4, "pgbench_branches": 3, "pgbench_history": 6}
+
 // buildDatabase creates pgbench's tables (if scale > 0) and the declared
 // relations.
 func buildDatabase(cat *catalog.Catalog, sc Scenario, ver int) (*database, error) {
@@ -187,6 +203,8 @@ func buildDatabase(cat *catalog.Catalog, sc Scenario, ver int) (*database, error
 			}
 			t := db.addTable(name, h, pkey)
 			t.loadedVacuumed = true
+			t.analyzed = true
+			t.columns = pgbenchColumns[name]
 			return t, nil
 		}
 		var err error
@@ -222,6 +240,14 @@ func buildDatabase(cat *catalog.Catalog, sc Scenario, ver int) (*database, error
 			h := heap.NewPerPage(name, rows, perPage, maxRows, base, allVis && rows > 0)
 			t := db.addTable(name, h, tc.Index)
 			t.loadedVacuumed = tc.State == "vacuumed"
+			if !t.loadedVacuumed {
+				// No VACUUM has created the visibility map fork yet
+				// (vm_extend: VACUUM's visibilitymap_pin is its first
+				// user; an insert pins it only on an all-visible page).
+				db.cat.Truncate(t.vm)
+			}
+			t.columns = tc.Columns
+			t.analyzed = t.loadedVacuumed
 			if tc.RowsPerPage == 0 && tc.RowWidth > 0 {
 				t.tupleData = int64(tc.RowWidth)
 			}

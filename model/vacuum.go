@@ -2,7 +2,6 @@ package model
 
 import (
 	"github.com/pgbufsim/pgbufsim/model/bufpool"
-	"github.com/pgbufsim/pgbufsim/model/clog"
 	"github.com/pgbufsim/pgbufsim/model/heap"
 )
 
@@ -20,6 +19,9 @@ func (b *backend) execVacuum(o *op) bool {
 	e := b.e
 	t := o.t
 	s := &e.sc.Server
+	if b.sub >= 49 { // VACUUM ANALYZE's ANALYZE
+		return b.execAnalyze(o)
+	}
 	if b.sub == 1 {
 		// PROC_IN_VACUUM from here on: b's snapshot stops holding back the
 		// horizon (inLazyVacuum), which may rise.
@@ -195,7 +197,17 @@ func (b *backend) execVacuum(o *op) bool {
 	t.deadTuples = 0
 	t.insSinceVacuum = 0
 	t.vacuuming = false
-	t.vacuums++
+	c := e.relCounter(t.rel) // pgstat_report_vacuum
+	if b.worker {
+		c.autovacuums++
+	} else {
+		c.vacuums++
+	}
+	if o.analyze {
+		// vacuum(): ANALYZE after VACUUM, in a transaction of its own.
+		b.sub = 49
+		return b.execAnalyze(o)
+	}
 	return true
 }
 
@@ -284,16 +296,21 @@ func (b *backend) vacuumUpdateRelstats(t *table) {
 	if b.vacIndexes {
 		n++
 	}
-	inplace := int64(walInplace)
-	if e.walFmt != walFormat95 {
-		inplace = walHeader9x + 18 + walInplace - 48 // xl_heap_inplace's target tid, the same row
-	}
 	b.cpu += n * e.costs.WALRecord
-	b.walInsert(n, inplace, 0)
+	b.walInsert(n, b.inplaceRecord(), 0)
 	if e.ver >= 1000 {
 		b.cpu += 2 * e.costs.WALRecord
 		b.walInsert(2, walInvalidations, 0)
 	}
+}
+
+// inplaceRecord is the size of an XLOG_HEAP_INPLACE record of a pg_class
+// row.
+func (b *backend) inplaceRecord() int64 {
+	if b.e.walFmt != walFormat95 {
+		return walHeader9x + 18 + walInplace - 48 // xl_heap_inplace's target tid, the same row
+	}
+	return walInplace
 }
 
 // vacuumDelayPoint is vacuum_delay_point for an autovacuum worker: once
@@ -440,82 +457,7 @@ func (b *backend) vacuumPage(t *table, blk, slot, gid int32) {
 		}
 	}
 	// HeapTupleSatisfiesVacuum sets hint bits on the tuples it judges.
-	changed := false
-	var buf [1]heap.Group
-	var judged [8]struct {
-		xid uint32
-		st  clog.Status
-	}
-	nj := 0
-	status := func(xid uint32) clog.Status {
-		for _, j := range judged[:nj] {
-			if j.xid == xid {
-				return j.st
-			}
-		}
-		st := clog.InProgress
-		running := false
-		for _, x := range e.x.running {
-			if x == xid {
-				running = true
-				break
-			}
-		}
-		b.cpu += e.costs.ProcArrayPerProc * e.numProcs()
-		if !running {
-			st = b.fetchStatus(xid)
-		}
-		if nj < len(judged) {
-			judged[nj].xid, judged[nj].st = xid, st
-			nj++
-		}
-		return st
-	}
-	for _, g := range h.Groups(blk, &buf) {
-		if g.Hints&(heap.XminCommitted|heap.XminInvalid) == 0 {
-			if status(g.Xmin) != clog.InProgress {
-				changed = true
-			}
-		}
-		if g.Xmax != 0 && g.Hints&(heap.XmaxCommitted|heap.XmaxInvalid) == 0 {
-			if status(g.Xmax) != clog.InProgress {
-				changed = true
-			}
-		}
-	}
-	if changed {
-		h.SetGroupHints(blk, func(g heap.Group) uint8 {
-			var bits uint8
-			if g.Hints&(heap.XminCommitted|heap.XminInvalid) == 0 {
-				switch status(g.Xmin) {
-				case clog.Committed:
-					if e.canSetCommitHint(g.Xmin) {
-						bits |= heap.XminCommitted
-					}
-				case clog.Aborted:
-					bits |= heap.XminInvalid
-				}
-			}
-			if g.Xmax != 0 && g.Hints&(heap.XmaxCommitted|heap.XmaxInvalid) == 0 {
-				switch status(g.Xmax) {
-				case clog.Committed:
-					if e.canSetCommitHint(g.Xmax) {
-						bits |= heap.XmaxCommitted
-					}
-				case clog.Aborted:
-					bits |= heap.XmaxInvalid
-				}
-			}
-			if bits != 0 {
-				e.vis.hintBitsSet += int64(g.N)
-			}
-			return bits
-		})
-		if e.pool.Flags[slot]&bufpool.Dirty == 0 {
-			b.vcost += e.sc.Server.VacuumCostPageDirty
-		}
-		b.markDirtyHint(slot, gid)
-	}
+	b.hintForVacuum(t, blk, slot, gid)
 	if h.DeadItems(blk) == 0 && b.pageAllVisible(t, blk) {
 		b.setAllVisible(t, blk, slot, gid)
 	}
@@ -594,30 +536,45 @@ func (a *autovacuum) OnEvent(int64) {
 		if a.workers >= s.AutovacuumMaxWorkers {
 			break
 		}
-		if t.vacuuming {
+		if t.vacuuming || t.avBusy {
 			continue
 		}
-		rt := float64(t.reltuples)
-		thr := float64(s.AutovacuumVacuumThreshold) + s.AutovacuumVacuumScaleFactor*rt
-		if e.ver >= 1800 && s.AutovacuumVacuumMaxThreshold >= 0 {
-			thr = min(thr, float64(s.AutovacuumVacuumMaxThreshold))
-		}
-		need := float64(t.deadTuples) > thr
-		if e.ver >= 1300 && s.AutovacuumVacuumInsertThreshold >= 0 {
-			need = need || float64(t.insSinceVacuum) > float64(s.AutovacuumVacuumInsertThreshold)+s.AutovacuumVacuumInsertScaleFactor*rt
-		}
-		if need {
+		vac, anl := e.needsVacAnalyze(t)
+		if vac || anl {
 			a.workers++
-			t.autovacuums++
-			e.startWorker(t)
+			e.startWorker(t, vac, anl)
 		}
 	}
 }
 
-// startWorker runs VACUUM on t in an autovacuum worker backend: a retired
-// one if there is one (the postmaster starts a fresh process each time; the
-// model reuses the struct so that a long run's memory stays flat).
-func (e *engine) startWorker(t *table) {
+// needsVacAnalyze is relation_needs_vacanalyze: VACUUM when the dead
+// tuples exceed threshold + scale_factor x reltuples (18: at most
+// autovacuum_vacuum_max_threshold) or, from 13, the inserts since the
+// last VACUUM exceed the insert threshold; ANALYZE when the rows changed
+// since the last ANALYZE (n_mod_since_analyze) exceed
+// autovacuum_analyze_threshold + autovacuum_analyze_scale_factor x
+// reltuples.
+func (e *engine) needsVacAnalyze(t *table) (vac, anl bool) {
+	s := &e.sc.Server
+	rt := float64(max(t.reltuples, 0))
+	thr := float64(s.AutovacuumVacuumThreshold) + s.AutovacuumVacuumScaleFactor*rt
+	if e.ver >= 1800 && s.AutovacuumVacuumMaxThreshold >= 0 {
+		thr = min(thr, float64(s.AutovacuumVacuumMaxThreshold))
+	}
+	vac = float64(t.deadTuples) > thr
+	if e.ver >= 1300 && s.AutovacuumVacuumInsertThreshold >= 0 {
+		vac = vac || float64(t.insSinceVacuum) > float64(s.AutovacuumVacuumInsertThreshold)+s.AutovacuumVacuumInsertScaleFactor*rt
+	}
+	anl = float64(t.modSinceAnalyze) > float64(s.AutovacuumAnalyzeThreshold)+s.AutovacuumAnalyzeScaleFactor*rt
+	return vac, anl
+}
+
+// startWorker runs VACUUM, ANALYZE or both (autovacuum_do_vac_analyze) on
+// t in an autovacuum worker backend: a retired one if there is one (the
+// postmaster starts a fresh process each time; the model reuses the struct
+// so that a long run's memory stays flat). ANALYZE commits the
+// transaction it wrote pg_statistic in.
+func (e *engine) startWorker(t *table, vac, anl bool) {
 	var b *backend
 	if n := len(e.idleWorkers); n > 0 {
 		b = e.idleWorkers[n-1]
@@ -630,13 +587,25 @@ func (e *engine) startWorker(t *table) {
 	}
 	e.procs = append(e.procs, b)
 	e.x.horizonOK = false
-	b.ops = append(b.ops, op{kind: opVacuum, t: t})
+	switch {
+	case vac:
+		b.ops = append(b.ops, op{kind: opVacuum, t: t, analyze: anl})
+	default:
+		b.ops = append(b.ops, op{kind: opAnalyze, t: t})
+	}
+	if anl {
+		b.ops = append(b.ops, op{kind: opCommit})
+	}
+	t.avBusy = true
 	b.inTxn = true
 	b.advance()
 }
 
 // workerDone retires a finished autovacuum worker.
 func (e *engine) workerDone(b *backend) {
+	if len(b.ops) > 0 && b.ops[0].t != nil {
+		b.ops[0].t.avBusy = false
+	}
 	b.done = true
 	e.av.workers--
 	e.removeProc(b)

@@ -214,6 +214,7 @@ func (b *backend) assignXid() {
 func (b *backend) endXact(committed bool, lsn int64) {
 	e := b.e
 	b.dropsFiles = false // every end, a deadlock's abort included
+	b.invals = 0
 	if b.xid == 0 {
 		return
 	}

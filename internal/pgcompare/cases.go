@@ -51,7 +51,7 @@ func Cases(major int) []Case {
 	for _, sb := range []string{"16MB", "32MB", "128MB"} {
 		cs = append(cs, pgbenchCase(v, sb, false), pgbenchCase(v, sb, true))
 	}
-	cs = append(cs, selectOnlyCase(v, "32MB"), mixCase(v, "128MB"), prewarmCase(v), vacuumDeadCase(v))
+	cs = append(cs, selectOnlyCase(v, "32MB"), mixCase(v, "128MB"), prewarmCase(v), vacuumDeadCase(v), analyzeCase(v))
 	for i := range cs {
 		cs[i].Sim = withMonitor(cs[i].Sim)
 	}
@@ -266,6 +266,53 @@ workload:
     - {name: read, transactions: 1, script: [{prewarm: {table: t_pw, mode: read}}]}
     - {name: prefetch, transactions: 1, script: [{prewarm: {table: t_pw, mode: prefetch}}]}
 `, rowWidth, smallRows, bigRows),
+	}
+}
+
+// analyzeCase is ANALYZE after a restart (pg_statistic rows and the
+// tables' statistics already there, from VACUUM ANALYZE): a table of 100
+// pages, every block and row sampled; one of 6000 pages (348000 rows, so
+// a sample of 30000 rows from every block), through the VACUUM ring, twice;
+// and one of 2000 pages never read, whose hint bits ANALYZE sets, the ring
+// writing the pages it dirtied.
+func analyzeCase(v string) Case {
+	const small, big, fresh = 100 * 58, 6000 * 58, 2000 * 58
+	measured := func(name, table string) Step {
+		return Step{Name: name, NewSession: true, SQL: []string{"ANALYZE " + table}, Measure: true}
+	}
+	return Case{
+		Name:      "analyze",
+		Relations: []string{"t_an", "t_anbig", "t_anfresh"},
+		Mechanism: "analyze.c acquire_sample_rows: BlockSampler_Init's min(blocks, 300 x default_statistics_target) blocks, each read with the command's BAS_VACUUM strategy (the VACUUM ring: a pin raises usage_count only from 0 to 1) and every tuple judged by HeapTupleSatisfiesVacuum, which sets hint bits; PrefetchBuffer ahead (14+); visibilitymap_count reads the visibility map without a strategy; update_attstats' pg_statistic updates and vac_update_relstats",
+		PG: Experiment{
+			Name:     "analyze",
+			Settings: Settings{"shared_buffers": "128MB", "autovacuum": "off"},
+			Steps: []Step{
+				{Name: "create", NewSession: true, SQL: []string{
+					"CREATE TABLE t_an (id int PRIMARY KEY, pad text)", fill("t_an", small),
+					"CREATE TABLE t_anbig (id int PRIMARY KEY, pad text)", fill("t_anbig", big),
+					"VACUUM ANALYZE t_an", "VACUUM ANALYZE t_anbig",
+					"CREATE TABLE t_anfresh (id int PRIMARY KEY, pad text)", fill("t_anfresh", fresh),
+					"CHECKPOINT"}},
+				{Name: "restart", Restart: Settings{}},
+				measured("small", "t_an"),
+				measured("big", "t_anbig"),
+				measured("big-again", "t_anbig"),
+				measured("fresh", "t_anfresh"),
+			},
+		},
+		Sim: base("analyze", v, "128MB") + fmt.Sprintf(`tables:
+  relations:
+    - {name: t_an, rows: %[2]d, row_width: %[1]d, index: true, key: id}
+    - {name: t_anbig, rows: %[3]d, row_width: %[1]d, index: true, key: id}
+    - {name: t_anfresh, rows: %[4]d, row_width: %[1]d, index: true, key: id, state: fresh}
+workload:
+  phases:
+    - {name: small, transactions: 1, restart: true, script: [{analyze: t_an}]}
+    - {name: big, transactions: 1, script: [{analyze: t_anbig}]}
+    - {name: big-again, transactions: 1, script: [{analyze: t_anbig}]}
+    - {name: fresh, transactions: 1, script: [{analyze: t_anfresh}]}
+`, rowWidth, small, big, fresh),
 	}
 }
 

@@ -28,9 +28,10 @@ const (
 	Checkpoint                 // CHECKPOINT
 	Truncate                   // TRUNCATE t
 	Prewarm                    // SELECT pg_prewarm('t'[, mode[, fork[, first_block[, last_block]]]])
+	Analyze                    // ANALYZE t
 )
 
-var kindNames = [...]string{"", "BEGIN", "COMMIT", "ROLLBACK", "SELECT", "SELECT", "SELECT", "SELECT", "UPDATE", "DELETE", "INSERT", "VACUUM", "CHECKPOINT", "TRUNCATE", "SELECT"}
+var kindNames = [...]string{"", "BEGIN", "COMMIT", "ROLLBACK", "SELECT", "SELECT", "SELECT", "SELECT", "UPDATE", "DELETE", "INSERT", "VACUUM", "CHECKPOINT", "TRUNCATE", "SELECT", "ANALYZE"}
 
 func (k Kind) String() string { return kindNames[k] }
 
@@ -77,6 +78,8 @@ type Statement struct {
 	Targets []string
 	// Vars are the script variables the statement refers to, in order.
 	Vars []string
+	// Analyze: VACUUM ANALYZE (Vacuum only).
+	Analyze bool
 	// Mode is pg_prewarm's mode ("buffer", "read" or "prefetch"); a
 	// Prewarm's From and To are its first_block and last_block when
 	// FromSet and ToSet (NULL, or left out: the relation's first and last
@@ -404,9 +407,11 @@ func (s shaper) insert(q *pg_query.InsertStmt) (Statement, error) {
 }
 
 func (s shaper) vacuum(q *pg_query.VacuumStmt) (Statement, error) {
+	cmd := "VACUUM"
 	if !q.IsVacuumcmd {
-		return Statement{}, fmt.Errorf("ANALYZE is not modelled")
+		cmd = "ANALYZE"
 	}
+	analyze := !q.IsVacuumcmd
 	for _, o := range q.Options {
 		d := o.GetDefElem()
 		if d == nil {
@@ -414,19 +419,42 @@ func (s shaper) vacuum(q *pg_query.VacuumStmt) (Statement, error) {
 		}
 		switch d.Defname {
 		case "verbose":
+		case "analyze":
+			// VACUUM ANALYZE t, VACUUM (ANALYZE) t; (ANALYZE false)
+			// keeps it off.
+			analyze = true
+			if d.Arg != nil {
+				if b := d.Arg.GetBoolean(); b != nil {
+					analyze = b.Boolval
+				} else if sv := d.Arg.GetString_(); sv != nil {
+					switch strings.ToLower(sv.Sval) {
+					case "off", "false", "0", "no":
+						analyze = false
+					}
+				} else if iv := d.Arg.GetInteger(); iv != nil {
+					analyze = iv.Ival != 0
+				}
+			}
 		default:
-			return Statement{}, fmt.Errorf("VACUUM option %s is not modelled (VERBOSE is)", strings.ToUpper(d.Defname))
+			hint := "VERBOSE is"
+			if q.IsVacuumcmd {
+				hint = "VERBOSE and ANALYZE are"
+			}
+			return Statement{}, fmt.Errorf("%s option %s is not modelled (%s)", cmd, strings.ToUpper(d.Defname), hint)
 		}
 	}
 	if len(q.Rels) != 1 {
-		return Statement{}, fmt.Errorf("name one table: VACUUM t")
+		return Statement{}, fmt.Errorf("name one table: %s t", cmd)
 	}
 	vr := q.Rels[0].GetVacuumRelation()
 	if vr == nil || len(vr.VaCols) > 0 {
-		return Statement{}, fmt.Errorf("name one table, without columns: VACUUM t")
+		return Statement{}, fmt.Errorf("name one table, without columns: %s t", cmd)
 	}
 	name, err := relName(vr.Relation)
-	return Statement{Kind: Vacuum, Table: name}, err
+	if !q.IsVacuumcmd {
+		return Statement{Kind: Analyze, Table: name}, err
+	}
+	return Statement{Kind: Vacuum, Table: name, Analyze: analyze}, err
 }
 
 // equality recognises a WHERE clause of the form col = value (either way
