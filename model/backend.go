@@ -203,7 +203,8 @@ type backend struct {
 	catSeen      []uint8 // by table ord: catOpened or catPlanned once its relation work is done
 	catPlanned   []int
 	catKinds     uint8
-	catAnalyzed  bool // the session ran an ANALYZE (its caches hold what the first one looked up)
+	catAnalyzed  bool     // the session ran an ANALYZE (its caches hold what the first one looked up)
+	catLooked    []string // catalog objects the session's plans looked up (pgscript.Lookups)
 	catOps       []op
 	catGids      []int32
 	catalogWork  bool // the accesses are connection or planning work (not in buffer_usage)
@@ -856,7 +857,7 @@ func (b *backend) beginTxn() {
 
 func (b *backend) buildTxn() {
 	c := b.client
-	b.ops = b.withCatalogOps(c.script.txn(b, c.keys, c.vals, b.ops[:0]))
+	b.ops = b.withCatalogOps(c.script.txn(b, c.keys, c.vals, b.ops[:0]), c.script)
 	b.abortThis = c.phase.cfg.AbortFraction > 0 && c.extra.Float64() < c.phase.cfg.AbortFraction
 	b.pc, b.sub, b.level = 0, 0, 0
 	b.inTxn = true

@@ -458,6 +458,12 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 		if err != nil {
 			return nil, nil, problem(c.Line, "%v", err)
 		}
+		if len(st.Lookups) > 0 && ci < math.MaxInt16 {
+			if s.lookups == nil {
+				s.lookups = make([][]string, min(len(cmds), math.MaxInt16))
+			}
+			s.lookups[ci] = st.Lookups
+		}
 		for _, v := range st.Vars {
 			if strs[v] && !setLater[v] {
 				continue // -D text substituted into the SQL

@@ -71,6 +71,10 @@ type script struct {
 	// commands are the script's commands as pgbench -r lists them (their
 	// first lines), indexed by op.cmdNo - 1.
 	commands []string
+	// lookups are, by op.cmdNo - 1, the catalog objects a script file's
+	// statement names beyond a point SELECT's (pgscript.Lookups); nil
+	// when none does.
+	lookups [][]string
 	// carried are the variables a script file reads before it sets them:
 	// they keep their value from the client's previous execution of the
 	// script, from the -D value at first (pgbench's per-client variables).

@@ -80,6 +80,9 @@ type Statement struct {
 	Vars []string
 	// Analyze: VACUUM ANALYZE (Vacuum only).
 	Analyze bool
+	// Lookups are the catalog objects its plan looks up beyond a point
+	// SELECT's (Lookups).
+	Lookups []string
 	// Mode is pg_prewarm's mode ("buffer", "read" or "prefetch"); a
 	// Prewarm's From and To are its first_block and last_block when
 	// FromSet and ToSet (NULL, or left out: the relation's first and last
@@ -109,6 +112,7 @@ func Shape(sql string) (Statement, error) {
 		return Statement{}, fmt.Errorf("%s: %v (supported: %s)", summary(sql), err, Supported)
 	}
 	st.Vars = vars
+	st.Lookups = Lookups(res.Stmts[0].Stmt)
 	return st, nil
 }
 
