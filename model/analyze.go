@@ -123,6 +123,28 @@ func (b *backend) analyzePrefetches() bool {
 	return !(e.usesReadStream() && b.streamAsync())
 }
 
+// analyzeAhead is the last sampled block (its index) to advise when the
+// next to read is from: maintenance_io_concurrency blocks ahead
+// (acquire_sample_rows' prefetch_maximum); through 17's stream, as many
+// reads ahead, within 4 x maintenance_io_concurrency blocks (the stream's
+// distance: max_ios reads, max_pinned_buffers).
+func (b *backend) analyzeAhead(from int) int {
+	mic := b.e.sc.Server.MaintenanceIOConcurrency
+	if !b.e.usesReadStream() {
+		return from + mic - 1
+	}
+	runs, i := 0, from
+	for ; i < len(b.anBlocks) && i < from+4*mic; i++ {
+		if i == from || b.anBlocks[i-1] != b.anBlocks[i]-1 {
+			runs++
+			if runs > mic {
+				break
+			}
+		}
+	}
+	return i - 1
+}
+
 // analyzePrefetch is PrefetchBuffer for the sampled blocks up to index
 // upto: each one not in shared buffers is advised to the kernel
 // (posix_fadvise, priced as the pread it stands for, as pg_prewarm's
@@ -133,14 +155,30 @@ func (b *backend) analyzePrefetch(t *table, upto int) {
 	e := b.e
 	for ; b.anPref < len(b.anBlocks) && b.anPref <= upto; b.anPref++ {
 		blk := b.anBlocks[b.anPref]
-		if e.usesReadStream() && b.anPref > 0 && b.anBlocks[b.anPref-1] == blk-1 {
-			// The stream advises only a read that does not continue the
-			// previous one (read_stream_start_pending_read: no
-			// READ_BUFFERS_ISSUE_ADVICE for sequential blocks, which the
-			// kernel's readahead serves).
+		gid := e.cat.GID(t.rel, blk)
+		if e.usesReadStream() {
+			if b.anPref > 0 && b.anBlocks[b.anPref-1] == blk-1 {
+				// The stream advises only a read that does not continue
+				// the previous one (read_stream_start_pending_read: no
+				// READ_BUFFERS_ISSUE_ADVICE for sequential blocks, which
+				// the kernel's readahead serves).
+				continue
+			}
+			// The read it starts there: the sampled blocks that follow
+			// it without a gap and are not in shared buffers, up to
+			// io_combine_limit, advised in one call (StartReadBuffers ->
+			// smgrprefetch of the range).
+			n := int32(0)
+			for i := b.anPref; i < len(b.anBlocks) && n < e.ioCombineBlocks() && b.anBlocks[i] == blk+n && e.pool.Lookup(gid+n) < 0 && e.cat.GID(t.rel, blk+n) == gid+n; i++ {
+				n++
+			}
+			b.cpu += e.costs.BufferHit
+			if n > 0 {
+				b.cpu += e.costs.OSRead
+				e.os.PrefetchRange(gid, n)
+			}
 			continue
 		}
-		gid := e.cat.GID(t.rel, blk)
 		b.cpu += e.costs.BufferHit
 		if e.pool.Lookup(gid) < 0 {
 			b.cpu += e.costs.OSRead
@@ -174,7 +212,7 @@ func (b *backend) execAnalyze(o *op) bool {
 		b.sub = 51
 		if len(b.anBlocks) > 0 {
 			if b.analyzePrefetches() {
-				b.analyzePrefetch(t, s.MaintenanceIOConcurrency-1)
+				b.analyzePrefetch(t, b.analyzeAhead(0))
 			}
 			if e.usesReadStream() {
 				b.scanEnd = b.anBlocks[len(b.anBlocks)-1] + 1
@@ -207,7 +245,7 @@ func (b *backend) execAnalyze(o *op) bool {
 				return false
 			}
 			if b.analyzePrefetches() {
-				b.analyzePrefetch(t, b.anNext+s.MaintenanceIOConcurrency)
+				b.analyzePrefetch(t, b.analyzeAhead(b.anNext+1))
 			}
 			if b.lastMiss {
 				b.vcost += s.VacuumCostPageMiss

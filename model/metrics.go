@@ -502,6 +502,9 @@ func (e *engine) pgViews(m *Metrics, c counters, rel []relCounters) {
 				if t == btBgworker && x == (ioCounters{}) {
 					continue // autoprewarm's, when it ran
 				}
+				if t == btIOWorker && (e.ver < 1800 || e.aioMethod() != "worker") {
+					continue // io_method worker's processes (18+)
+				}
 				if x == (ioCounters{}) && ctx != ctxNormal {
 					continue
 				}

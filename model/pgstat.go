@@ -35,10 +35,15 @@ const (
 	btBgwriter
 	btCheckpointer
 	btBgworker
+	// btIOWorker is io_method worker's processes (18): PostgreSQL lists
+	// their rows, which stay 0 for relation I/O, since the backend that
+	// starts a read counts it (bufmgr.c AsyncReadBuffers'
+	// pgstat_count_io_op_time) and the worker only performs it.
+	btIOWorker
 	nBackendTypes
 )
 
-var backendTypeNames = [nBackendTypes]string{"client backend", "autovacuum worker", "background writer", "checkpointer", "background worker"}
+var backendTypeNames = [nBackendTypes]string{"client backend", "autovacuum worker", "background writer", "checkpointer", "background worker", "io worker"}
 
 // Buffer-access contexts (IOContextForStrategy).
 const (

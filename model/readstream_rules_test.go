@@ -177,3 +177,32 @@ func TestVacuumReadStream(t *testing.T) {
 		t.Errorf("18 worker %.1f ms against 17's %.1f: want under 90 %%", ms(worker), ms(v17))
 	}
 }
+
+// pg_stat_io lists io_method worker's processes (18, backend type "io
+// worker"), whose relation rows stay 0: the backend that starts a read
+// counts it (bufmgr.c AsyncReadBuffers), the worker only performs it.
+// With io_uring or sync there are no such processes.
+func TestIOWorkerRowsCountNothing(t *testing.T) {
+	for _, method := range []string{"worker", "io_uring", "sync"} {
+		p := rtAnalyze(t, "18", 6000, "vacuumed", func(sc *Scenario) { sc.Server.IOMethod = method })
+		var worker *IORow
+		var clientReads int64
+		for i, r := range p.PGStatIO {
+			switch r.BackendType {
+			case "io worker":
+				worker = &p.PGStatIO[i]
+			case "client backend":
+				clientReads += r.Reads
+			}
+		}
+		if clientReads == 0 {
+			t.Errorf("%s: the client backend's rows count no reads", method)
+		}
+		switch {
+		case method == "worker" && (worker == nil || *worker != IORow{BackendType: "io worker", Context: "normal", ReadBytes: worker.ReadBytes, WriteBytes: worker.WriteBytes, ExtendBytes: worker.ExtendBytes} || *worker.ReadBytes != 0):
+			t.Errorf("worker: io worker row %+v, want one row of zeros", worker)
+		case method != "worker" && worker != nil:
+			t.Errorf("%s: an io worker row %+v, want none", method, *worker)
+		}
+	}
+}

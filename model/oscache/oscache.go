@@ -464,6 +464,31 @@ func (c *Cache) Prefetch(gid int32) {
 	c.Stats.ReadaheadPages++
 }
 
+// PrefetchRange is posix_fadvise(POSIX_FADV_WILLNEED) of n consecutive
+// blocks from gid, one call: each run of them that is not cached is
+// submitted as one read (force_page_cache_readahead over the range).
+func (c *Cache) PrefetchRange(gid int32, n int32) {
+	c.Stats.AdviceCalls++
+	for g := gid; g < gid+n; {
+		c.grow(g)
+		if c.flags[g]&fCached != 0 {
+			g++
+			continue
+		}
+		run := int32(1)
+		for g+run < gid+n {
+			c.grow(g + run)
+			if c.flags[g+run]&fCached != 0 {
+				break
+			}
+			run++
+		}
+		c.readRun(g, run, -1, false)
+		c.Stats.ReadaheadPages += uint64(run)
+		g += run
+	}
+}
+
 // readRun submits one device read of the n pages from gid, which must
 // not be cached: they enter the cache now, locked until the read
 // completes (add_to_page_cache_lru before the I/O). mark, if within the

@@ -362,3 +362,24 @@ func sameCache(t *testing.T, trial int, how string, a, b *Cache) {
 		}
 	}
 }
+
+// posix_fadvise(WILLNEED) over a range (mm/fadvise.c ->
+// force_page_cache_readahead): one call, each run of pages not cached
+// submitted as one read; a cached page splits the range.
+func TestPrefetchRangeReadsUncachedRuns(t *testing.T) {
+	k, _, c := testCache(t, 1, defaultCfg())
+	c.Prefetch(104)
+	k.RunUntil(sim.Second)
+	before := c.Stats
+	c.PrefetchRange(100, 8) // 100-103 and 105-107 are not cached
+	k.RunUntil(2 * sim.Second)
+	if got := c.Stats.AdviceCalls - before.AdviceCalls; got != 1 {
+		t.Errorf("%d advice calls, want 1", got)
+	}
+	if got := c.Stats.ReadRequests - before.ReadRequests; got != 2 {
+		t.Errorf("%d read requests, want 2 (the runs around the cached page)", got)
+	}
+	if got := c.Stats.ReadPages - before.ReadPages; got != 7 {
+		t.Errorf("%d pages read, want 7", got)
+	}
+}
