@@ -607,7 +607,11 @@ monitoring session of its own resolves the relations once, outside the
 measured steps, and then calls only the functions the views are built on
 (pg_stat_get_blocks_hit(oid) and its siblings, pg_buffercache_pages()),
 folding them as system_views.sql does; once its caches are warm a read
-touches no buffer (internal/pgcompare, TestMonitorTouchesNoBuffers). A
+touches no buffer (internal/pgcompare, TestMonitorTouchesNoBuffers). It
+warms them after every restart with each query it runs, the wait for a
+closed session's backend included (that query's first parse reads 12
+catalog pages, which the first measured step after a restart used to
+count). A
 measured statement runs in a session of its own, opened after the first
 reading (its start-up is part of the step, as a simulated phase's
 connections are) and closed before the second, which waits for its backend

@@ -57,15 +57,23 @@ func (m *Monitor) Refresh(ctx context.Context) error {
 	return nil
 }
 
-// Prime runs a snapshot and a usage-count read once, so that the session's
-// catalog caches (the functions and types they call) are loaded now rather
-// than during the next measurement.
+// Prime runs a snapshot, a usage-count read and a wait for a session's end
+// once, so that the session's catalog caches (the functions and types they
+// call) are loaded now rather than during the next measurement.
 func (m *Monitor) Prime(ctx context.Context) error {
 	if _, err := m.Snapshot(ctx); err != nil {
 		return err
 	}
-	_, err := m.Usage(ctx)
-	return err
+	if _, err := m.Usage(ctx); err != nil {
+		return err
+	}
+	// waitGone's query too: its first parse looks up pg_stat_get_activity
+	// in pg_proc and its OUT columns' types (inet, xid) in pg_type, 12
+	// catalog accesses that would otherwise land in the first measured
+	// step after a restart, when a step's session is closed
+	// (ParseFuncOrColumn, build_function_result_tupdesc_t). Pid 0 names no
+	// backend.
+	return m.waitGone(ctx, 0)
 }
 
 // relationCounters are the per-relation functions the user views read, in

@@ -115,14 +115,18 @@ workload:
 // sameGaps compares two clients' gaps between scheduled starts, each a
 // draw of tens of milliseconds. pgbench logs a transaction's latency from
 // one clock reading (processXactStats) and its time from a second one
-// (doLog), a microsecond or two later, so its gaps come out a microsecond
-// or two off the draws; the simulator's are exact.
+// (doLog), a microsecond or two later on an idle machine, so its gaps come
+// out that far off the draws; the simulator's are exact. On a busy machine
+// (go test ./... runs packages side by side on two cores) pgbench's thread
+// can be descheduled between the two readings: 53 to 84 us were seen. A
+// draw from another stream, or another draw of the same one, misses by
+// milliseconds, so 200 us still tells them apart.
 func sameGaps(real, sim []int64) bool {
 	if len(real) != 3 || len(sim) != len(real) {
 		return false
 	}
 	for i := range real {
-		if d := real[i] - sim[i]; d < -3 || d > 3 {
+		if d := real[i] - sim[i]; d < -200 || d > 200 {
 			return false
 		}
 	}
