@@ -203,6 +203,15 @@ func (b *backend) execAnalyze(o *op) bool {
 		if b.vacring != nil && b.sub == 1 {
 			b.vacring.Reset()
 		}
+		if b.worker || b.sub == 49 {
+			// An autovacuum worker's ANALYZE, and VACUUM ANALYZE's, runs in
+			// a transaction of its own whose snapshot, unlike VACUUM's
+			// (PROC_IN_VACUUM), holds the horizon back (analyze_rel sets
+			// no such flag): a fresh one, whose xmin is no older than the
+			// horizon.
+			b.takeSnapshot()
+			e.x.horizonOK = false
+		}
 		b.inAnalyze = true
 		b.horizon = e.oldestXmin() // GetOldestNonRemovableTransactionId
 		b.anBlocks = analyzeSampleBlocks(e.analyzeRNG(), b.anBlocks[:0], t.heap.NBlocks(), analyzeRowsPerTarget*s.DefaultStatisticsTarget)
@@ -378,6 +387,9 @@ func (b *backend) execAnalyze(o *op) bool {
 			c.analyzes++
 		}
 		b.inAnalyze = false
+		if b.worker || o.kind == opVacuum {
+			b.releaseSnapshot() // the horizon may rise again
+		}
 		b.sub = 62
 	}
 	return true

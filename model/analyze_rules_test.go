@@ -294,3 +294,19 @@ func TestAnalyzeReadStream(t *testing.T) {
 		}
 	}
 }
+
+// ANALYZE sets no PROC_IN_VACUUM (analyze_rel; vacuum_rel sets it for a
+// lazy VACUUM only): an autovacuum worker's snapshot holds the horizon back
+// while it analyzes, not while it vacuums.
+func TestAnalyzeSnapshotHoldsHorizon(t *testing.T) {
+	sc := rtIdleScenario(16384, 10)
+	e := rtBuild(t, sc)
+	b := &backend{e: e, worker: true}
+	if !b.inLazyVacuum() {
+		t.Error("an autovacuum worker's VACUUM: its snapshot counts, want it skipped (PROC_IN_VACUUM)")
+	}
+	b.inAnalyze = true
+	if b.inLazyVacuum() {
+		t.Error("an autovacuum worker's ANALYZE: its snapshot is skipped, want it to hold the horizon")
+	}
+}

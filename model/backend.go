@@ -472,8 +472,7 @@ func (b *backend) modify(slot, gid int32, recBytes int64) {
 // tenth of it, as CREATE INDEX and _bt_split's rightmost splits leave
 // leaves at fillfactor 90 (BTREE_DEFAULT_FILLFACTOR); a system catalog
 // page (pg_statistic's, the only one the model writes) has
-// catalogPageHole bytes free, its last page (new rows) half, the rightmost
-// leaf of its index
+// catalogPageHole bytes free, the rightmost leaf of its index
 // (pg_statistic_relid_att_inh_index, where a new table's entries go) an
 // image of walFPIStatisticLeaf; other pages (visibility map) are taken as
 // full.
@@ -481,14 +480,8 @@ func (e *engine) fpiBytes(gid int32) int64 {
 	rel, blk := e.cat.Locate(gid)
 	t := e.db.heapTable(rel)
 	if rel == e.db.sysCatalog && e.sc.Server.SystemCatalogs {
-		switch blk {
-		case analyzeStatisticLeafPage:
+		if blk == analyzeStatisticLeafPage {
 			return walFPIStatisticLeaf
-		case analyzeStatisticInsertPage:
-			// pg_statistic's last page, where new rows go, fills from
-			// empty to full: half full on average (measured 3.6 kB of
-			// image on PostgreSQL 15 with its catalogs vacuumed).
-			return walFPI / 2
 		}
 		return walFPI - catalogPageHole
 	}

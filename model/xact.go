@@ -174,6 +174,9 @@ func (e *engine) computeOldestXmin() uint32 {
 // GetSnapshotData skip (procarray.c; since 8.3), so a long VACUUM of a
 // large table does not keep other backends from pruning.
 func (b *backend) inLazyVacuum() bool {
+	if b.inAnalyze {
+		return false // ANALYZE's snapshot counts (analyze.go)
+	}
 	return b.worker || (b.pc < len(b.ops) && b.ops[b.pc].kind == opVacuum && b.sub > 0)
 }
 

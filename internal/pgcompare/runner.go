@@ -34,6 +34,11 @@ type Step struct {
 	// NewSession runs the step in a fresh session; otherwise one session
 	// is shared by the experiment's SQL steps (until a restart).
 	NewSession bool
+	// PgbenchSetup opens and closes a connection before the step's
+	// session, inside the measurement, as pgbench does before its clients
+	// when it runs only script files (pgbench.c main: doConnect, then
+	// PQfinish): for steps the simulator runs as a script file.
+	PgbenchSetup bool
 }
 
 // Experiment is a sequence of steps against one fresh cluster.

@@ -204,6 +204,15 @@ func (r *runState) measure(ctx context.Context, st Step) error {
 	if err != nil {
 		return err
 	}
+	if st.PgbenchSetup {
+		setup, err := r.c.Conn(ctx)
+		if err != nil {
+			return err
+		}
+		if err := r.publish(ctx, setup, true); err != nil {
+			return err
+		}
+	}
 	var devBefore DeviceIO
 	devErr := errors.New("page cache not dropped")
 	if r.dropped {
