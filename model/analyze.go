@@ -28,8 +28,9 @@ import (
 //     ahead (PrefetchBuffer -> posix_fadvise WILLNEED); from 17 it reads
 //     through a read stream (block_sampling_read_stream_next,
 //     READ_STREAM_MAINTENANCE), which also combines adjacent sampled blocks
-//     into one read, and advises as before unless its I/O is asynchronous
-//     (18, io_method worker or io_uring).
+//     into one read and advises each read that does not continue the last
+//     as one range, unless its I/O is asynchronous (18, io_method worker or
+//     io_uring).
 //   - An autovacuum worker's ANALYZE sleeps at vacuum_delay_point like its
 //     VACUUM.
 //   - It then computes each column's statistics from the sample
@@ -42,8 +43,8 @@ import (
 //     liverows / sampled blocks x blocks.
 //
 // The model does not check the sample's rows beyond counting them (its
-// planner reads reltuples and relpages), and its pg_statistic rows are a
-// fixed size per column (measured, docs/model.md "ANALYZE").
+// planner reads reltuples and relpages), and sizes its pg_statistic
+// records per column as measured (docs/model.md "ANALYZE").
 
 // analyzeRowsPerTarget is std_typanalyze's 300 rows per statistics target
 // ("a reasonable minimum sample size", analyze.c).
@@ -52,7 +53,7 @@ const analyzeRowsPerTarget = 300
 // walStatisticRecord is the XLOG_HEAP_HOT_UPDATE of a column's
 // pg_statistic row whose statistics did not change: heap_update logs only
 // the bytes between the common prefix and suffix of the old and new
-// tuples (log_heap_new_cid... XLH_UPDATE_PREFIX_FROM_OLD,
+// tuples (heapam.c log_heap_update: XLH_UPDATE_PREFIX_FROM_OLD,
 // XLH_UPDATE_SUFFIX_FROM_OLD), 76 bytes. A column whose histogram was
 // drawn anew logs it: 4 bytes a bound, target + 1 bounds of a 4-byte key
 // (measured on PostgreSQL 15 with pg_waldump: 479 bytes at target 100,
@@ -243,13 +244,7 @@ func (b *backend) execAnalyze(o *op) bool {
 		case 52:
 			blk := b.anBlocks[b.anNext]
 			gid := e.cat.GID(t.rel, blk)
-			var slot int32
-			var ok bool
-			if e.usesReadStream() {
-				slot, b.lastMiss, ok = b.streamNextBlock(t, blk, false, "ANALYZE")
-			} else {
-				slot, ok = b.readBuffer(gid, b.vacring, false, false)
-			}
+			slot, ok := b.readListedBlock(t, blk, e.usesReadStream(), "ANALYZE")
 			if !ok {
 				return false
 			}
@@ -395,6 +390,20 @@ func (b *backend) execAnalyze(o *op) bool {
 	return true
 }
 
+// readListedBlock reads blk of t, one of a known list of blocks the
+// command reads with its VACUUM ring (ANALYZE's sample, VACUUM's second
+// heap pass): through its read stream when stream, else ReadBufferExtended
+// with the strategy. b.lastMiss tells whether the block was read. false:
+// b blocked (call again).
+func (b *backend) readListedBlock(t *table, blk int32, stream bool, what string) (int32, bool) {
+	if stream {
+		slot, miss, ok := b.streamNextBlock(t, blk, false, what)
+		b.lastMiss = miss
+		return slot, ok
+	}
+	return b.readBuffer(b.e.cat.GID(t.rel, blk), b.vacring, false, false)
+}
+
 // analyzeStatisticPage is the catalog page that holds t's pg_statistic
 // rows: one of the core pages, shared by tables analyzed one after the
 // other (measured on PostgreSQL 15: a two-column table's rows take 564
@@ -518,27 +527,26 @@ func (b *backend) hintForVacuum(t *table, blk, slot, gid int32) {
 	if !changed {
 		return
 	}
+	// hint is the bit SetHintBits sets for xid's outcome: committed (when
+	// its commit record is flushed, canSetCommitHint) or invalid.
+	hint := func(xid uint32, committed, invalid uint8) uint8 {
+		switch status(xid) {
+		case clog.Committed:
+			if e.canSetCommitHint(xid) {
+				return committed
+			}
+		case clog.Aborted:
+			return invalid
+		}
+		return 0
+	}
 	h.SetGroupHints(blk, func(g heap.Group) uint8 {
 		var bits uint8
 		if g.Hints&(heap.XminCommitted|heap.XminInvalid) == 0 {
-			switch status(g.Xmin) {
-			case clog.Committed:
-				if e.canSetCommitHint(g.Xmin) {
-					bits |= heap.XminCommitted
-				}
-			case clog.Aborted:
-				bits |= heap.XminInvalid
-			}
+			bits |= hint(g.Xmin, heap.XminCommitted, heap.XminInvalid)
 		}
 		if g.Xmax != 0 && g.Hints&(heap.XmaxCommitted|heap.XmaxInvalid) == 0 {
-			switch status(g.Xmax) {
-			case clog.Committed:
-				if e.canSetCommitHint(g.Xmax) {
-					bits |= heap.XmaxCommitted
-				}
-			case clog.Aborted:
-				bits |= heap.XmaxInvalid
-			}
+			bits |= hint(g.Xmax, heap.XmaxCommitted, heap.XmaxInvalid)
 		}
 		if bits != 0 {
 			e.vis.hintBitsSet += int64(g.N)

@@ -376,13 +376,7 @@ func (b *backend) vacuumHeapRel(t *table) bool {
 		case 32:
 			blk := b.lpdeadPages[b.level]
 			gid := e.cat.GID(t.rel, blk)
-			var slot int32
-			var ok bool
-			if e.vacuumUsesStream() {
-				slot, b.lastMiss, ok = b.streamNextBlock(t, blk, false, "VACUUM's second heap pass")
-			} else {
-				slot, ok = b.readBuffer(gid, b.vacring, false, false)
-			}
+			slot, ok := b.readListedBlock(t, blk, e.vacuumUsesStream(), "VACUUM's second heap pass")
 			if !ok {
 				return false
 			}
