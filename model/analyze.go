@@ -341,10 +341,7 @@ func (b *backend) execAnalyze(o *op) bool {
 	if b.sub == 58 {
 		// visibilitymap_count: every page of the visibility map, with
 		// no strategy.
-		b.fsmGids = b.fsmGids[:0]
-		for v := range e.cat.Rel(t.vm).NBlocks {
-			b.fsmGids = append(b.fsmGids, e.cat.GID(t.vm, v))
-		}
+		b.fsmGids = e.appendVMPages(t, b.fsmGids[:0])
 		b.touched = 0
 		b.sub = 59
 	}
@@ -388,6 +385,15 @@ func (b *backend) execAnalyze(o *op) bool {
 		b.sub = 62
 	}
 	return true
+}
+
+// appendVMPages appends every page of t's visibility map, as
+// visibilitymap_count reads them (VACUUM's end, ANALYZE).
+func (e *engine) appendVMPages(t *table, out []int32) []int32 {
+	for v := range e.cat.Rel(t.vm).NBlocks {
+		out = append(out, e.cat.GID(t.vm, v))
+	}
+	return out
 }
 
 // readListedBlock reads blk of t, one of a known list of blocks the

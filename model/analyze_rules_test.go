@@ -310,3 +310,53 @@ func TestAnalyzeSnapshotHoldsHorizon(t *testing.T) {
 		t.Error("an autovacuum worker's ANALYZE: its snapshot is skipped, want it to hold the horizon")
 	}
 }
+
+// Through 17's read stream ANALYZE advises a read only where it does not
+// continue the previous one, and the whole read in one call
+// (read_stream_start_pending_read, StartReadBuffers -> smgrprefetch): on
+// a cold 40000-page table, one advice per run of consecutive sampled
+// blocks (the same draw as the run's: seed 1's "analyze/blocks" stream).
+func TestAnalyzeStreamAdvisesEachRun(t *testing.T) {
+	p := rtAnalyze(t, "17", 40000, "vacuumed", nil)
+	sc := rtIdleScenario(16384, 40000)
+	blocks := analyzeSampleBlocks(sim.NewStream(uint64(sc.Seed), sc.Replicate, "analyze/blocks"), nil, 40000, 30000)
+	runs := int64(0)
+	for i, b := range blocks {
+		if i == 0 || blocks[i-1] != b-1 {
+			runs++
+		}
+	}
+	if runs < 1000 || p.OSCache.AdviceCalls != runs {
+		t.Errorf("%d advice calls, want one per run of consecutive sampled blocks: %d", p.OSCache.AdviceCalls, runs)
+	}
+}
+
+// From 10 a session's first UPDATE or DELETE looks the table up in the
+// publication catalogs (CheckCmdReplicaIdentity ->
+// RelationBuildPublicationDesc), pages nothing else reads: after a
+// restart, whose first connection rebuilt the init files and planned a
+// SELECT, a DELETE's session reads 7 catalog pages (PostgreSQL 15: the
+// differential test's bulk-dml DELETE, 7); 9.6 has no publications.
+func TestPublicationLookupsOfFirstDML(t *testing.T) {
+	for _, c := range []struct {
+		version string
+		want    int64
+	}{{"15", 7}, {"9.6", 0}} {
+		sc := rtIdleScenario(16384, 100)
+		sc.Server.Version = c.version
+		sc.Server.SystemCatalogs = true
+		sc.Workload.Phases = []Phase{
+			{Name: "select", Clients: 1, Threads: 1, Transactions: 1, Restart: true, Script: Script{Steps: []Step{{Select: &KeyStep{Table: "t", Pick: "client", Key: "1"}}}}},
+			{Name: "delete", Clients: 1, Threads: 1, Transactions: 1, Script: Script{Steps: []Step{{Delete: &KeyStep{Table: "t", Pick: "client", Key: "1"}}}}},
+		}
+		_, r := rtRun(t, sc)
+		m := r.Phases[1]
+		reads := m.PGStatDatabase.BlksRead
+		for _, s := range m.StatioTables {
+			reads -= s.HeapBlksRead + s.IdxBlksRead
+		}
+		if reads != c.want {
+			t.Errorf("%s: the DELETE's session read %d catalog pages, want %d", c.version, reads, c.want)
+		}
+	}
+}

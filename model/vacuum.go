@@ -173,10 +173,8 @@ func (b *backend) execVacuum(o *op) bool {
 	if b.sub == 39 {
 		// FreeSpaceMapVacuumRange, then visibilitymap_count (every VM page).
 		b.fsmGids = e.fsmVacuum(t.fsm, b.fsmGids[:0])
-		if n := e.cat.Rel(t.vm).NBlocks; t.heap.NBlocks() > 0 {
-			for v := int32(0); v < n; v++ {
-				b.fsmGids = append(b.fsmGids, e.cat.GID(t.vm, v))
-			}
+		if t.heap.NBlocks() > 0 {
+			b.fsmGids = e.appendVMPages(t, b.fsmGids)
 		}
 		b.touched = 0
 		b.sub = 7
