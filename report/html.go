@@ -307,8 +307,15 @@ func relationTables(res *model.Result) (blocks, tuples *plots.Table) {
 	}
 	for n, r := range rows {
 		if n == maxRelationRows {
-			more := []string{fmt.Sprintf("(%d more in summary.json)", len(rows)-n)}
-			blocks.Rows, tuples.Rows = append(blocks.Rows, more), append(tuples.Rows, more)
+			// A note in the first column, the others blank: every row has
+			// the header's cells.
+			note := fmt.Sprintf("(%d more in summary.json)", len(rows)-n)
+			more := func(t *plots.Table) []string {
+				row := make([]string, len(t.Header))
+				row[0] = note
+				return row
+			}
+			blocks.Rows, tuples.Rows = append(blocks.Rows, more(blocks)), append(tuples.Rows, more(tuples))
 			break
 		}
 		t := tup[r.Relname]

@@ -187,3 +187,33 @@ func TestSummaryFollowsTheVersion(t *testing.T) {
 		t.Errorf("an unthrottled run's summary:\n%s", out)
 	}
 }
+
+// The per-relation tables list the 50 most accessed relations and then a
+// row that says how many more summary.json has (a scenario with more tables
+// once failed to render: the note's row had one cell).
+func TestManyRelationsAreCut(t *testing.T) {
+	sc, err := configs.Parse("many.yaml", []byte(`
+name: many-tables
+server: {shared_buffers: 4MB}
+tables:
+  relations:
+    - {name: s, rows: 290, row_width: 105, count: 60, state: fresh}
+workload:
+  phases:
+    - {name: pass, transactions: 60, script: [{seqscan: {table: s, pick: cycle}}]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := model.Run(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := report.Render(sc, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if html := string(files["report.html"]); strings.Count(html, "(10 more in summary.json)") != 2 {
+		t.Errorf("report.html should note the 10 relations left out of each per-relation table, %d notes", strings.Count(html, "(10 more in summary.json)"))
+	}
+}
