@@ -21,6 +21,9 @@ type relInfo struct {
 	table uint32
 	// toast is pg_class.reltoastrelid (0 if none).
 	toast uint32
+	// filenode is pg_relation_filenode(oid): the name of its files under
+	// base/<database oid>/ (0 for a relation without storage).
+	filenode uint32
 }
 
 // catalogMap is what a Monitor resolves once from the catalogs so that its
@@ -75,6 +78,9 @@ func resolveCatalog(ctx context.Context, conn *pgx.Conn) (catalogMap, error) {
 			return catalogMap{}, fmt.Errorf("resolve relations: %w", err)
 		}
 		m.dbOID = db
+		if filenode != nil {
+			r.filenode = *filenode
+		}
 		m.rels = append(m.rels, r)
 		if filenode != nil {
 			key := [2]uint32{db, *filenode}

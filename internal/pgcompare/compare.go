@@ -606,8 +606,12 @@ usage counts, which took that room from the relations in a small pool. A
 monitoring session of its own resolves the relations once, outside the
 measured steps, and then calls only the functions the views are built on
 (pg_stat_get_blocks_hit(oid) and its siblings, pg_buffercache_pages()),
-folding them as system_views.sql does; once its caches are warm a read
-touches no buffer (internal/pgcompare, TestMonitorTouchesNoBuffers). It
+folding them as system_views.sql does, and reads the relations' sizes
+from their files (pg_relation_size would open every relation, and after a
+restart that first open read the catalog rows of all of them into shared
+buffers, which the measured steps then found there); once its caches are
+warm a read touches no buffer (internal/pgcompare,
+TestMonitorTouchesNoBuffers). It
 warms them after every restart with each query it runs, the wait for a
 closed session's backend included (that query's first parse reads 12
 catalog pages, which the first measured step after a restart used to

@@ -2,7 +2,12 @@ package pgcompare
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -18,8 +23,9 @@ import (
 // oids and filenodes once (Refresh) and then calls only the functions the
 // views are built on (pg_stat_get_blocks_fetched(oid), ..., and
 // pg_buffercache_pages()), folding their results as the views do
-// (system_views.sql). Once its catalog caches are warm, a snapshot costs no
-// buffer access at all, and not even its transactions show in
+// (system_views.sql); the relations' sizes it reads from their files
+// when it knows the data directory (see fileSizes). Once its catalog
+// caches are warm, a snapshot costs no buffer access at all, and not even its transactions show in
 // pg_stat_database (TestMonitorTouchesNoBuffers). Its first use after a
 // restart pays what any first connection pays (the relation cache's init
 // files are rebuilt) plus its functions' catalog lookups: about 150 pages.
@@ -30,6 +36,10 @@ type Monitor struct {
 	conn  *pgx.Conn
 	major int
 	cat   catalogMap
+	// dataDir, when set, is the cluster's data directory on this machine,
+	// and the relations' sizes are read from their files (see fileSizes)
+	// instead of by pg_relation_size.
+	dataDir string
 }
 
 // NewMonitor wraps conn, whose database is the one measured, and resolves
@@ -235,6 +245,9 @@ func (m *Monitor) relationCounters(ctx context.Context, tx pgx.Tx) (map[uint32][
 }
 
 func (m *Monitor) sizes(ctx context.Context, tx pgx.Tx) (map[string]map[string]int64, error) {
+	if m.dataDir != "" {
+		return m.fileSizes()
+	}
 	rows, err := tx.Query(ctx, sizesByOIDQuery, m.cat.sized)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: relation sizes: %w", err)
@@ -405,5 +418,67 @@ func (m *Monitor) waitGone(ctx context.Context, pid uint32) error {
 		if err := sleep(ctx, 5*time.Millisecond); err != nil {
 			return err
 		}
+	}
+}
+
+// fileSizes reads the sizes of the user tables and indexes from their files
+// in the data directory: a fork's pages are the sum of its segments' sizes
+// over BLCKSZ (md.c: mdnblocks), a missing fork has none. pg_relation_size
+// would give the same numbers, but it opens the relation
+// (try_relation_open), and a session's first open of a relation builds its
+// relation cache entry from pg_class and pg_attribute (RelationBuildDesc):
+// after a restart the monitor's first snapshot read the catalog pages of
+// every user relation into shared buffers, where the measured steps then
+// found them (200 small tables' 100 pages of pg_attribute and pg_class,
+// which the model's monitor does not read). Reading the files touches no
+// buffer, before or after a restart. A relation dropped since the last
+// Refresh is left out.
+func (m *Monitor) fileSizes() (map[string]map[string]int64, error) {
+	out := map[string]map[string]int64{}
+	dbDir := filepath.Join(m.dataDir, "base", strconv.FormatUint(uint64(m.cat.dbOID), 10))
+	for _, oid := range m.cat.sized {
+		r, ok := m.cat.byOID(oid)
+		if !ok || r.filenode == 0 {
+			continue
+		}
+		base := filepath.Join(dbDir, strconv.FormatUint(uint64(r.filenode), 10))
+		main, ok, err := forkPages(base)
+		if err != nil {
+			return nil, fmt.Errorf("snapshot: relation sizes: %w", err)
+		}
+		if !ok {
+			continue
+		}
+		fsm, _, err := forkPages(base + "_fsm")
+		if err != nil {
+			return nil, fmt.Errorf("snapshot: relation sizes: %w", err)
+		}
+		vm, _, err := forkPages(base + "_vm")
+		if err != nil {
+			return nil, fmt.Errorf("snapshot: relation sizes: %w", err)
+		}
+		out[r.name] = map[string]int64{"main": main, "fsm": fsm, "vm": vm}
+	}
+	return out, nil
+}
+
+// forkPages returns the pages of the fork whose first segment is path
+// (segments path, path.1, path.2, ...; md.c's _mdfd_segpath), and whether
+// the fork exists.
+func forkPages(path string) (int64, bool, error) {
+	var size int64
+	for seg := 0; ; seg++ {
+		name := path
+		if seg > 0 {
+			name += "." + strconv.Itoa(seg)
+		}
+		fi, err := os.Stat(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			return size / 8192, seg > 0, nil
+		}
+		if err != nil {
+			return 0, false, err
+		}
+		size += fi.Size()
 	}
 }

@@ -236,6 +236,16 @@ func TestMonitorMatchesViews(t *testing.T) {
 	if sz := snap.Sizes["plain"]; sz["main"] < 4 || sz["vm"] != 1 || sz["fsm"] != 3 {
 		t.Errorf("sizes of plain (1000 ints, vacuumed) = %v, want >= 4 main pages, a vm page, 3 fsm pages", sz)
 	}
+	// Read from the files, the sizes are pg_relation_size's.
+	files := *mon
+	files.dataDir = c.dataDir
+	fromFiles, err := files.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.EqualFunc(fromFiles.Sizes, snap.Sizes, maps.Equal) || len(snap.Sizes) != 6 {
+		t.Errorf("sizes from the files %v, pg_relation_size %v (want 6: a, its key, a_b, plain, s.t, its key)", fromFiles.Sizes, snap.Sizes)
+	}
 }
 
 // TestMonitorTouchesNoBuffers: once primed, a Monitor's snapshots, usage
@@ -339,4 +349,48 @@ func connectCost(ctx context.Context, c *Cluster, mon *Monitor) (int64, error) {
 	}
 	d := s1.Minus(s0).Database
 	return d["blks_hit"] + d["blks_read"], nil
+}
+
+// TestMonitorOpensNoRelationAfterRestart: a Monitor that reads sizes from
+// the files, primed right after a restart, leaves the catalog rows of the
+// user relations out of shared buffers; one that calls pg_relation_size
+// opens every relation and reads their pg_attribute and pg_class pages.
+func TestMonitorOpensNoRelationAfterRestart(t *testing.T) {
+	c := startOrSkip(t, Settings{"shared_buffers": "16MB", "autovacuum": "off"})
+	ctx := t.Context()
+	setup := connect(t, c)
+	execAll(t, setup, `DO $$ BEGIN FOR i IN 1..100 LOOP
+		EXECUTE format('CREATE TABLE s_%s (id int, pad text)', i);
+	END LOOP; END $$`, "CHECKPOINT")
+	cat, err := resolveCatalog(ctx, setup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	catalogBuffers := func(dataDir string) int64 {
+		t.Helper()
+		if err := c.Restart(ctx, Settings{}); err != nil {
+			t.Fatal(err)
+		}
+		conn, err := c.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = conn.Close(ctx) }()
+		m := &Monitor{conn: conn, major: c.Major(), cat: cat, dataDir: dataDir}
+		if err := m.Prime(ctx); err != nil {
+			t.Fatal(err)
+		}
+		u, err := m.Usage(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u.Resident("pg_attribute") + u.Resident("pg_class")
+	}
+	opened, files := catalogBuffers(""), catalogBuffers(c.dataDir)
+	t.Logf("pg_attribute and pg_class buffers after priming: %d with pg_relation_size, %d reading the files", opened, files)
+	// 100 tables with a toast table each: their rows take about 35
+	// pg_attribute pages and 10 of pg_class.
+	if opened-files < 30 {
+		t.Errorf("pg_attribute and pg_class buffers after priming: %d with pg_relation_size, %d reading the files; want at least 30 fewer", opened, files)
+	}
 }

@@ -168,7 +168,7 @@ func (r *runState) monitor(ctx context.Context) (*Monitor, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Monitor{conn: conn, major: r.c.Major()}
+	m := &Monitor{conn: conn, major: r.c.Major(), dataDir: r.c.dataDir}
 	if r.cat != nil {
 		m.cat = *r.cat
 	} else if err := m.Refresh(ctx); err != nil {
