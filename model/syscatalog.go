@@ -125,6 +125,19 @@ const (
 	catalogAnalyzeShared      = 3
 	catalogAnalyzeRelAccesses = 33
 	catalogStride             = 7 // walks the core pages in an order unrelated to page numbers (coprime with the core's size)
+	// Pages outside the core, which the init-file rebuild does not read,
+	// so that a session's first plan right after a restart reads them
+	// (measured on PostgreSQL 15: a point SELECT by key in the first
+	// session after the rebuild read 13 catalog pages, 7 more than the
+	// model's relation pages): the first plan's 4 (a pg_proc page and
+	// the levels of pg_operator's name index for the key's =), each
+	// relation's lookup of 3 (the root of pg_index's indrelid index and
+	// of pg_statistic's, pg_statistic_ext's index: shared by all
+	// relations), and the region of the other catalog objects a plan
+	// looks up (lookupPages).
+	catalogFirstPlanCold = 4
+	catalogRelCold       = 3
+	catalogLookupRegion  = 256
 )
 
 // SystemCatalogRelname is the catalog relation's name in the outputs
@@ -155,7 +168,9 @@ const (
 
 // addSystemCatalog creates pg_catalog once the user relations exist: the
 // core, then the relations' pg_attribute pages, their pg_class pages and
-// the index leaves of their entries.
+// the index leaves of their entries, then the pages no init-file rebuild
+// reads (the first plan's, the relation lookups' index roots, and the
+// lookup region: catalogFirstPlanCold and below).
 func (db *database) addSystemCatalog() {
 	rels := 0
 	for _, t := range db.tables {
@@ -169,7 +184,8 @@ func (db *database) addSystemCatalog() {
 	db.catAttrPages = ceil(rels, catalogRelsPerAttrPage)
 	db.catClassPages = ceil(rels, catalogRelsPerClassPage)
 	db.catLeafPages = ceil(rels, catalogRelsPerLeaf)
-	db.sysCatalog = db.cat.Add(sysCatalogName, catalog.Heap, catalogCorePages+db.catAttrPages+db.catClassPages+catalogRelLeaves*db.catLeafPages)
+	db.catColdBase = catalogCorePages + db.catAttrPages + db.catClassPages + catalogRelLeaves*db.catLeafPages
+	db.sysCatalog = db.cat.Add(sysCatalogName, catalog.Heap, db.catColdBase+catalogFirstPlanCold+catalogRelCold+catalogLookupRegion)
 	db.sysGlobal = db.cat.Add(sysGlobalName, catalog.Heap, catalogGlobalPages)
 }
 
@@ -183,7 +199,10 @@ func (e *engine) catalogPages(o *op, out []int32) []int32 {
 			out = append(out, e.cat.GID(rel, int32((from+i%distinct)*catalogStride%catalogCorePages)))
 		}
 	}
-	relation := func(ord, n int) {
+	// relation reads a relation's catalog rows; planned adds the roots
+	// of the indexes a plan's lookups of it descend (catalogRelCold),
+	// which building its relation cache entry alone does not.
+	relation := func(ord, n int, planned bool) {
 		db := e.db
 		page := int32(catalogCorePages)
 		out = append(out, e.cat.GID(rel, page+int32(ord/catalogRelsPerAttrPage)))
@@ -193,7 +212,14 @@ func (e *engine) catalogPages(o *op, out []int32) []int32 {
 		for l := range int32(catalogRelLeaves) {
 			out = append(out, e.cat.GID(rel, page+l*db.catLeafPages+int32(ord/catalogRelsPerLeaf)))
 		}
-		accesses(catalogConnPages, catalogRelPages, n-2-catalogRelLeaves)
+		cold := 0
+		if planned {
+			cold = min(catalogRelCold, n-2-catalogRelLeaves)
+		}
+		for i := range int32(cold) {
+			out = append(out, e.cat.GID(rel, db.catColdBase+catalogFirstPlanCold+i))
+		}
+		accesses(catalogConnPages, catalogRelPages, n-2-catalogRelLeaves-cold)
 	}
 	// shared reads n shared catalog pages at a connection's start,
 	// cycling over the first pages of them; with the init files missing
@@ -224,15 +250,15 @@ func (e *engine) catalogPages(o *op, out []int32) []int32 {
 		accesses(catalogInitHot, once, once)
 	case catRelation:
 		if o.key == catRelOpenOnly {
-			relation(o.t.catOrd, catalogPrewarmRelAccesses)
+			relation(o.t.catOrd, catalogPrewarmRelAccesses, false)
 			break
 		}
 		if o.key == catRelNoPlan {
 			// ANALYZE opens the table and its indexes (vac_open_indexes)
 			// but plans nothing: no planner lookups, no metapage.
-			relation(o.t.catOrd, catalogRelAccesses)
+			relation(o.t.catOrd, catalogRelAccesses, true)
 			if o.t.pkey != nil {
-				relation(o.t.catOrd+1, catalogAnalyzeRelAccesses-catalogRelAccesses)
+				relation(o.t.catOrd+1, catalogAnalyzeRelAccesses-catalogRelAccesses, true)
 			}
 			break
 		}
@@ -247,9 +273,9 @@ func (e *engine) catalogPages(o *op, out []int32) []int32 {
 		}
 		// The relation, then its index (the planner opens every index of
 		// the table, and execution each one it updates).
-		relation(o.t.catOrd, catalogRelAccesses)
+		relation(o.t.catOrd, catalogRelAccesses, true)
 		if o.t.pkey != nil {
-			relation(o.t.catOrd+1, catalogIndexAccesses)
+			relation(o.t.catOrd+1, catalogIndexAccesses, true)
 			// The planner's _bt_getrootheight (plancat.c
 			// get_relation_info) reads the index's metapage once and
 			// caches it in rd_amcache, which _bt_getroot then uses:
@@ -273,6 +299,13 @@ func (e *engine) catalogPages(o *op, out []int32) []int32 {
 			}
 			n -= catalogPubAccesses
 		}
+		if o.key&firstKind != 0 {
+			// Of the first plan's, the pages no rebuild reads.
+			for i := range int32(catalogFirstPlanCold) {
+				out = append(out, e.cat.GID(rel, e.db.catColdBase+i))
+			}
+			n -= catalogFirstPlanCold
+		}
 		accesses(catalogConnPages+catalogRelPages+int(bit)*catalogKindPages, catalogKindPages, n)
 	case catPgbenchSetup:
 		connect(o.key == 1)
@@ -283,7 +316,15 @@ func (e *engine) catalogPages(o *op, out []int32) []int32 {
 			out = append(out, e.cat.GID(e.db.sysGlobal, int32(i%catalogConnSharedPages)))
 		}
 	case catLookups:
-		accesses(catalogConnPages+catalogRelPages+(prewarmKindBit+3)*catalogKindPages, catalogKindPages, int(o.key))
+		// One object's first lookup: its own pages (the candidates' rows
+		// and their index leaves), then the rest of its accesses on pages
+		// a plan reads anyway (the SELECT kind's).
+		first, distinct := int32(o.key>>32), int(o.key>>16&0xffff)
+		n := int(o.key & 0xffff)
+		for i := range int32(distinct) {
+			out = append(out, e.cat.GID(rel, e.db.catColdBase+catalogFirstPlanCold+catalogRelCold+(first+i)%catalogLookupRegion))
+		}
+		accesses(catalogConnPages+catalogRelPages, catalogKindPages, n-distinct)
 	case catAnalyze:
 		from := catalogConnPages + catalogRelPages + (prewarmKindBit+2)*catalogKindPages
 		if o.key == 1 { // the session's first ANALYZE
@@ -326,25 +367,82 @@ func (b *backend) unseenLookups(names []string) bool {
 	return false
 }
 
-// lookupAccesses is what planning a statement that names these catalog
-// objects reads of the catalogs for those this session has not met yet,
-// which then count as looked up (at planning, not when the item runs: a
-// transaction aborted before the statement still leaves them cached, a
-// small difference). Measured on PostgreSQL 15, each after a point SELECT
-// by key in the same session: a comparison other than = 12 to 14 (BETWEEN
-// and >= AND <= 28), length() 12, upper() 8, sum() 19, count(col) 18,
-// max() 21, avg() 27, an ORDER BY 72 more (the sort's operator class and
-// casts); sum(length(pad)) over a BETWEEN range 59 = 19 + 12 + 28.
-func (b *backend) lookupAccesses(names []string) int {
-	n := 0
+// lookupOps appends a catalog work item for each of these catalog objects
+// that this session's plans have not met yet, which then count as looked
+// up (at planning, not when the item runs: a transaction aborted before
+// the statement still leaves them cached, a small difference). An item's
+// key packs the object's first page in the lookup region, its distinct
+// pages and its accesses (catalogPages). Measured on PostgreSQL 15, each
+// after a point SELECT by key in the same session: a comparison other than
+// = 12 to 14 (BETWEEN and >= AND <= 28), length() 12, upper() 8, sum() 19,
+// count(col) 18, max() 21, avg() 27, an ORDER BY 72 more (the sort's
+// operator class and casts); sum(length(pad)) over a BETWEEN range 59 =
+// 19 + 12 + 28.
+func (b *backend) lookupOps(names []string, out []op) []op {
 	for _, name := range names {
 		if slices.Contains(b.catLooked, name) {
 			continue
 		}
 		b.catLooked = append(b.catLooked, name)
-		n += lookupPrice(name)
+		n, distinct := lookupPrice(name), min(lookupPages(name), lookupPrice(name))
+		first := b.e.db.lookupFirstPage(name, distinct)
+		out = append(out, op{kind: opCatalog, n: catLookups, key: int64(first)<<32 | int64(distinct)<<16 | int64(n)})
 	}
-	return n
+	return out
+}
+
+// lookupFirstPage is the first of the distinct pages of the named catalog
+// object in the lookup region, given it the first time any session looks
+// it up (the region is large enough for a few dozen objects; past its end
+// the pages wrap around).
+func (db *database) lookupFirstPage(name string, distinct int) int32 {
+	if first, ok := db.lookupSlots[name]; ok {
+		return first
+	}
+	if db.lookupSlots == nil {
+		db.lookupSlots = map[string]int32{}
+	}
+	first := db.lookupNext % catalogLookupRegion
+	db.lookupSlots[name] = first
+	db.lookupNext += int32(distinct)
+	return first
+}
+
+// lookupPages is how many pages one catalog object's first lookup reads
+// that neither the init-file rebuild nor a point SELECT's plan reads: the
+// pg_proc rows of every candidate of a function's name
+// (FuncnameGetCandidates) and the leaves of pg_proc's name index, the
+// pg_operator rows of an operator's (OpernameGetCandidates), a sort's
+// operator family entries (pg_amop). Measured on PostgreSQL 15, cold reads
+// of a session's first plan right after a restart against those of a
+// point SELECT by key: length() 7, upper() 3, sum(), max() and min() 4,
+// avg() 3, count(col) 0, < 0, >, <= and >= 1, <> 2, an ORDER BY 2; they
+// add up (sum(length(pad)) over a BETWEEN range: 13). A function or
+// aggregate not measured is given the measured ones' mean.
+func lookupPages(name string) int {
+	switch name {
+	case "sort":
+		return 2
+	case "fn:length":
+		return 7
+	case "fn:upper":
+		return 3
+	case "agg:count", "op:<":
+		return 0
+	case "agg:sum", "agg:max", "agg:min":
+		return 4
+	case "agg:avg":
+		return 3
+	case "op:<>":
+		return 2
+	}
+	switch {
+	case strings.HasPrefix(name, "op:"):
+		return 1
+	case strings.HasPrefix(name, "agg:"):
+		return 4
+	}
+	return 5
 }
 
 // lookupPrice is one catalog object's first lookup in a session (above).
@@ -528,9 +626,7 @@ func (b *backend) withCatalogOps(ops []op, s *script) []op {
 			out = append(out, op{kind: opCatalog, n: catStmtKind, key: key})
 		}
 		if o.stmt && s.lookups != nil {
-			if n := b.lookupAccesses(s.stmtLookups(&o)); n > 0 {
-				out = append(out, op{kind: opCatalog, n: catLookups, key: int64(n)})
-			}
+			out = b.lookupOps(s.stmtLookups(&o), out)
 		}
 		if o.t != nil {
 			have := b.catSeen[o.t.ord]

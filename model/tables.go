@@ -99,10 +99,13 @@ type database struct {
 	tables                               []*table
 	groups                               map[string][]*table // declared name -> members
 	heapPerVM                            int32
-	sysCatalog                           catalog.RelID // pg_catalog, if modelled (syscatalog.go)
-	sysGlobal                            catalog.RelID // the shared catalogs (pg_global), likewise
-	catAttrPages, catClassPages          int32         // pg_catalog's pages of relations' rows
-	catLeafPages                         int32         // ... and of each of their index leaves
+	sysCatalog                           catalog.RelID    // pg_catalog, if modelled (syscatalog.go)
+	sysGlobal                            catalog.RelID    // the shared catalogs (pg_global), likewise
+	catAttrPages, catClassPages          int32            // pg_catalog's pages of relations' rows
+	catLeafPages                         int32            // ... and of each of their index leaves
+	catColdBase                          int32            // pg_catalog's first page after them (syscatalog.go: the cold regions)
+	lookupSlots                          map[string]int32 // a catalog lookup's first page in the lookup region, by name (assigned at first use)
+	lookupNext                           int32            // the next free page of the lookup region
 	// heapOf maps a relation to its table when it is one (nil otherwise).
 	heapOf []*table
 }
