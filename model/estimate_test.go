@@ -38,6 +38,9 @@ func TestEstimateMatchesBuiltState(t *testing.T) {
 		"2000 small tables": func(sc *Scenario) {
 			sc.Tables.Relations = []TableConfig{{Name: "t", Rows: 100, RowWidth: 100, Fillfactor: 100, Count: 2000, State: "vacuumed", Index: true}}
 		},
+		"5000 tables without an index": func(sc *Scenario) {
+			sc.Tables.Relations = []TableConfig{{Name: "t", Rows: 10, RowWidth: 100, Fillfactor: 100, Count: 5000, State: "vacuumed"}}
+		},
 		"2000 clients": func(sc *Scenario) { sc.Workload.Phases[0].Clients = 2000 },
 	}
 	for name, mod := range cases {
@@ -51,6 +54,12 @@ func TestEstimateMatchesBuiltState(t *testing.T) {
 		e, err := build(sc)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// The page-id space: what the relations were given, the catalogs'
+		// included (a run with thousands of relations has several chunks
+		// of pg_catalog).
+		if space := int64(e.cat.GIDSpace()); est.Pages < space {
+			t.Errorf("%s: estimated %d page ids, the built state uses %d", name, est.Pages, space)
 		}
 		// Clients exist once their phase starts.
 		e.startPhase(0)
