@@ -150,17 +150,15 @@ func EstimateRun(sc Scenario) (Estimate, error) {
 	if sc.Server.SystemCatalogs {
 		// pg_catalog (syscatalog.go): the core and the regions outside
 		// it, and the user relations' rows, which grow with their number.
-		var n float64
+		var n int64
 		for _, r := range rels {
-			per := 1.0
+			n += r.count
 			if r.index > 0 {
-				per = 2
+				n += r.count
 			}
-			n += per * float64(r.count)
 		}
-		sys := float64(catalogCorePages+catalogFirstPlanCold+catalogRelCold+catalogLookupRegion) +
-			math.Ceil(n/catalogRelsPerAttrPage) + math.Ceil(n/catalogRelsPerClassPage) + catalogRelLeaves*math.Ceil(n/catalogRelsPerLeaf)
-		pages += math.Ceil(sys/catalog.ChunkPages)*catalog.ChunkPages + catalog.ChunkPages // and pg_global
+		_, _, _, sys := sysCatalogLayout(n)
+		pages += float64(chunks(sys) + catalog.ChunkPages) // and pg_global
 	}
 	if need := pages + max(pages/8, 64*1024); need > MaxPages {
 		key, worst := "", 0.0

@@ -134,7 +134,7 @@ const (
 	// relation's lookup of 3 (the root of pg_index's indrelid index and
 	// of pg_statistic's, pg_statistic_ext's index: shared by all
 	// relations), and the region of the other catalog objects a plan
-	// looks up (lookupPages).
+	// looks up (lookupCost).
 	catalogFirstPlanCold = 4
 	catalogRelCold       = 3
 	catalogLookupRegion  = 256
@@ -180,13 +180,22 @@ func (db *database) addSystemCatalog() {
 			rels++
 		}
 	}
-	ceil := func(n, per int) int32 { return int32((n + per - 1) / per) }
-	db.catAttrPages = ceil(rels, catalogRelsPerAttrPage)
-	db.catClassPages = ceil(rels, catalogRelsPerClassPage)
-	db.catLeafPages = ceil(rels, catalogRelsPerLeaf)
-	db.catColdBase = catalogCorePages + db.catAttrPages + db.catClassPages + catalogRelLeaves*db.catLeafPages
-	db.sysCatalog = db.cat.Add(sysCatalogName, catalog.Heap, db.catColdBase+catalogFirstPlanCold+catalogRelCold+catalogLookupRegion)
+	var total int64
+	db.catAttrPages, db.catClassPages, db.catLeafPages, total = sysCatalogLayout(int64(rels))
+	db.catColdBase = int32(total - catalogFirstPlanCold - catalogRelCold - catalogLookupRegion)
+	db.sysCatalog = db.cat.Add(sysCatalogName, catalog.Heap, int32(total))
 	db.sysGlobal = db.cat.Add(sysGlobalName, catalog.Heap, catalogGlobalPages)
+}
+
+// sysCatalogLayout is pg_catalog's shape for rels user relations (a
+// table's index counts as one): the pages of their pg_attribute rows, of
+// their pg_class rows and of each of the four index leaves, and the
+// relation's pages in all (the core first, the regions outside it last).
+func sysCatalogLayout(rels int64) (attr, class, leaf int32, total int64) {
+	ceil := func(per int64) int64 { return (rels + per - 1) / per }
+	a, c, l := ceil(catalogRelsPerAttrPage), ceil(catalogRelsPerClassPage), ceil(catalogRelsPerLeaf)
+	total = catalogCorePages + a + c + catalogRelLeaves*l + catalogFirstPlanCold + catalogRelCold + catalogLookupRegion
+	return int32(a), int32(c), int32(l), total
 }
 
 // catalogPages appends the catalog pages the work item o reads, in order.
@@ -384,7 +393,7 @@ func (b *backend) lookupOps(names []string, out []op) []op {
 			continue
 		}
 		b.catLooked = append(b.catLooked, name)
-		n, distinct := lookupPrice(name), min(lookupPages(name), lookupPrice(name))
+		n, distinct := lookupCost(name)
 		first := b.e.db.lookupFirstPage(name, distinct)
 		out = append(out, op{kind: opCatalog, n: catLookups, key: int64(first)<<32 | int64(distinct)<<16 | int64(n)})
 	}
@@ -408,81 +417,53 @@ func (db *database) lookupFirstPage(name string, distinct int) int32 {
 	return first
 }
 
-// lookupPages is how many pages one catalog object's first lookup reads
-// that neither the init-file rebuild nor a point SELECT's plan reads: the
-// pg_proc rows of every candidate of a function's name
-// (FuncnameGetCandidates) and the leaves of pg_proc's name index, the
-// pg_operator rows of an operator's (OpernameGetCandidates), a sort's
-// operator family entries (pg_amop). Measured on PostgreSQL 15, cold reads
-// of a session's first plan right after a restart against those of a
-// point SELECT by key: length() 7, upper() 3, md5() 2, abs() 4, sum(),
-// max() and min() 4, avg() 3, count(col) 0, < 0, >, <= and >= 1, <> 2, an
-// ORDER BY 2; they add up (sum(length(pad)) over a BETWEEN range: 13). A
-// function or aggregate not measured is given the measured ones' mean (a
+// lookupCost is one catalog object's first lookup in a session: its
+// accesses (lookupOps), and of them the pages it reads that neither the
+// init-file rebuild nor a point SELECT's plan reads: the pg_proc rows of
+// every candidate of a function's name (FuncnameGetCandidates) and the
+// leaves of pg_proc's name index, the pg_operator rows of an operator's
+// (OpernameGetCandidates), a sort's operator family entries (pg_amop).
+// Pages measured on PostgreSQL 15 as cold reads of a session's first plan
+// right after a restart against those of a point SELECT by key: length()
+// 7, upper() 3, md5() 2, abs() 4, sum(), max() and min() 4, avg() 3,
+// count(col) 0, < 0, >, <= and >= 1, <> 2, an ORDER BY 2; they add up
+// (sum(length(pad)) over a BETWEEN range: 13). md5() and abs() cost 7 and
+// 6 accesses more than a point SELECT's plan, in a new session. A function
+// or aggregate not measured is given the measured ones' means (a
 // function's pages depend on how many overloads its name has: abs() has
 // six, md5() two).
-func lookupPages(name string) int {
+func lookupCost(name string) (accesses, pages int) {
 	switch name {
 	case "sort":
-		return 2
+		return 72, 2
 	case "fn:length":
-		return 7
+		return 12, 7
 	case "fn:upper":
-		return 3
+		return 8, 3
 	case "fn:md5":
-		return 2
+		return 7, 2
 	case "fn:abs":
-		return 4
-	case "agg:count", "op:<":
-		return 0
-	case "agg:sum", "agg:max", "agg:min":
-		return 4
-	case "agg:avg":
-		return 3
-	case "op:<>":
-		return 2
-	}
-	switch {
-	case strings.HasPrefix(name, "op:"):
-		return 1
-	case strings.HasPrefix(name, "agg:"):
-		return 4
-	}
-	return 4
-}
-
-// lookupPrice is one catalog object's first lookup in a session (above;
-// md5() and abs(): 7 and 6 more than a point SELECT's, in a new session).
-// A function or aggregate not measured is priced as the measured ones'
-// mean.
-func lookupPrice(name string) int {
-	switch name {
-	case "sort":
-		return 72
-	case "fn:length":
-		return 12
-	case "fn:upper":
-		return 8
-	case "fn:md5":
-		return 7
-	case "fn:abs":
-		return 6
+		return 6, 4
 	case "agg:count":
-		return 18
+		return 18, 0
 	case "agg:sum":
-		return 19
+		return 19, 4
 	case "agg:max", "agg:min":
-		return 21
+		return 21, 4
 	case "agg:avg":
-		return 27
+		return 27, 3
+	case "op:<":
+		return 14, 0
+	case "op:<>":
+		return 14, 2
 	}
 	switch {
 	case strings.HasPrefix(name, "op:"):
-		return 14
+		return 14, 1
 	case strings.HasPrefix(name, "agg:"):
-		return 21
+		return 21, 4
 	}
-	return 8
+	return 8, 4
 }
 
 // catRelOpenOnly (the key of a catRelation item) is a relation opened by
