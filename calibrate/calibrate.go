@@ -69,6 +69,12 @@ type Result struct {
 	// P99 is each held-out pgbench run's 99th percentile latency (ms),
 	// the median over the passes (pgbench's per-transaction log).
 	P99 map[string]float64
+	// P99Quartiles is the first and third quartile of each such p99 over
+	// the kept passes: the span of its middle half. A tail quantile of one
+	// pass's transactions moves far more between passes than their mean
+	// does (on a virtual machine whose host is busy at times, a pass's p99
+	// is a stall's length or not: docs/calibration.md).
+	P99Quartiles map[string][2]float64
 	// Stalls is what the SELECT 1 experiment's latency tail said of the
 	// CPU's stalls (costs.stall_interval, costs.stall).
 	Stalls Stalls
@@ -202,6 +208,8 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 			row[e.Name] = ms
 			if e.HeldOut && e.Builtin != "" {
 				row[p99Key+e.Name] = m.P99MS
+				say("calibrate: pass %d/%d %-12s %.4f ms, p99 %.4f ms", pass, opts.Passes, e.Name, ms, m.P99MS)
+				continue
 			}
 			if e.Name == stallExperiment && m.TailOK {
 				row[stallKey+"p50"], row[stallKey+"p90"], row[stallKey+"p99"], row[stallKey+"p99.9"] = m.Tail.Med, m.Tail.P90, m.Tail.P99, m.Tail.P999
@@ -268,9 +276,10 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 		}
 		if len(p) > 0 {
 			if res.P99 == nil {
-				res.P99 = map[string]float64{}
+				res.P99, res.P99Quartiles = map[string]float64{}, map[string][2]float64{}
 			}
-			res.P99[e.Name] = median(p)
+			q1, q3 := quartiles(p)
+			res.P99[e.Name], res.P99Quartiles[e.Name] = median(p), [2]float64{q1, q3}
 		}
 	}
 	// The stalls from the SELECT 1 tail: each of its quantiles the median
@@ -377,7 +386,7 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 		x := &res.Residuals[i]
 		x.Spread = res.Spread[x.Experiment]
 		if p, ok := res.P99[x.Experiment]; ok {
-			x.MeasuredP99 = p
+			x.MeasuredP99, x.P99Quartiles = p, res.P99Quartiles[x.Experiment]
 		}
 	}
 	return res, nil
@@ -409,8 +418,8 @@ func (r *Result) Report(w io.Writer) {
 	}
 	for _, x := range r.Residuals {
 		if x.MeasuredP99 > 0 {
-			fmt.Fprintf(w, "p99 %-16s measured %.4f ms (%.1fx its mean), simulated %.4f ms (%.1fx): not fitted (the stalls come from %s's tail)\n",
-				x.Experiment+":", x.MeasuredP99, x.MeasuredP99/x.MeasuredMS, x.SimP99, x.SimP99/math.Max(x.SimMS, 1e-9), stallExperiment)
+			fmt.Fprintf(w, "p99 %-16s measured %.4f ms (%.1fx its mean; middle half of the passes %.4f-%.4f), simulated %.4f ms (%.1fx): not fitted (the stalls come from %s's tail)\n",
+				x.Experiment+":", x.MeasuredP99, x.MeasuredP99/x.MeasuredMS, x.P99Quartiles[0], x.P99Quartiles[1], x.SimP99, x.SimP99/math.Max(x.SimMS, 1e-9), stallExperiment)
 		}
 	}
 	for _, g := range r.AllVisibleGains() {
@@ -552,6 +561,21 @@ func relSpread(v []float64) float64 {
 	if len(v) < 3 {
 		return 0
 	}
+	m := median(v)
+	if m <= 0 {
+		return 0
+	}
+	q1, q3 := quartiles(v)
+	return (q3 - q1) / 2 / m
+}
+
+// quartiles is the first and third quartile of v (linear interpolation
+// between the sorted values; both the median for fewer than three).
+func quartiles(v []float64) (q1, q3 float64) {
+	if len(v) < 3 {
+		m := median(v)
+		return m, m
+	}
 	s := slices.Clone(v)
 	slices.Sort(s)
 	q := func(f float64) float64 {
@@ -562,11 +586,7 @@ func relSpread(v []float64) float64 {
 		}
 		return s[i] + (x-float64(i))*(s[i+1]-s[i])
 	}
-	m := median(s)
-	if m <= 0 {
-		return 0
-	}
-	return (q(0.75) - q(0.25)) / 2 / m
+	return q(0.25), q(0.75)
 }
 
 func median(v []float64) float64 {

@@ -57,6 +57,9 @@ type Residual struct {
 	// MeasuredP99 and SimP99 are a held-out pgbench run's 99th percentile
 	// latency (ms), when measured (Result.P99), and as simulated.
 	MeasuredP99, SimP99 float64
+	// P99Quartiles is the measured p99's first and third quartile over
+	// the passes (Result.P99Quartiles).
+	P99Quartiles [2]float64
 }
 
 // Error is the relative error of the simulation.

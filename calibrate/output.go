@@ -45,11 +45,11 @@ func (r *Result) CostsYAML() ([]byte, error) {
 	var p99 []string
 	for _, x := range r.Residuals {
 		if x.MeasuredP99 > 0 {
-			p99 = append(p99, fmt.Sprintf("    - {experiment: %s, measured_ms: %.4f, simulated_ms: %.4f}\n", x.Experiment, x.MeasuredP99, x.SimP99))
+			p99 = append(p99, fmt.Sprintf("    - {experiment: %s, measured_ms: %.4f, simulated_ms: %.4f, middle_half_ms: [%.4f, %.4f]}\n", x.Experiment, x.MeasuredP99, x.SimP99, x.P99Quartiles[0], x.P99Quartiles[1]))
 		}
 	}
 	if len(p99) > 0 {
-		b.WriteString("  p99:    # the held-out pgbench runs' 99th percentile latency: reported, not fitted\n")
+		b.WriteString("  p99:    # the held-out pgbench runs' 99th percentile latency (the median over the passes, and the span of their middle half): reported, not fitted\n")
 		for _, l := range p99 {
 			b.WriteString(l)
 		}
