@@ -75,7 +75,17 @@ func run() int {
 		}
 		results = append(results, cr)
 	}
-	md := pgcompare.Markdown(version, results)
+	// The page names the command that wrote it: its own -out, and the
+	// binaries' directory when $PGBIN chose them (another release than
+	// the machine's own, say).
+	regenerate := pgcompare.DefaultRegenerate
+	if *out != "" {
+		regenerate = "go run ./cmd/pgcompare -out " + *out
+	}
+	if os.Getenv("PGBIN") != "" {
+		regenerate = "PGBIN=<the bin directory of PostgreSQL " + version + "> " + regenerate
+	}
+	md := pgcompare.Markdown(version, results, regenerate)
 	if *out != "" {
 		if err := os.WriteFile(*out, []byte(md), 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, "pgcompare:", err)

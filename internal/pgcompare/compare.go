@@ -585,8 +585,13 @@ func (cr *CaseResult) Failures() []Row {
 	return out
 }
 
-// Markdown renders the results as docs/fidelity.md.
-func Markdown(version string, crs []*CaseResult) string {
+// DefaultRegenerate is the command that writes docs/fidelity.md.
+const DefaultRegenerate = "go run ./cmd/pgcompare -out docs/fidelity.md"
+
+// Markdown renders the results as docs/fidelity.md; regenerate is the
+// command the page names for writing it again (DefaultRegenerate for
+// docs/fidelity.md).
+func Markdown(version string, crs []*CaseResult, regenerate string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `# Fidelity: pgbufsim against a real PostgreSQL
 
@@ -695,14 +700,14 @@ also include the time the process was preempted in them, which the model's
 do not (a read's time is its copy's price plus the device's wait).
 Regenerate this page with
 
-    go run ./cmd/pgcompare -out docs/fidelity.md
+    %s
 
 (about ten minutes; it needs PostgreSQL's binaries: pg_config --bindir, or
 $PGBIN). The Go test TestDifferential (internal/pgcompare, run by .ci/run with
 PGBUFSIM_DIFFERENTIAL=1) asserts the same tolerances;
 PGBUFSIM_DIFFERENTIAL_CASES=seqscan-ring,bulk-dml runs only the cases named.
 
-`, version)
+`, version, regenerate)
 	pass, fail, known := 0, 0, 0
 	var knownRows []Row
 	for _, cr := range crs {

@@ -51,7 +51,7 @@ func TestDifferential(t *testing.T) {
 		results = append(results, cr)
 	}
 	if out := os.Getenv("PGBUFSIM_FIDELITY_OUT"); out != "" {
-		if err := os.WriteFile(filepath.Clean(out), []byte(Markdown(version, results)), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Clean(out), []byte(Markdown(version, results, DefaultRegenerate)), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
