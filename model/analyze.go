@@ -372,7 +372,7 @@ func (b *backend) execAnalyze(o *op) bool {
 		// pgstat_report_analyze.
 		t.reltuples, t.relpages, t.deadTuples = tuples, int64(nb), dead
 		t.modSinceAnalyze = 0
-		t.analyzed = true
+		t.analyzed, t.relstats = true, true
 		if c := e.relCounter(t.rel); b.worker {
 			c.autoanalyzes++
 		} else {

@@ -109,6 +109,10 @@ type backend struct {
 	// mdzeroextend the caller counts (16+); extFallocate: that call
 	// fallocates (more than 8 pages), so the page is not written.
 	extBulk, extFallocate bool
+	// pinForkExt: the access allocates the buffer of a page a fork's
+	// ExtendBufferedRelTo added (forkExtended): an extension whose
+	// smgrzeroextend was counted with the call's first page.
+	pinForkExt bool
 	// pinNoRead: the access is a read stream's (StartReadBuffers): it ends
 	// with the buffer assigned and its I/O in progress, read by the stream.
 	pinNoRead bool
@@ -547,6 +551,10 @@ func (b *backend) access(gid int32, ring *bufpool.Ring, extend, write bool) (int
 	if b.ps == psNone {
 		b.e.accesses++
 		b.ps = psLookup
+		b.pinForkExt = false
+		if len(b.e.forkExtended) > 0 && !extend && b.extendedForkPage(gid) {
+			extend, b.pinForkExt = true, true
+		}
 		b.pinGid, b.pinRing, b.pinExtend = gid, ring, extend
 		if f := b.e.pageRef; f != nil {
 			rel, blk := b.e.cat.Locate(gid)
@@ -711,7 +719,7 @@ func (b *backend) pinStep() (int32, bool) {
 				// From 16 a page of a bulk extension (RelationAddBlocks,
 				// hio.go) is part of one mdzeroextend its caller counts,
 				// and one of more than 8 pages is fallocated, not written.
-				if !b.extBulk {
+				if !b.extBulk && !b.pinForkExt {
 					e.bufWrites.backend++
 					e.bufWrites.extends++
 					e.stats.io[b.backendType()][ringContext(b.pinRing)].extendOps++

@@ -136,8 +136,13 @@ type engine struct {
 	rowLockWaits, deadlocks   int64
 	epqRechecks               int64 // statements that went on with a newer version (EvalPlanQual)
 	extLockWaits, extraBlocks int64 // hio.go: extension lock waits, RelationAddExtraBlocks pages
-	failedTxns                int64
-	notFound                  int64 // keyed statements whose key matched no row
+	// forkExtended holds the pages a fork's ExtendBufferedRelTo added (16+:
+	// the free space map's fsm_extend and the visibility map's vm_extend)
+	// until their buffers are allocated, by the next access of each
+	// (extendedForkPage); first marks the first page of each call.
+	forkExtended []forkPage
+	failedTxns   int64
+	notFound     int64 // keyed statements whose key matched no row
 	// initFileStale: the relation cache's init files are gone (removed at
 	// the server's start, RelationCacheInitFileRemove), so a connection
 	// rebuilds them (syscatalog.go).

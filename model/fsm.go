@@ -57,19 +57,31 @@ func (e *engine) fsmGIDs(m *fsmMap, out []int32, blocks ...int32) []int32 {
 }
 
 // fsmEnsure creates the fork, or extends it, so that it has the leaf of
-// heap block blk (fsm_readbuf with extend: fsm_extend writes the new pages
-// with smgrextend, through the OS, counted in buffers_backend as every
-// mdextend is).
-func (e *engine) fsmEnsure(m *fsmMap, blk int32) {
+// heap block blk (fsm_readbuf with extend). Up to 15 fsm_extend writes the
+// new pages with smgrextend, through the OS, counted in buffers_backend as
+// every mdextend is, and the caller then reads them. From 16 fsm_extend is
+// ExtendBufferedRelTo (freespace.c): one smgrzeroextend, and every new page
+// valid in shared buffers (bufmgr.c ExtendBufferedRelShared), the leaf's
+// returned pinned; fsmEnsure then appends the new pages' gids to out, for
+// the caller to touch first (each an extension, forkExtended), and the
+// caller does not access the leaf again.
+func (e *engine) fsmEnsure(m *fsmMap, blk int32, out []int32) []int32 {
 	m.exists = true
 	leaf := blk / fsmSlotsPerPage
 	for int32(len(m.upper)) <= leaf {
 		m.upper = append(m.upper, 0)
 	}
+	first := true
 	for e.cat.Rel(m.rel).NBlocks <= fsmLeafBlock(leaf) {
 		_, gid, ok := e.extend(m.rel)
 		if !ok {
-			return
+			return out
+		}
+		if e.ver >= 1600 {
+			e.forkExtended = append(e.forkExtended, forkPage{gid: gid, first: first})
+			first = false
+			out = append(out, gid)
+			continue
 		}
 		e.os.Write(gid, nil, 0)
 		e.bufWrites.backend++
@@ -77,6 +89,37 @@ func (e *engine) fsmEnsure(m *fsmMap, blk int32) {
 		e.bufWrites.zeroed++
 		e.noteWrite(gid)
 	}
+	return out
+}
+
+// forkPage is a page a fork's ExtendBufferedRelTo added (16+), waiting for
+// its buffer (engine.forkExtended); first marks the first page of the
+// call, which counts the call's one smgrzeroextend.
+type forkPage struct {
+	gid   int32
+	first bool
+}
+
+// extendedForkPage says whether gid is a page a fork's ExtendBufferedRelTo
+// added and whose buffer is not allocated yet; if so it is taken off the
+// list, and for the first page of a call the call's smgrzeroextend is
+// counted (one extend operation and one register_dirty_segment, as
+// RelationAddBlocks' are: hio.go).
+func (b *backend) extendedForkPage(gid int32) bool {
+	e := b.e
+	for i, f := range e.forkExtended {
+		if f.gid != gid {
+			continue
+		}
+		e.forkExtended = append(e.forkExtended[:i], e.forkExtended[i+1:]...)
+		if f.first {
+			e.bufWrites.backend++
+			e.bufWrites.extends++
+			e.stats.io[b.backendType()][ctxNormal].extendOps++
+		}
+		return true
+	}
+	return false
 }
 
 func (m *fsmMap) grow(blk int32) {
@@ -159,11 +202,14 @@ func (m *fsmMap) leafMax(leaf int32) uint16 {
 // leaf first and then from the root. It returns the pages read and the
 // block found (-1: extend the relation).
 func (e *engine) fsmRecordAndGet(m *fsmMap, old int32, free int, out []int32) ([]int32, int32) {
-	e.fsmEnsure(m, old)
+	n0 := len(out)
+	out = e.fsmEnsure(m, old, out)
 	m.grow(old)
 	m.avail[old] = uint16(max(free, 0))
 	leaf := old / fsmSlotsPerPage
-	out = e.fsmGIDs(m, out, fsmLeafBlock(leaf))
+	if len(out) == n0 { // the leaf existed: fsm_readbuf reads it
+		out = e.fsmGIDs(m, out, fsmLeafBlock(leaf))
+	}
 	if blk := m.inLeaf(leaf); blk >= 0 {
 		m.next = blk + 1
 		return out, blk
@@ -174,9 +220,13 @@ func (e *engine) fsmRecordAndGet(m *fsmMap, old int32, free int, out []int32) ([
 // fsmRecord is RecordPageWithFreeSpace (VACUUM): it returns the leaf page
 // read.
 func (e *engine) fsmRecord(m *fsmMap, blk int32, free int, out []int32) []int32 {
-	e.fsmEnsure(m, blk)
+	n0 := len(out)
+	out = e.fsmEnsure(m, blk, out)
 	m.grow(blk)
 	m.avail[blk] = uint16(max(free, 0))
+	if len(out) > n0 {
+		return out // extended: the leaf is the last new page
+	}
 	return e.fsmGIDs(m, out, fsmLeafBlock(blk/fsmSlotsPerPage))
 }
 

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/pgbufsim/pgbufsim/model/btree"
 	"github.com/pgbufsim/pgbufsim/model/catalog"
@@ -656,5 +657,10 @@ func (e *engine) dropRelation(rel catalog.RelID) {
 			p.Invalidate(s)
 		}
 	}
+	// A fork's pages still waiting for their buffers go with it.
+	e.forkExtended = slices.DeleteFunc(e.forkExtended, func(f forkPage) bool {
+		r, _ := e.cat.Locate(f.gid)
+		return r == rel
+	})
 	e.cat.Truncate(rel)
 }

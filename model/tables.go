@@ -58,6 +58,10 @@ type table struct {
 	// ran on it: pgbench -i's VACUUM ANALYZE, a declared table loaded
 	// vacuumed); a never-analyzed table's first ANALYZE inserts them.
 	analyzed bool
+	// relstats: pg_class.reltuples is known, not -1 (a VACUUM or ANALYZE
+	// ran on the table, or its load was VACUUMed): the planner estimates
+	// its size from it instead of from its columns' widths.
+	relstats bool
 }
 
 // hasRow reports whether key names a row of the table's initial load, the
@@ -160,12 +164,22 @@ func (db *database) vmPagesFor(blocks int32) int32 {
 }
 
 // vmGID returns the gid of the VM page covering heap block blk, extending
-// the fork if the heap has grown past it.
+// the fork if the heap has grown past it (vm_readbuf with extend). Up to 15
+// vm_extend writes the new pages with smgrextend and the caller's
+// ReadBuffer then reads them; from 16 vm_extend is ExtendBufferedRelTo
+// (visibilitymap.c), which leaves them valid in shared buffers: the
+// caller's access of each is its extension (forkExtended).
 func (e *engine) vmGID(t *table, blk int32) int32 {
 	vmBlk := blk / e.db.heapPerVM
+	first := true
 	for e.cat.Rel(t.vm).NBlocks <= vmBlk {
-		if _, _, ok := e.extend(t.vm); !ok {
+		_, gid, ok := e.extend(t.vm)
+		if !ok {
 			return e.cat.GID(t.vm, 0)
+		}
+		if e.ver >= 1600 {
+			e.forkExtended = append(e.forkExtended, forkPage{gid: gid, first: first})
+			first = false
 		}
 	}
 	return e.cat.GID(t.vm, vmBlk)
@@ -206,7 +220,7 @@ func buildDatabase(cat *catalog.Catalog, sc Scenario, ver int) (*database, error
 			}
 			t := db.addTable(name, h, pkey)
 			t.loadedVacuumed = true
-			t.analyzed = true
+			t.analyzed, t.relstats = true, true
 			t.columns = pgbenchColumns[name]
 			return t, nil
 		}
@@ -250,7 +264,7 @@ func buildDatabase(cat *catalog.Catalog, sc Scenario, ver int) (*database, error
 				db.cat.Truncate(t.vm)
 			}
 			t.columns = tc.Columns
-			t.analyzed = t.loadedVacuumed
+			t.analyzed, t.relstats = t.loadedVacuumed, t.loadedVacuumed
 			if tc.RowsPerPage == 0 && tc.RowWidth > 0 {
 				t.tupleData = int64(tc.RowWidth)
 			}
