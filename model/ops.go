@@ -31,6 +31,9 @@ const (
 	// 15's sizes, by pg_waldump.
 	walInplace       = 188
 	walInvalidations = 90
+	// walInplaceInvals18 is what 18's XLOG_HEAP_INPLACE adds for a
+	// pg_class row's 3 invalidation messages (inplaceRecord).
+	walInplaceInvals18 = 70
 )
 
 // SKIP_PAGES_THRESHOLD (vacuumlazy.c): VACUUM skips all-visible pages only

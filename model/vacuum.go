@@ -304,10 +304,18 @@ func (b *backend) vacuumUpdateRelstats(t *table) {
 }
 
 // inplaceRecord is the size of an XLOG_HEAP_INPLACE record of a pg_class
-// row.
+// row. From 18 the record carries the update's cache invalidations
+// (heapam.c heap_inplace_update_and_unlock; xl_heap_inplace's dbId, tsId,
+// relcacheInitFileInval, nmsgs and msgs): for a pg_class row 3 messages
+// (its two catalog caches' and the relation's), 258 bytes where 15 and
+// 17 write 188 (pg_waldump on 18.3 and 15, the VACUUM of a table with a
+// few dead rows; 17.6's xl_heap_inplace has no messages).
 func (b *backend) inplaceRecord() int64 {
 	if b.e.walFmt != walFormat95 {
 		return walHeader9x + 18 + walInplace - 48 // xl_heap_inplace's target tid, the same row
+	}
+	if b.e.ver >= 1800 {
+		return walInplace + walInplaceInvals18
 	}
 	return walInplace
 }
