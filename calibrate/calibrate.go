@@ -206,15 +206,15 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 				continue
 			}
 			row[e.Name] = ms
+			p99 := ""
 			if e.HeldOut && e.Builtin != "" {
 				row[p99Key+e.Name] = m.P99MS
-				say("calibrate: pass %d/%d %-12s %.4f ms, p99 %.4f ms", pass, opts.Passes, e.Name, ms, m.P99MS)
-				continue
+				p99 = fmt.Sprintf(", p99 %.4f ms", m.P99MS)
 			}
 			if e.Name == stallExperiment && m.TailOK {
 				row[stallKey+"p50"], row[stallKey+"p90"], row[stallKey+"p99"], row[stallKey+"p99.9"] = m.Tail.Med, m.Tail.P90, m.Tail.P99, m.Tail.P999
 			}
-			say("calibrate: pass %d/%d %-12s %.4f ms", pass, opts.Passes, e.Name, ms)
+			say("calibrate: pass %d/%d %-12s %.4f ms%s", pass, opts.Passes, e.Name, ms, p99)
 		}
 		// The writing experiments leave dirty pages and WAL that the
 		// background writer, checkpointer and WAL writer would write out

@@ -137,6 +137,7 @@ const (
 	// looks up (lookupCost).
 	catalogFirstPlanCold = 4
 	catalogRelCold       = 3
+	relColdStatistic     = 1 // of those 3, the root of pg_statistic's index
 	catalogLookupRegion  = 256
 )
 
@@ -293,7 +294,7 @@ func (e *engine) catalogPages(o *op, out []int32) []int32 {
 			// index (5 against 3; 4 against 2 for each further table in
 			// the session), none for a table with statistics.
 			for range 2 {
-				out = append(out, e.cat.GID(rel, e.db.catColdBase+catalogFirstPlanCold+1))
+				out = append(out, e.cat.GID(rel, e.db.catColdBase+catalogFirstPlanCold+relColdStatistic))
 			}
 		}
 		if o.t.pkey != nil {

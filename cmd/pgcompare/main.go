@@ -75,17 +75,7 @@ func run() int {
 		}
 		results = append(results, cr)
 	}
-	// The page names the command that wrote it: its own -out, and the
-	// binaries' directory when $PGBIN chose them (another release than
-	// the machine's own, say).
-	regenerate := pgcompare.DefaultRegenerate
-	if *out != "" {
-		regenerate = "go run ./cmd/pgcompare -out " + *out
-	}
-	if os.Getenv("PGBIN") != "" {
-		regenerate = "PGBIN=<the bin directory of PostgreSQL " + version + "> " + regenerate
-	}
-	md := pgcompare.Markdown(version, results, regenerate)
+	md := pgcompare.Markdown(version, results, regenerateCommand(*out, os.Getenv("PGBIN") != "", version))
 	if *out != "" {
 		if err := os.WriteFile(*out, []byte(md), 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, "pgcompare:", err)
@@ -100,4 +90,18 @@ func run() int {
 		return 2
 	}
 	return 0
+}
+
+// regenerateCommand is the command a page names for writing it again: its
+// own -out, and the binaries' directory when $PGBIN chose them (another
+// release than the machine's own, say).
+func regenerateCommand(out string, pgbin bool, version string) string {
+	cmd := pgcompare.DefaultRegenerate
+	if out != "" {
+		cmd = "go run ./cmd/pgcompare -out " + out
+	}
+	if pgbin {
+		cmd = "PGBIN=<the bin directory of PostgreSQL " + version + "> " + cmd
+	}
+	return cmd
 }
