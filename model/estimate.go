@@ -53,8 +53,9 @@ const (
 	bytesPerHeapBlock = 7
 	bytesPerSlot      = 28
 	bytesPerBackend   = 4096
-	// a backend's catalog work list: up to a few hundred pages and ops
-	bytesPerBackendCatalog = 1024
+	// a backend's catalog work list (up to a few hundred pages and ops)
+	// and the catalog objects and page groups it has looked up
+	bytesPerBackendCatalog = 1280
 	bytesPerXipEntry       = 4
 	bytesPerSeriesCell     = 40
 	bytesFixed             = 48 << 20

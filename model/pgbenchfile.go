@@ -523,7 +523,7 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 				p.kind = opAbort
 			}
 		case pgscript.NoTable:
-			p.kind = opNone
+			p.kind, p.keyConst = opNone, plannedNoTable
 		case pgscript.Range:
 			// Without an index on the column the planner scans the table.
 			p.kind = opSeqscan
@@ -686,6 +686,8 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 				o.t = b.pickTable(p.table, p.pick)
 			}
 			switch p.kind {
+			case opNone:
+				o.key = p.keyConst
 			case opFetch, opUpdate, opDeleteKey:
 				o.key = p.keyConst
 				if p.keySlot >= 0 {

@@ -603,6 +603,13 @@ type Phase struct {
 	// DropOSCache empties the OS page cache of clean pages before the
 	// phase (echo 1 > /proc/sys/vm/drop_caches), after Restart if both.
 	DropOSCache bool `yaml:"drop_os_cache"`
+	// Program is the client program that runs a script file: pgbench
+	// (the default: its setup connection first, pgbench.c main's
+	// doConnect, then one connection per client) or psql (each client's
+	// one connection runs the statements, with no setup connection, as
+	// psql -f does). A built-in script is pgbench's; steps have no setup
+	// connection either way.
+	Program string `yaml:"program" enum:"pgbench|psql|"`
 }
 
 // Bounds of a phase's rate (pgbench -R) in transactions per second: below

@@ -472,7 +472,7 @@ func phaseScripts(ph Phase, sc Scenario, db *database) (phaseMix, error) {
 			if w.Name != "" {
 				s.name = w.Name
 			}
-			m.pgbench = true
+			m.pgbench = ph.Program != "psql"
 			m.scripts = append(m.scripts, s)
 			m.weights = append(m.weights, w.Weight)
 			m.total += w.Weight
@@ -488,6 +488,8 @@ func phaseScripts(ph Phase, sc Scenario, db *database) (phaseMix, error) {
 			}
 		} else if s, err = builtinScript(w.Builtin); err != nil {
 			return m, at(Problem{Path: "script", Msg: err.Error()})
+		} else if ph.Program == "psql" {
+			return m, Problem{Path: "program", Msg: fmt.Sprintf("the built-in script %s is pgbench's (psql runs script files); use program: pgbench, or the script's statements as a file", w.Builtin)}
 		} else {
 			m.builtin, m.pgbench = true, true
 		}

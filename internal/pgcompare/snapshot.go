@@ -24,7 +24,8 @@ type Snapshot struct {
 	Indexes map[string]map[string]int64
 	// Bgwriter holds pg_stat_bgwriter; on 14+ also pg_stat_wal's
 	// wal_records, wal_fpi and wal_bytes; on 16+ pg_stat_io summed per
-	// context ("io_<context>_<column>"); on 17+ pg_stat_checkpointer
+	// backend type and context over its objects
+	// ("io_<backend_type>/<context>_<column>"); on 17+ pg_stat_checkpointer
 	// ("checkpointer_<column>").
 	Bgwriter map[string]int64
 	// Sizes maps each user table and index (named as Tables and Indexes

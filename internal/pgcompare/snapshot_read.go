@@ -15,6 +15,10 @@ func fmtRelName(schema, rel string) string {
 	return fmt.Sprintf(`CASE WHEN %[1]s IN ('public', 'pg_catalog', 'pg_toast') THEN %[2]s ELSE %[1]s || '.' || %[2]s END`, schema, rel)
 }
 
+// ioPrefix starts the Bgwriter keys of pg_stat_io's rows:
+// "io_<backend_type>/<context>_<column>".
+const ioPrefix = "io_"
+
 var (
 	// bgwriterQuery is pg_stat_bgwriter up to 16 as the functions it is
 	// made of (system_views.sql), so that reading it does not expand the
@@ -33,14 +37,15 @@ var (
 	pg_stat_get_buf_alloc() AS buffers_alloc`
 	bgwriterView = `SELECT * FROM pg_stat_bgwriter`
 
-	// Summing over backend types and objects keeps the map small; the
+	// One row per backend type and context, summed over the objects
+	// (relation, temp relation: the model has no temporary tables); the
 	// casts are needed because sum(bigint) is numeric.
-	ioQuery = `SELECT context,
+	ioQuery = `SELECT backend_type || '/' || context,
 	coalesce(sum(reads), 0)::bigint AS reads, coalesce(sum(writes), 0)::bigint AS writes,
 	coalesce(sum(extends), 0)::bigint AS extends, coalesce(sum(hits), 0)::bigint AS hits,
 	coalesce(sum(evictions), 0)::bigint AS evictions, coalesce(sum(reuses), 0)::bigint AS reuses,
 	coalesce(sum(fsyncs), 0)::bigint AS fsyncs
-FROM pg_stat_io GROUP BY context`
+FROM pg_stat_io GROUP BY backend_type, context`
 
 	checkpointerQuery = `SELECT * FROM pg_stat_checkpointer`
 )
@@ -61,17 +66,20 @@ func readBgwriter(ctx context.Context, tx pgx.Tx, major int) (map[string]int64, 
 		if err != nil {
 			return nil, fmt.Errorf("snapshot: pg_stat_io: %w", err)
 		}
-		for ctxName, cols := range perContext {
+		for typeContext, cols := range perContext {
 			for k, v := range cols {
-				out["io_"+ctxName+"_"+k] = v
+				out[ioPrefix+typeContext+"_"+k] = v
 			}
 		}
 	}
 	if major >= 14 {
 		// pg_stat_wal (14+): the WAL every process inserted, as
 		// XLogInsertRecord counts it in pgWalUsage (full-page images for
-		// hint bits among wal_fpi).
-		w, err := queryFlat(ctx, tx, "SELECT wal_records, wal_fpi, wal_bytes::bigint AS wal_bytes FROM pg_stat_wal", "")
+		// hint bits among wal_fpi). Read from the function the view is
+		// defined on (system_views.sql), as the view's expansion costs a
+		// new session ten catalog pages (pg_rewrite and its toast table,
+		// measured on PostgreSQL 15 right after a restart).
+		w, err := queryFlat(ctx, tx, "SELECT wal_records, wal_fpi, wal_bytes::bigint AS wal_bytes FROM pg_stat_get_wal()", "")
 		if err != nil {
 			return nil, fmt.Errorf("snapshot: pg_stat_wal: %w", err)
 		}

@@ -1,6 +1,8 @@
 package pgcompare
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -302,5 +304,58 @@ func TestStatWALFromSim(t *testing.T) {
 	}
 	if found != 3 {
 		t.Errorf("%d pg_stat_wal rows, want 3", found)
+	}
+}
+
+// pg_stat_io (16+) is compared per backend type and context: the harness's
+// rows (summed over objects) and the simulator's pg_stat_io name the same
+// counters, a client backend's are asserted, the background writer's are
+// shown but not asserted for a single statement (published late), and
+// counters zero on both sides are left out.
+func TestStatIOCompared(t *testing.T) {
+	pg := fromPG(Case{}, Result{Delta: Snapshot{Bgwriter: map[string]int64{
+		"io_client backend/normal_reads":     100,
+		"io_client backend/normal_hits":      1000,
+		"io_client backend/bulkread_reuses":  40,
+		"io_client backend/normal_fsyncs":    0,
+		"io_background writer/normal_writes": 7,
+		"buffers_alloc":                      5,
+	}}})
+	if !pg.HasIO || pg.IO[ioKey("client backend", "normal", "reads")] != 100 || pg.IO[ioKey("client backend", "bulkread", "reuses")] != 40 {
+		t.Fatalf("fromPG IO = %v", pg.IO)
+	}
+	var ph model.PhaseResult
+	ph.PGStatIO = []model.IORow{
+		{BackendType: "client backend", Context: "normal", Reads: 104, Hits: 1300},
+		{BackendType: "client backend", Context: "bulkread", Reuses: 40},
+		{BackendType: "background writer", Context: "normal", Writes: 70},
+	}
+	sim := fromSim(Case{}, ph, true)
+	cr := &CaseResult{Case: Case{Name: "x"}, Steps: []string{"s"}, PG: map[string]Measure{"s": pg}, Sim: map[string]Measure{"s": sim}}
+	cr.compare()
+	got := map[string]Row{}
+	for _, r := range cr.Rows {
+		if strings.HasPrefix(r.Metric, "pg_stat_io ") {
+			got[strings.TrimPrefix(r.Metric, "pg_stat_io ")] = r
+		}
+	}
+	want := map[string][2]bool{ // ok, asserted
+		ioKey("client backend", "normal", "reads"):     {true, true},
+		ioKey("client backend", "normal", "hits"):      {false, true},
+		ioKey("client backend", "bulkread", "reuses"):  {true, true},
+		ioKey("background writer", "normal", "writes"): {true, false},
+	}
+	if len(got) != len(want) {
+		t.Errorf("pg_stat_io rows %v, want %d", slices.Sorted(maps.Keys(got)), len(want))
+	}
+	for k, w := range want {
+		r, ok := got[k]
+		if !ok {
+			t.Errorf("no row %q", k)
+			continue
+		}
+		if r.OK != w[0] || r.Asserted != w[1] {
+			t.Errorf("%s: ok %v asserted %v, want %v %v", k, r.OK, r.Asserted, w[0], w[1])
+		}
 	}
 }
