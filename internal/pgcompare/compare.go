@@ -683,19 +683,19 @@ count). Its queries read as few catalog pages as they can: the relations'
 counters as a batch of one query per relation rather than over
 unnest($1::oid[]), pg_stat_wal from pg_stat_get_wal() rather than the view
 (whose expansion reads pg_rewrite), and pg_buffercache_pages()'s rows
-counted by the harness rather than by a GROUP BY. After a restart its
-warm-up read 27 catalog pages beyond its connection's, now 6 (PostgreSQL
-15; on 16 and later pg_stat_io, and on 17 and later pg_stat_bgwriter and
-pg_stat_checkpointer, are still read through their views). With 27 the
-clock hand of small-tables-4mb's 512 buffers ran about 40 allocations
-ahead of the model's, and its usage-count shares differed by 0.07 to 0.1,
-a known deviation until then. Of those pages, 9 are ones a plan on a
-table reads too (the output types', the name lookups' and pg_proc's index
-pages: a point SELECT by key in the next session read 34 database pages
-after the monitor, 43 after a connection that ran nothing), so the
-model's monitor phase runs a statement that reads the same groups: a
-statistics function called inside an aggregate, on no relation
-(docs/model.md "System catalogs"). A
+counted by the harness rather than by a GROUP BY: after a restart its
+warm-up reads 21 catalog pages fewer than it did (PostgreSQL 15; on 16 and
+later pg_stat_io, and on 17 and later pg_stat_bgwriter and
+pg_stat_checkpointer, are still read through their views). It still reads
+about 40 beyond a connection that runs nothing (measured with
+pg_buffercache: its functions' pg_proc rows and index pages, pg_type's,
+pg_cast's, pg_aggregate's and pg_namespace's), 9 of which a plan on a table
+reads too (the output types', the name lookups' and pg_proc's index pages:
+a point SELECT by key in the next session read 34 database pages after the
+monitor, 43 after a connection that ran nothing). The model's monitor phase
+therefore runs a statement that reads the same groups: a statistics
+function called inside an aggregate, on no relation (docs/model.md "System
+catalogs"); the monitor's other pages it does not hold. A
 measured statement runs in a session of its own, opened after the first
 reading (its start-up is part of the step, as a simulated phase's
 connections are) and closed before the second, which waits for its backend
