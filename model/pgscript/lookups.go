@@ -11,9 +11,9 @@ import (
 // what a point SELECT by key does (parse_func.c, parse_oper.c, the
 // planner's sort and aggregate paths; each a catalog cache miss the first
 // time a backend meets it): "op:<" and the other ordering comparisons
-// (BETWEEN is >= and <=), "fn:NAME" for a function, "agg:NAME" for an
-// aggregate, and "sort" for an ORDER BY. count(*), = and arithmetic
-// operators are not named: the model's statement kinds include them
+// (BETWEEN is >= and <=), "op:arith" for + - * /, "fn:NAME" for a
+// function, "agg:NAME" for an aggregate, and "sort" for an ORDER BY.
+// count(*) and = are not named: the model's statement kinds include them
 // (docs/model.md "System catalogs"). Sorted, without duplicates.
 func Lookups(n *pg_query.Node) []string {
 	var out []string
@@ -44,6 +44,8 @@ func Lookups(n *pg_query.Node) []string {
 							op = "<>"
 						}
 						add("op:" + op)
+					case "+", "-", "*", "/":
+						add("op:arith")
 					}
 				}
 			case pg_query.A_Expr_Kind_AEXPR_BETWEEN, pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN:

@@ -93,9 +93,9 @@ func TestShape(t *testing.T) {
 		{"SELECT count(*) FROM t", Statement{Kind: Scan, Table: "t"}},
 		{"SELECT abalance FROM pgbench_accounts WHERE aid BETWEEN :a AND :b", Statement{Kind: Range, Table: "pgbench_accounts", Column: "aid", From: Value{Var: "a"}, To: Value{Var: "b"}, Targets: []string{"abalance"}, Vars: []string{"a", "b"}, Lookups: []string{"op:<=", "op:>="}}},
 		{"SELECT * FROM t WHERE id <= 20 AND id >= 10 ORDER BY id", Statement{Kind: Range, Table: "t", Column: "id", From: Value{Const: 10}, To: Value{Const: 20}, Targets: []string{"?column?"}, Lookups: []string{"op:<=", "op:>=", "sort"}}},
-		{"SELECT * FROM t WHERE id BETWEEN :a AND :a + 10 * :n", Statement{Kind: Range, Table: "t", Column: "id", From: Value{Var: "a"}, To: Value{Expr: "(:a) + ((10) * (:n))"}, Targets: []string{"?column?"}, Vars: []string{"a", "n"}, Lookups: []string{"op:<=", "op:>="}}},
+		{"SELECT * FROM t WHERE id BETWEEN :a AND :a + 10 * :n", Statement{Kind: Range, Table: "t", Column: "id", From: Value{Var: "a"}, To: Value{Expr: "(:a) + ((10) * (:n))"}, Targets: []string{"?column?"}, Vars: []string{"a", "n"}, Lookups: []string{"op:<=", "op:>=", "op:arith"}}},
 		{"SELECT sum(v) FROM t WHERE v > 3", Statement{Kind: Scan, Table: "t", Filter: true, Lookups: []string{"agg:sum", "op:>"}}},
-		{"UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid", Statement{Kind: Update, Table: "pgbench_tellers", Column: "tid", Key: Value{Var: "tid"}, SetColumns: []string{"tbalance"}, Vars: []string{"delta", "tid"}}},
+		{"UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid", Statement{Kind: Update, Table: "pgbench_tellers", Column: "tid", Key: Value{Var: "tid"}, SetColumns: []string{"tbalance"}, Vars: []string{"delta", "tid"}, Lookups: []string{"op:arith"}}},
 		{"UPDATE t SET v = 0", Statement{Kind: Update, Table: "t", SetColumns: []string{"v"}}},
 		{"DELETE FROM t WHERE id = :id", Statement{Kind: Delete, Table: "t", Column: "id", Key: Value{Var: "id"}, Vars: []string{"id"}}},
 		{"DELETE FROM t", Statement{Kind: Delete, Table: "t"}},
@@ -116,7 +116,7 @@ func TestShape(t *testing.T) {
 		{"SELECT pg_prewarm('t')", Statement{Kind: Prewarm, Table: "t", Mode: "buffer", Targets: []string{"pg_prewarm"}}},
 		{"select public.pg_prewarm('public.t'::regclass, 'read')", Statement{Kind: Prewarm, Table: "t", Mode: "read", Targets: []string{"pg_prewarm"}}},
 		{"SELECT pg_prewarm('\"T\"', 'prefetch', 'main', 100, NULL)", Statement{Kind: Prewarm, Table: "T", Mode: "prefetch", From: Value{Const: 100}, FromSet: true, Targets: []string{"pg_prewarm"}}},
-		{"SELECT pg_prewarm('t', last_block => :n - 1)", Statement{Kind: Prewarm, Table: "t", Mode: "buffer", To: Value{Expr: "(:n) - (1)"}, ToSet: true, Targets: []string{"pg_prewarm"}, Vars: []string{"n"}}},
+		{"SELECT pg_prewarm('t', last_block => :n - 1)", Statement{Kind: Prewarm, Table: "t", Mode: "buffer", To: Value{Expr: "(:n) - (1)"}, ToSet: true, Targets: []string{"pg_prewarm"}, Vars: []string{"n"}, Lookups: []string{"op:arith"}}},
 	} {
 		got, err := Shape(tc.sql)
 		if err != nil {
