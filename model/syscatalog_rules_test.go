@@ -334,6 +334,30 @@ workload:
 	}
 }
 
+// readsAfterRestart is the database reads of a session that runs stmt
+// (statements separated by ";\n") right after a restart, whose first
+// connection rebuilt the init files and ran first (psql's one
+// connection; nothing if first is "").
+func readsAfterRestart(t *testing.T, first, stmt string) int64 {
+	t.Helper()
+	script := "[{sleep: 1ms}]"
+	if first != "" {
+		script = `{text: "` + first + `\n"}`
+	}
+	r := bhRunYAML(t, `name: first-plan
+server: {shared_buffers: 128MB, autovacuum: false}
+os: {page_cache: 2GB, start: loaded}
+tables:
+  relations:
+    - {name: t, rows: 10000, row_width: 105, index: true, key: id, state: vacuumed}
+workload:
+  phases:
+    - {name: rebuild, warmup: true, restart: true, transactions: 1, program: psql, script: `+script+`}
+    - {name: q, transactions: 1, script: {text: "`+stmt+`;"}}
+`)
+	return bhPhase(t, r, "q").Metrics.PGStatDatabase.BlksRead
+}
+
 // Right after a restart (the init files rebuilt by a connection that ran
 // nothing), a session's first plan reads the catalog pages no rebuild
 // reads. Measured on PostgreSQL 15 with pg_buffercache (each statement in
@@ -354,21 +378,7 @@ workload:
 // operators): alone 206 (the model 212), after the point SELECT 174 more
 // (178).
 func TestFirstPlanAfterRestartReads(t *testing.T) {
-	reads := func(stmt string) int64 {
-		t.Helper()
-		r := bhRunYAML(t, `name: first-plan
-server: {shared_buffers: 128MB, autovacuum: false}
-os: {page_cache: 2GB, start: loaded}
-tables:
-  relations:
-    - {name: t, rows: 10000, row_width: 105, index: true, key: id, state: vacuumed}
-workload:
-  phases:
-    - {name: rebuild, warmup: true, restart: true, transactions: 1, script: [{sleep: 1ms}]}
-    - {name: q, transactions: 1, script: {text: "`+stmt+`;"}}
-`)
-		return bhPhase(t, r, "q").Metrics.PGStatDatabase.BlksRead
-	}
+	reads := func(stmt string) int64 { t.Helper(); return readsAfterRestart(t, "", stmt) }
 	const point = "SELECT pad FROM t WHERE id = 1;\\n"
 	for _, c := range []struct {
 		stmt string
@@ -406,18 +416,7 @@ workload:
 func TestMonitorStandInWarmsTheSharedLookups(t *testing.T) {
 	reads := func(stmt string) int64 {
 		t.Helper()
-		r := bhRunYAML(t, `name: first-plan-after-monitor
-server: {shared_buffers: 128MB, autovacuum: false}
-os: {page_cache: 2GB, start: loaded}
-tables:
-  relations:
-    - {name: t, rows: 10000, row_width: 105, index: true, key: id, state: vacuumed}
-workload:
-  phases:
-    - {name: monitor, warmup: true, restart: true, transactions: 1, script: {text: "SELECT count(pg_stat_get_blocks_fetched(1));\n"}}
-    - {name: q, transactions: 1, script: {text: "`+stmt+`;"}}
-`)
-		return bhPhase(t, r, "q").Metrics.PGStatDatabase.BlksRead
+		return readsAfterRestart(t, "SELECT count(pg_stat_get_blocks_fetched(1));", stmt)
 	}
 	const point = "SELECT pad FROM t WHERE id = 1"
 	if got := reads(point); got != 34 {
