@@ -209,6 +209,7 @@ type backend struct {
 	catKinds     uint8
 	catAnalyzed  bool     // the session ran an ANALYZE (its caches hold what the first one looked up)
 	catLooked    []string // catalog objects the session's plans looked up (pgscript.Lookups)
+	catGroups    uint16   // the lookup groups whose pages it has read, a bit each (lookupGroup)
 	catOps       []op
 	catGids      []int32
 	catalogWork  bool // the accesses are connection or planning work (not in buffer_usage)

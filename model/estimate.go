@@ -53,9 +53,8 @@ const (
 	bytesPerHeapBlock = 7
 	bytesPerSlot      = 28
 	bytesPerBackend   = 4096
-	// a backend's catalog work list (up to a few hundred pages and ops)
-	// and the catalog objects and page groups it has looked up
-	bytesPerBackendCatalog = 1280
+	// a backend's catalog work list: up to a few hundred pages and ops
+	bytesPerBackendCatalog = 1024
 	bytesPerXipEntry       = 4
 	bytesPerSeriesCell     = 40
 	bytesFixed             = 48 << 20

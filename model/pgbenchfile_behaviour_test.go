@@ -355,3 +355,18 @@ func TestNonIntegerDefineInAnExpression(t *testing.T) {
 		t.Fatalf("-D scale=abc: %v", err)
 	}
 }
+
+// program: psql runs script files; a built-in script is pgbench's, so the
+// loader refuses it with the phase's file:line and the key.
+func TestPsqlProgramRefusesBuiltins(t *testing.T) {
+	for _, script := range []string{"script: tpcb-like", "scripts: [{builtin: select-only}, {text: \"SELECT 1;\\n\"}]"} {
+		cfg := strings.Replace(fileScenario, "script: tpcb-like", "program: psql\n      "+script, 1)
+		_, err := configs.Parse("x.yaml", []byte(cfg))
+		if err == nil || !strings.Contains(err.Error(), "x.yaml:") || !strings.Contains(err.Error(), "workload.phases[0].program: the built-in script") {
+			t.Errorf("%s under program: psql: %v, want a refusal naming x.yaml:line and workload.phases[0].program", script, err)
+		}
+	}
+	if _, err := configs.Parse("x.yaml", []byte(strings.Replace(fileScenario, "script: tpcb-like", "program: psql\n      script: {text: \"SELECT 1;\\n\"}", 1))); err != nil {
+		t.Errorf("a script file under program: psql: %v", err)
+	}
+}

@@ -345,9 +345,7 @@ func (e *engine) catalogPages(o *op, out []int32) []int32 {
 		}
 		if o.key&firstKind != 0 {
 			// Of the first plan's, the pages no rebuild reads.
-			for i := range int32(catalogFirstPlanCold) {
-				out = append(out, e.cat.GID(rel, e.db.catColdBase+i))
-			}
+			out = e.firstPlanPages(out)
 			n -= catalogFirstPlanCold
 		}
 		out, n = e.routedGroupPages(o.key, out, n)
@@ -383,9 +381,7 @@ func (e *engine) catalogPages(o *op, out []int32) []int32 {
 		}
 		accesses(from, catalogKindPages, catalogAnalyzeAccesses)
 	case catFirstPlan:
-		for i := range int32(catalogFirstPlanCold) {
-			out = append(out, e.cat.GID(rel, e.db.catColdBase+i))
-		}
+		out = e.firstPlanPages(out)
 	case catBareConnect:
 		// A connection that runs no statement (pgbench's setup connection
 		// for script files: it connects, reads the server's version from
@@ -438,11 +434,11 @@ func (b *backend) lookupOps(names []string, out []op) []op {
 		b.catLooked = append(b.catLooked, name)
 		n, distinct := lookupCost(name)
 		for _, g := range lookupGroups(name) {
-			if slices.Contains(b.catLooked, g.name) {
+			if b.readGroup(g) {
 				continue
 			}
 			out = append(out, b.groupOp(g))
-			n -= g.pages
+			n -= g.pages()
 		}
 		first := b.e.db.lookupFirstPage(name, distinct)
 		n = max(n, distinct)
@@ -455,50 +451,76 @@ func (b *backend) lookupOps(names []string, out []op) []op {
 // first time a session makes one (catalog index levels and rows shared by
 // all functions, or all aggregates, ...), outside the core that the
 // init-file rebuild reads: right after a restart the first such lookup
-// reads them. Its pages lie in the lookup region, one access each.
-type lookupGroup struct {
-	name  string
-	pages int
-}
+// reads them, one access a page. A session's groups read are a bit each
+// in backend.catGroups.
+type lookupGroup uint8
 
 // The lookup groups, measured on PostgreSQL 15 with pg_buffercache as cold
 // reads right after a restart (the first session after a connection that
 // rebuilt the init files and ran nothing), each against the statement
-// without the construct: namesGroup, the name lookups of a relation or a
-// function (namespace.c's search path: pg_namespace's page and its name
-// index's two levels; pg_proc_oid_index's upper levels), 5 of the point
-// SELECT's 39 that a session calling only functions reads too; an index
-// qual by = on an int key, 18 (a point SELECT after a count(*) of the same
-// table read 14 catalog pages more): operatorNameGroup, the operator found
-// by name (parse_oper.c oper: pg_operator's name index) and its B-tree
-// strategy (get_op_opfamily_properties: pg_amop's operator index), 6, and
-// btreeOpFamilyGroup, the operator family's members (pg_amop and its
-// strategy index; pg_operator's row and oid index; the operator's
-// function), 12, which ANALYZE's std_typanalyze reads too
-// (get_sort_group_operators); funcNameGroup, FuncnameGetCandidates' levels of
-// pg_proc's name index, 3 (length() 10 pages where its own are 7, md5()
-// 5 and 2, abs() 7 and 4); aggregateGroup, pg_aggregate's page and its
-// index's two levels (sum() 11 against 4); inequalityGroup, the ordering
-// comparisons' shared operator pages, 2 (< 2 where its own are 0, BETWEEN
-// 4 against 1 + 1); sortGroup, a sort's, 5 (ORDER BY on the int key 7
-// against 2).
-var (
-	namesGroup         = lookupGroup{"group:names", 3}
-	procOidGroup       = lookupGroup{"group:pg_proc-oid", 2}
-	operatorNameGroup  = lookupGroup{"group:operator-names", 6}
-	btreeOpFamilyGroup = lookupGroup{"group:btree-opfamily", 12}
-	funcNameGroup      = lookupGroup{"group:function-names", 3}
-	aggregateGroup     = lookupGroup{"group:aggregates", 3}
-	inequalityGroup    = lookupGroup{"group:ordering-operators", 2}
-	sortGroup          = lookupGroup{"group:sort", 5}
-	// arithmeticGroup: an UPDATE's SET col = col + n (pgbench's
-	// abalance + :delta, an update step's): the + operator found by
-	// name, its row and its function's (int4pl), 7 of the kind's 9
-	// accesses. Measured: the differential test's bulk-dml UPDATE
-	// t_upd SET id = id + 1, right after a DELETE in the first sessions
-	// after a restart, read 9 catalog pages on PostgreSQL 15 and 18.3.
-	arithmeticGroup = lookupGroup{"group:arithmetic-operator", 7}
+// without the construct:
+//   - firstPlanTypesGroup, a session's first plan's output types
+//     (catalogFirstPlanCold: pg_type's page and its oid index's levels;
+//     SELECT 1 reads them), the only group outside the lookup region;
+//   - namesGroup, the name lookups of a relation or a function
+//     (namespace.c's search path: pg_namespace's page and its name
+//     index's two levels), and procOidGroup, pg_proc_oid_index's upper
+//     levels: 5 of the point SELECT's 39 that a session calling only
+//     functions reads too;
+//   - an index qual by = on an int key, 18 (a point SELECT after a
+//     count(*) of the same table read 14 catalog pages more):
+//     operatorNameGroup, the operator found by name (parse_oper.c oper:
+//     pg_operator's name index) and its B-tree strategy
+//     (get_op_opfamily_properties: pg_amop's operator index), 6, and
+//     btreeOpFamilyGroup, the operator family's members (pg_amop and its
+//     strategy index; pg_operator's row and oid index; the operator's
+//     function), 12, which ANALYZE's std_typanalyze reads too
+//     (get_sort_group_operators);
+//   - arithmeticGroup, an UPDATE's SET col = col + n (pgbench's
+//     abalance + :delta, an update step's) or a script's + - * /: the
+//     operator found by name, its row and its function's (int4pl), 7 of
+//     the UPDATE kind's 9 accesses (the differential test's bulk-dml
+//     UPDATE t_upd SET id = id + 1, right after a DELETE in the first
+//     sessions after a restart, read 9 catalog pages on PostgreSQL 15 and
+//     18.3);
+//   - funcNameGroup, FuncnameGetCandidates' levels of pg_proc's name
+//     index, 3 (length() 10 pages where its own are 7, md5() 5 and 2,
+//     abs() 7 and 4); aggregateGroup, pg_aggregate's page and its index's
+//     two levels (sum() 11 against 4); inequalityGroup, the ordering
+//     comparisons' shared operator pages, 2 (< 2 where its own are 0,
+//     BETWEEN 4 against 1 + 1); sortGroup, a sort's, 5 (ORDER BY on the
+//     int key 7 against 2).
+//
+// The groups up to arithmeticGroup can be read on the accesses of a
+// statement kind's or an ANALYZE's work item (routeGroups); the others
+// are work items of their own (groupOp).
+const (
+	firstPlanTypesGroup lookupGroup = iota
+	namesGroup
+	procOidGroup
+	operatorNameGroup
+	btreeOpFamilyGroup
+	arithmeticGroup
+	funcNameGroup
+	aggregateGroup
+	inequalityGroup
+	sortGroup
+	numLookupGroups
 )
+
+var (
+	lookupGroupPages = [numLookupGroups]int{catalogFirstPlanCold, 3, 2, 6, 12, 7, 3, 3, 2, 5}
+	// The names give each group its slot in the lookup region
+	// (lookupFirstPage).
+	lookupGroupNames = [numLookupGroups]string{"plan:first", "group:names", "group:pg_proc-oid",
+		"group:operator-names", "group:btree-opfamily", "group:arithmetic-operator",
+		"group:function-names", "group:aggregates", "group:ordering-operators", "group:sort"}
+)
+
+func (g lookupGroup) pages() int { return lookupGroupPages[g] }
+
+// readGroup reports whether this session has read g's pages.
+func (b *backend) readGroup(g lookupGroup) bool { return b.catGroups&(1<<g) != 0 }
 
 // lookupGroups are the groups a looked-up object's first lookup in a
 // session reads besides its own pages.
@@ -521,9 +543,9 @@ func lookupGroups(name string) []lookupGroup {
 // groupOp is the work item of a group's pages, which then count as read
 // by this session.
 func (b *backend) groupOp(g lookupGroup) op {
-	b.catLooked = append(b.catLooked, g.name)
-	first := b.e.db.lookupFirstPage(g.name, g.pages)
-	return op{kind: opCatalog, n: catLookups, key: int64(first)<<32 | int64(g.pages)<<16 | int64(g.pages)}
+	b.catGroups |= 1 << g
+	first := b.e.db.lookupFirstPage(lookupGroupNames[g], g.pages())
+	return op{kind: opCatalog, n: catLookups, key: int64(first)<<32 | int64(g.pages())<<16 | int64(g.pages())}
 }
 
 // keyQualGroups are the groups of an index qual by = on an int key;
@@ -534,26 +556,18 @@ var (
 	analyzeGroups = []lookupGroup{firstPlanTypesGroup, namesGroup, procOidGroup, btreeOpFamilyGroup}
 )
 
-// routedGroups are the groups a work item of a statement kind or of
-// ANALYZE can read on its own accesses, each marked by a bit of its key
-// from routedGroupShift on (routeGroups). firstPlanTypesGroup stands for
-// the first plan's pages outside the lookup region (catalogFirstPlanCold).
-var (
-	firstPlanTypesGroup = lookupGroup{firstPlanLookup, catalogFirstPlanCold}
-	routedGroups        = []lookupGroup{firstPlanTypesGroup, namesGroup, procOidGroup, operatorNameGroup, btreeOpFamilyGroup, arithmeticGroup}
-)
-
+// routedGroupShift is the bit of a work item's key that marks
+// firstPlanTypesGroup, the next ones the groups after it.
 const routedGroupShift = 12
 
 // routeGroups marks, in a work item's key, the groups of gs this session
 // has not read yet, which then count as read.
 func (b *backend) routeGroups(key int64, gs []lookupGroup) int64 {
 	for _, g := range gs {
-		if slices.Contains(b.catLooked, g.name) {
-			continue
+		if !b.readGroup(g) {
+			b.catGroups |= 1 << g
+			key |= 1 << (routedGroupShift + int(g))
 		}
-		b.catLooked = append(b.catLooked, g.name)
-		key |= 1 << (routedGroupShift + slices.Index(routedGroups, g))
 	}
 	return key
 }
@@ -561,23 +575,30 @@ func (b *backend) routeGroups(key int64, gs []lookupGroup) int64 {
 // routedGroupPages appends the pages of the groups marked in key, one
 // access each, and returns n less those accesses.
 func (e *engine) routedGroupPages(key int64, out []int32, n int) ([]int32, int) {
-	for i, g := range routedGroups {
-		if key&(1<<(routedGroupShift+i)) == 0 {
+	for g := range arithmeticGroup + 1 {
+		if key&(1<<(routedGroupShift+int(g))) == 0 {
 			continue
 		}
 		if g == firstPlanTypesGroup {
-			for j := range int32(catalogFirstPlanCold) {
-				out = append(out, e.cat.GID(e.db.sysCatalog, e.db.catColdBase+j))
-			}
+			out = e.firstPlanPages(out)
 		} else {
-			first := e.db.lookupFirstPage(g.name, g.pages)
-			for j := range int32(g.pages) {
+			first := e.db.lookupFirstPage(lookupGroupNames[g], g.pages())
+			for j := range int32(g.pages()) {
 				out = append(out, e.lookupPage(first+j))
 			}
 		}
-		n -= g.pages
+		n -= g.pages()
 	}
 	return out, n
+}
+
+// firstPlanPages appends the first plan's pages outside the core
+// (catalogFirstPlanCold), which no init-file rebuild reads.
+func (e *engine) firstPlanPages(out []int32) []int32 {
+	for i := range int32(catalogFirstPlanCold) {
+		out = append(out, e.cat.GID(e.db.sysCatalog, e.db.catColdBase+i))
+	}
+	return out
 }
 
 // usesKeyQual reports whether o's plan matches an index qual by = on the
@@ -618,10 +639,6 @@ func (b *backend) notNullConstraintOp() op {
 // plannedNoTable (the key of an opNone) is a SELECT without FROM, which
 // is planned, where BEGIN is not.
 const plannedNoTable = 1
-
-// firstPlanLookup marks (in backend.catLooked) a session whose first plan
-// read catalogFirstPlanCold's pages.
-const firstPlanLookup = "plan:first"
 
 // lookupPage is the catalog page at position i of the lookup region
 // (wrapping around).
@@ -694,7 +711,7 @@ func lookupCost(name string) (accesses, pages int) {
 	case "op:<":
 		return 14, 0
 	case "op:arith":
-		return arithmeticGroup.pages, 0 // its group's pages, one access each
+		return arithmeticGroup.pages(), 0 // its group's pages, one access each
 	case "op:<>":
 		return 14, 2
 	}
@@ -821,10 +838,10 @@ func (b *backend) withCatalogOps(ops []op, s *script) []op {
 		if !need && o.stmt && s.lookups != nil && b.unseenLookups(s.stmtLookups(o)) {
 			need = true
 		}
-		if usesKeyQual(o) && (!slices.Contains(b.catLooked, operatorNameGroup.name) || !slices.Contains(b.catLooked, btreeOpFamilyGroup.name)) {
+		if usesKeyQual(o) && !(b.readGroup(operatorNameGroup) && b.readGroup(btreeOpFamilyGroup)) {
 			need = true
 		}
-		if o.kind == opNone && o.key == plannedNoTable && b.catKinds == 0 && !slices.Contains(b.catLooked, firstPlanLookup) {
+		if o.kind == opNone && o.key == plannedNoTable && b.catKinds == 0 && !b.readGroup(firstPlanTypesGroup) {
 			need = true
 		}
 	}
@@ -880,9 +897,7 @@ func (b *backend) withCatalogOps(ops []op, s *script) []op {
 				// The first plan reads the output types' pages
 				// (catStmtKind), and every statement of a kind names
 				// its relation; by key it matches the index qual's =.
-				if !slices.Contains(b.catLooked, firstPlanLookup) {
-					b.catLooked = append(b.catLooked, firstPlanLookup)
-				}
+				b.catGroups |= 1 << firstPlanTypesGroup
 				key = b.routeGroups(key, []lookupGroup{namesGroup})
 				if usesKeyQual(&o) {
 					key = b.routeGroups(key, keyQualGroups)
@@ -893,17 +908,17 @@ func (b *backend) withCatalogOps(ops []op, s *script) []op {
 		}
 		if usesKeyQual(&o) {
 			for _, g := range keyQualGroups {
-				if !slices.Contains(b.catLooked, g.name) {
+				if !b.readGroup(g) {
 					out = append(out, b.groupOp(g))
 				}
 			}
 		}
-		if o.kind == opNone && o.key == plannedNoTable && b.catKinds|kinds == 0 && !slices.Contains(b.catLooked, firstPlanLookup) {
+		if o.kind == opNone && o.key == plannedNoTable && b.catKinds|kinds == 0 && !b.readGroup(firstPlanTypesGroup) {
 			// A statement on no relation (SELECT 1, a function call)
 			// as a session's first: the output types' pages of a
 			// first plan (catalogFirstPlanCold), which the first plan of
 			// a kind reads again on its accesses.
-			b.catLooked = append(b.catLooked, firstPlanLookup)
+			b.catGroups |= 1 << firstPlanTypesGroup
 			out = append(out, op{kind: opCatalog, n: catFirstPlan})
 		}
 		if o.stmt && s.lookups != nil {

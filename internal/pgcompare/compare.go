@@ -52,7 +52,7 @@ type Measure struct {
 	// Device is the data device's reads during the step (read requests,
 	// 8 kB pages), when the step began with a dropped OS page cache.
 	Device *DeviceIO
-	// IO is pg_stat_io (16+: HasIO) summed over objects, keyed by
+	// IO is pg_stat_io's relation rows (16+: HasIO), keyed by
 	// ioKey(backend type, context, column).
 	IO    map[string]int64
 	HasIO bool
@@ -486,8 +486,8 @@ func (cr *CaseResult) compare() {
 		late(st, "buffers_backend", p.Backend, s.Backend, per)
 		bgCounter(st, "buffers_checkpoint", p.Checkpoint, s.Checkpoint, per)
 		if p.HasIO && s.HasIO {
-			// pg_stat_io (16+), per backend type and context, summed over
-			// objects: a client backend's counters are published when its
+			// pg_stat_io (16+), the relation object's row per backend type
+			// and context: a client backend's counters are published when its
 			// session ends (the harness waits for that), the background
 			// writer's and checkpointer's as pg_stat_bgwriter's are.
 			keys := map[string]bool{}
@@ -660,7 +660,7 @@ pg_statio_user_tables, pg_statio_user_indexes, pg_stat_user_tables,
 pg_stat_database, pg_stat_bgwriter, pg_stat_wal (14+: every process's WAL,
 commit records and the background processes' included; the simulator's wal
 block, its fpi and fpi_hint together), pg_stat_io (16+: per backend type
-and context, summed over objects; a client backend's counters asserted,
+and context, the relation object's rows; a client backend's counters asserted,
 the background writer's and checkpointer's as pg_stat_bgwriter's are),
 EXPLAIN (ANALYZE, BUFFERS, TIMING OFF) and pg_buffercache; the simulator's are the same views in its summary.json
 (docs/metrics.md). The harness reads them without disturbing what it
@@ -686,7 +686,8 @@ unnest($1::oid[]), pg_stat_wal from pg_stat_get_wal() rather than the view
 counted by the harness rather than by a GROUP BY: after a restart its
 warm-up reads 21 catalog pages fewer than it did (PostgreSQL 15; on 16 and
 later pg_stat_io, and on 17 and later pg_stat_bgwriter and
-pg_stat_checkpointer, are still read through their views). It still reads
+pg_stat_checkpointer, are read through the functions their views are made
+of, pg_stat_get_io() and the like, for the same reason). It still reads
 about 40 beyond a connection that runs nothing (measured with
 pg_buffercache: its functions' pg_proc rows and index pages, pg_type's,
 pg_cast's, pg_aggregate's and pg_namespace's), 9 of which a plan on a table

@@ -2,6 +2,7 @@ package pgcompare
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"testing"
@@ -393,4 +394,33 @@ func TestMonitorOpensNoRelationAfterRestart(t *testing.T) {
 	if opened-files < 30 {
 		t.Errorf("pg_attribute and pg_class buffers after priming: %d with pg_relation_size, %d reading the files; want at least 30 fewer", opened, files)
 	}
+}
+
+// queryKeyed reads a query (the statistics views, for comparison with
+// the monitor) whose first column is a name into one map per row.
+func queryKeyed(ctx context.Context, tx pgx.Tx, sql string) (map[string]map[string]int64, error) {
+	rows, err := tx.Query(ctx, sql)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]map[string]int64{}
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			return nil, err
+		}
+		name, ok := vals[0].(string)
+		if !ok {
+			return nil, fmt.Errorf("first column is %T, want a name", vals[0])
+		}
+		m := map[string]int64{}
+		for i, fd := range rows.FieldDescriptions()[1:] {
+			if k, v, ok := counterValue(fd.Name, vals[i+1]); ok {
+				m[k] = v
+			}
+		}
+		out[name] = m
+	}
+	return out, rows.Err()
 }

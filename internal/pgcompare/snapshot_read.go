@@ -153,34 +153,6 @@ func queryFlat(ctx context.Context, tx pgx.Tx, sql, prefix string, args ...any) 
 	return out, rows.Err()
 }
 
-// queryKeyed reads a query whose first column is a name into one map per row.
-func queryKeyed(ctx context.Context, tx pgx.Tx, sql string) (map[string]map[string]int64, error) {
-	rows, err := tx.Query(ctx, sql)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[string]map[string]int64{}
-	for rows.Next() {
-		vals, err := rows.Values()
-		if err != nil {
-			return nil, err
-		}
-		name, ok := vals[0].(string)
-		if !ok {
-			return nil, fmt.Errorf("first column is %T, want a name", vals[0])
-		}
-		m := map[string]int64{}
-		for i, fd := range rows.FieldDescriptions()[1:] {
-			if k, v, ok := counterValue(fd.Name, vals[i+1]); ok {
-				m[k] = v
-			}
-		}
-		out[name] = m
-	}
-	return out, rows.Err()
-}
-
 // counterValue converts one column to a counter. Integers are kept, float
 // columns (all of them times in milliseconds) become integer microseconds
 // under name+"_us", and everything else (names, oids, timestamps, NULLs) is

@@ -308,7 +308,7 @@ func TestStatWALFromSim(t *testing.T) {
 }
 
 // pg_stat_io (16+) is compared per backend type and context: the harness's
-// rows (summed over objects) and the simulator's pg_stat_io name the same
+// relation rows and the simulator's pg_stat_io name the same
 // counters, a client backend's are asserted, the background writer's are
 // shown but not asserted for a single statement (published late), and
 // counters zero on both sides are left out.
