@@ -47,6 +47,11 @@ type Options struct {
 	// phases start) and "done" (the last phase ended). A caller times them
 	// (the model never reads the wall clock) for the runtime block.
 	Stage func(stage string)
+	// Prewarms, if set, shares workload.prewarm among the runs that use
+	// it (prewarmshare.go): a run whose prewarm another run has already
+	// made copies that run's pool and page cache instead, with the same
+	// result. A sweep sets it for all its runs.
+	Prewarms *PrewarmShare
 }
 
 // Run simulates the scenario and returns its result. The same scenario
@@ -380,11 +385,21 @@ func (e *engine) run(opt Options) (*Result, error) {
 		}
 		opt.ProgressLine(fmt.Sprintf("tables: %d relations built, %d pages (%s)", e.cat.NumRelations(), pages, SizeText(pages*8192)))
 	}
-	if e.sc.OS.Start == "loaded" {
-		e.loadPageCache()
-	}
-	if !e.prewarm(e.sc.Workload.Prewarm) {
-		return nil, ErrInterrupted
+	if share := opt.Prewarms; share != nil && e.sc.Workload.Prewarm > 0 && len(e.phases) > 0 {
+		ok, err := e.sharedPrewarm(share, e.sc.Workload.Prewarm)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, ErrInterrupted
+		}
+	} else {
+		if e.sc.OS.Start == "loaded" {
+			e.loadPageCache()
+		}
+		if !e.prewarm(e.sc.Workload.Prewarm) {
+			return nil, ErrInterrupted
+		}
 	}
 	if opt.Stage != nil {
 		opt.Stage("prewarmed")

@@ -29,6 +29,11 @@ type Estimate struct {
 	// largest first.
 	Bytes int64
 	Parts []EstimatePart
+	// SharedPrewarm is the memory of a kept copy of the run's prewarm
+	// (prewarmshare.go: the pool with its policy's state, the page-to-
+	// buffer map and the page cache's order), which a sweep holds beside
+	// its runs while later runs still need it; 0 without a prewarm.
+	SharedPrewarm int64
 }
 
 // EstimatePart is one component of an Estimate.
@@ -183,6 +188,12 @@ func EstimateRun(sc Scenario) (Estimate, error) {
 		policyBytes = float64(spec.BytesPerSlot)
 	}
 	add("server.shared_buffers", "buffer descriptors and the replacement policy's state", nbuf*(bytesPerSlot+policyBytes))
+	if sc.Workload.Prewarm > 0 {
+		// Tag, flags, LSN and pins per buffer (17 bytes) and the policy's,
+		// 4 bytes per page id of the buffer map, 4 per page-cache page.
+		cached := min(float64(sc.OS.PageCache/8192), float64(est.Reserved))
+		est.SharedPrewarm = int64(nbuf*(17+policyBytes) + float64(est.Reserved)*4 + cached*4)
+	}
 
 	hint := 0.0
 	if hc := sc.Policies.HintCache; hc.Enabled {

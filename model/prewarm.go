@@ -24,11 +24,29 @@ func (e *engine) prewarm(n int64) bool {
 	if n <= 0 || len(e.phases) == 0 {
 		return true
 	}
-	ph := e.phases[0]
-	gap := int64(sim.Millisecond)
-	if ph.cfg.Rate > 0 {
-		gap = int64(float64(sim.Second) / ph.cfg.Rate)
+	if !e.prewarmReferences(n) {
+		return false
 	}
+	e.prewarmDone(n)
+	return true
+}
+
+// prewarmGap is the simulated time between two prewarm transactions: the
+// first phase's rate, or a millisecond.
+func (e *engine) prewarmGap() int64 {
+	if r := e.phases[0].cfg.Rate; r > 0 {
+		return int64(float64(sim.Second) / r)
+	}
+	return int64(sim.Millisecond)
+}
+
+// prewarmReferences is the prewarm's work: it replays the references
+// through the pool and leaves the page cache holding what missed it, with
+// the counters at zero. Only the pool, its policy and the page cache
+// change (prewarmshare.go copies exactly those).
+func (e *engine) prewarmReferences(n int64) bool {
+	ph := e.phases[0]
+	gap := e.prewarmGap()
 	rng := sim.NewStream(uint64(e.sc.Seed), e.sc.Replicate, "prewarm/keys")
 	b := &backend{e: e, id: -1, client: &client{phase: ph, keys: rng, extra: rng, script: ph.mix.scripts[0], vals: make([]int64, ph.mix.maxVars)}}
 	choose := rng
@@ -142,8 +160,13 @@ func (e *engine) prewarm(n int64) bool {
 	p.Stats = bufpool.Stats{}
 	e.stats = pgStats{}
 	e.os.Stats.Hits, e.os.Stats.Misses, e.os.Stats.Evictions = 0, 0, 0
-	e.k.RunUntil(n * gap)
 	return true
+}
+
+// prewarmDone lets the prewarm's simulated time pass (no process has
+// started yet), so the run starts at its end.
+func (e *engine) prewarmDone(n int64) {
+	e.k.RunUntil(n * e.prewarmGap())
 }
 
 // loadPageCache puts every relation's pages in the OS page cache, clean,

@@ -1,6 +1,9 @@
 package policies
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // arc: Adaptive Replacement Cache, Megiddo and Modha, "ARC: A Self-Tuning,
 // Low Overhead Replacement Cache", FAST 2003, Figure 4 (PostgreSQL 8.0.0
@@ -256,5 +259,21 @@ func (a *ARC) Check() error {
 			}
 		}
 	}
+	return nil
+}
+
+// CopyStateFrom implements StateCopier.
+func (a *ARC) CopyStateFrom(src Replacement) error {
+	s, ok := src.(*ARC)
+	if !ok || len(s.where) != len(a.where) {
+		return copyMismatch(a, src)
+	}
+	pins := a.pins
+	*a = *s
+	a.pins = pins
+	a.k = s.k.clone()
+	a.where = slices.Clone(s.where)
+	a.page = slices.Clone(s.page)
+	a.b = s.b.clone()
 	return nil
 }

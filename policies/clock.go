@@ -1,6 +1,9 @@
 package policies
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // clock: the one-bit CLOCK (second chance) of F. J. Corbató, "A paging
 // experiment with the Multics system" (MIT Project MAC, 1968), as
@@ -136,5 +139,20 @@ func (c *Clock) Check() error {
 	if c.queue.n+c.empty.n != len(c.occupied) {
 		return fmt.Errorf("clock: %d queued + %d empty slots, capacity %d", c.queue.n, c.empty.n, len(c.occupied))
 	}
+	return nil
+}
+
+// CopyStateFrom implements StateCopier.
+func (c *Clock) CopyStateFrom(src Replacement) error {
+	s, ok := src.(*Clock)
+	if !ok || len(s.occupied) != len(c.occupied) {
+		return copyMismatch(c, src)
+	}
+	pins := c.pins
+	*c = *s
+	c.pins = pins
+	c.k = s.k.clone()
+	c.occupied = slices.Clone(s.occupied)
+	c.ref = slices.Clone(s.ref)
 	return nil
 }

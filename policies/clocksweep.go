@@ -1,6 +1,9 @@
 package policies
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // clock-sweep: PostgreSQL's buffer replacement since 8.1, with the 8.3
 // rules (usage_count bumped at pin time, pinned buffers skipped without a
@@ -236,4 +239,19 @@ func (c *ClockSweep) UsageHistogram(h []int64) {
 			h[u]++
 		}
 	}
+}
+
+// CopyStateFrom implements StateCopier.
+func (c *ClockSweep) CopyStateFrom(src Replacement) error {
+	s, ok := src.(*ClockSweep)
+	if !ok || s.name != c.name || len(s.usage) != len(c.usage) {
+		return copyMismatch(c, src)
+	}
+	pins := c.pins
+	*c = *s
+	c.pins = pins
+	c.usage = slices.Clone(s.usage)
+	c.occupied = slices.Clone(s.occupied)
+	c.lastBump = slices.Clone(s.lastBump)
+	return nil
 }

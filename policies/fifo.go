@@ -1,6 +1,9 @@
 package policies
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // fifo: first in, first out. Pages leave in the order they came in,
 // whatever their references since (Belady, "A study of replacement
@@ -109,5 +112,19 @@ func (f *FIFO) Check() error {
 		}
 		seenEmpty = seenEmpty || !f.occupied[s]
 	}
+	return nil
+}
+
+// CopyStateFrom implements StateCopier.
+func (f *FIFO) CopyStateFrom(src Replacement) error {
+	s, ok := src.(*FIFO)
+	if !ok || len(s.occupied) != len(f.occupied) {
+		return copyMismatch(f, src)
+	}
+	pins := f.pins
+	*f = *s
+	f.pins = pins
+	f.k = s.k.clone()
+	f.occupied = slices.Clone(s.occupied)
 	return nil
 }

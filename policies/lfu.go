@@ -1,6 +1,9 @@
 package policies
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // lfu: least frequently used, with the O(1) structure of K. Shah, A.
 // Mitra, D. Matani, "An O(1) algorithm for implementing the LFU cache
@@ -196,5 +199,21 @@ func (l *LFU) Check() error {
 	if total != len(l.bucketOf) {
 		return fmt.Errorf("lfu: %d slots in buckets and the empty list, capacity %d", total, len(l.bucketOf))
 	}
+	return nil
+}
+
+// CopyStateFrom implements StateCopier.
+func (l *LFU) CopyStateFrom(src Replacement) error {
+	s, ok := src.(*LFU)
+	if !ok || len(s.bucketOf) != len(l.bucketOf) {
+		return copyMismatch(l, src)
+	}
+	pins := l.pins
+	*l = *s
+	l.pins = pins
+	l.k = s.k.clone()
+	l.buckets = slices.Clone(s.buckets)
+	l.free = slices.Clone(s.free)
+	l.bucketOf = slices.Clone(s.bucketOf)
 	return nil
 }

@@ -1,6 +1,9 @@
 package policies
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // lru: exact least-recently-used replacement, the reference every other
 // policy is compared with (and, for the record, PostgreSQL's own policy
@@ -126,5 +129,19 @@ func (l *LRU) Check() error {
 	if resident != l.resident || resident > n {
 		return fmt.Errorf("lru: %d slots occupied, count says %d, capacity %d", resident, l.resident, n)
 	}
+	return nil
+}
+
+// CopyStateFrom implements StateCopier.
+func (l *LRU) CopyStateFrom(src Replacement) error {
+	s, ok := src.(*LRU)
+	if !ok || len(s.occupied) != len(l.occupied) {
+		return copyMismatch(l, src)
+	}
+	pins := l.pins
+	*l = *s
+	l.pins = pins
+	l.k = s.k.clone()
+	l.occupied = slices.Clone(s.occupied)
 	return nil
 }

@@ -1,6 +1,9 @@
 package policies
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // s3fifo: S3-FIFO, J. Yang, Y. Zhang, Z. Qiu, Y. Yue, K. V. Rashmi, "FIFO
 // queues are all you need for cache eviction", SOSP 2023 (Algorithm 1),
@@ -285,5 +288,22 @@ func (g *ghostFIFO) check() error {
 	if count != len(g.pos) {
 		return fmt.Errorf("s3-fifo: ghost queue holds %d keys, index %d", count, len(g.pos))
 	}
+	return nil
+}
+
+// CopyStateFrom implements StateCopier.
+func (q *S3FIFO) CopyStateFrom(src Replacement) error {
+	s, ok := src.(*S3FIFO)
+	if !ok || len(s.where) != len(q.where) {
+		return copyMismatch(q, src)
+	}
+	pins := q.pins
+	*q = *s
+	q.pins = pins
+	q.k = s.k.clone()
+	q.where = slices.Clone(s.where)
+	q.freq = slices.Clone(s.freq)
+	q.page = slices.Clone(s.page)
+	q.ghost = s.ghost.clone()
 	return nil
 }

@@ -1,6 +1,9 @@
 package policies
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // sieve: SIEVE, Zhang, Yang, Yue, Vigfusson and Rashmi, "SIEVE is Simpler
 // than LRU: an Efficient Turn-Key Eviction Algorithm for Web Caches",
@@ -172,5 +175,20 @@ func (v *Sieve) Check() error {
 	if v.hand != noSlot && !v.occupied[v.hand] {
 		return fmt.Errorf("sieve: hand on empty slot %d", v.hand)
 	}
+	return nil
+}
+
+// CopyStateFrom implements StateCopier.
+func (v *Sieve) CopyStateFrom(src Replacement) error {
+	s, ok := src.(*Sieve)
+	if !ok || len(s.occupied) != len(v.occupied) {
+		return copyMismatch(v, src)
+	}
+	pins := v.pins
+	*v = *s
+	v.pins = pins
+	v.k = s.k.clone()
+	v.occupied = slices.Clone(s.occupied)
+	v.visited = slices.Clone(s.visited)
 	return nil
 }

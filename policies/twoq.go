@@ -3,6 +3,7 @@ package policies
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // 2q: the full version of 2Q, Johnson and Shasha, "2Q: A Low Overhead High
@@ -244,5 +245,21 @@ func (q *TwoQ) Check() error {
 			}
 		}
 	}
+	return nil
+}
+
+// CopyStateFrom implements StateCopier.
+func (q *TwoQ) CopyStateFrom(src Replacement) error {
+	s, ok := src.(*TwoQ)
+	if !ok || s.name != q.name || len(s.where) != len(q.where) {
+		return copyMismatch(q, src)
+	}
+	pins := q.pins
+	*q = *s
+	q.pins = pins
+	q.k = s.k.clone()
+	q.where = slices.Clone(s.where)
+	q.page = slices.Clone(s.page)
+	q.a1out = s.a1out.clone()
 	return nil
 }

@@ -59,6 +59,7 @@ type invocation struct {
 	shardI, shardN   int
 	force, dryRun, q bool
 	maxMemory        string
+	separatePrewarms bool
 }
 
 // parse parses and checks a sweep's command line and loads its plan; on a
@@ -83,6 +84,7 @@ func parse(args []string, stderr io.Writer) (*invocation, int) {
 		maxMemory  = fs.String("max-memory", "", "refuse a sweep whose runs at once (-parallel) need more memory than this (e.g. 8GB; default: the memory available)")
 		dryRun     = fs.Bool("dry-run", false, "load and check the sweep, list its points with their memory estimates, run nothing")
 		quiet      = fs.Bool("q", false, "do not print the comparison table on stdout")
+		separate   = fs.Bool("separate-prewarms", false, "make every run do its own workload.prewarm, instead of once per distinct prewarm (same results, more time)")
 		costs      = fs.String("costs", "", "a costs file for every run (docs/calibration.md): its prices replace the defaults, the scenario's costs keys and -set win over it")
 		sets, axes multiFlag
 	)
@@ -146,7 +148,7 @@ func parse(args []string, stderr io.Writer) (*invocation, int) {
 	if dir == "" {
 		dir = filepath.Join("out", outdir.SafeName(plan.Name)+"-sweep")
 	}
-	return &invocation{plan: plan, dir: dir, parallel: *parallel, shardI: shardI, shardN: shardN, force: *force, dryRun: *dryRun, q: *quiet, maxMemory: *maxMemory}, exitOK
+	return &invocation{plan: plan, dir: dir, parallel: *parallel, shardI: shardI, shardN: shardN, force: *force, dryRun: *dryRun, q: *quiet, maxMemory: *maxMemory, separatePrewarms: *separate}, exitOK
 }
 
 // Plan parses and checks a sweep's command line as Main does before it
@@ -181,13 +183,13 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if err := outdir.Check(dir, outdir.Sweep); err != nil {
 		return fail(exitConfig, "-out %v", err)
 	}
-	if code := checkMemory(plan, *parallel, *maxMemory, stderr); code >= 0 {
+	if code := checkMemory(plan, *parallel, *maxMemory, !inv.separatePrewarms, stderr); code >= 0 {
 		return code
 	}
 	stop := interrupt.Start()
 	defer stop.Stop()
 	pr := newProgress(stderr, plan.Metrics)
-	res, err := Run(plan, Options{Dir: dir, Parallel: *parallel, Shard: shardI, Shards: shardN, Force: *force, Progress: pr.event, Interrupted: stop.Interrupted})
+	res, err := Run(plan, Options{Dir: dir, Parallel: *parallel, Shard: shardI, Shards: shardN, Force: *force, Progress: pr.event, Interrupted: stop.Interrupted, SeparatePrewarms: inv.separatePrewarms})
 	if err != nil {
 		if errors.Is(err, model.ErrInterrupted) && res != nil {
 			return fail(exitFailure, "interrupted by %s: %d of %d runs finished and are kept in %s; re-run the same command to resume", stop.Signal(), len(res.Rows), plan.Runs(), dir)
@@ -232,7 +234,7 @@ func isBadInput(err error) bool {
 
 // checkMemory refuses a sweep whose largest point, times the runs at once,
 // would not fit; it returns -1 to go on, else the exit code.
-func checkMemory(plan *configs.SweepPlan, parallel int, maxMemory string, stderr io.Writer) int {
+func checkMemory(plan *configs.SweepPlan, parallel int, maxMemory string, sharePrewarms bool, stderr io.Writer) int {
 	limit, from := int64(0), ""
 	if maxMemory != "" {
 		v, err := strictyaml.ParseBytes(maxMemory)
@@ -258,6 +260,11 @@ func checkMemory(plan *configs.SweepPlan, parallel int, maxMemory string, stderr
 		if err != nil {
 			fmt.Fprintf(stderr, "simulate: point %s: %v\n", p.ID, err)
 			return exitConfig
+		}
+		if sharePrewarms {
+			// A kept prewarm per run at once, at most (sharePrewarms
+			// orders the runs so that those sharing one follow each other).
+			est.Bytes += est.SharedPrewarm
 		}
 		if est.Bytes > worst.Bytes {
 			worst, worstID = est, p.ID
@@ -286,6 +293,9 @@ func finish(res *Results, dir string, quiet bool, stdout, stderr io.Writer, shar
 			msg += "; combine the shards' directories with: simulate merge -out DIR SHARD_DIR..."
 		}
 		fmt.Fprintln(stderr, msg)
+	}
+	if res.PrewarmsCopied > 0 {
+		fmt.Fprintf(stderr, "prewarm: made %d, copied into %d more runs (runs with the same tables, pool, page cache, first phase and seed share one)\n", res.PrewarmsMade, res.PrewarmsCopied)
 	}
 	fmt.Fprintf(stderr, "wrote %s, %s, %s, %s and %s\n",
 		filepath.Join(dir, SweepCSVFile), filepath.Join(dir, SummaryCSVFile), filepath.Join(dir, PairedCSVFile),

@@ -30,6 +30,10 @@ type Results struct {
 	Rows []Row
 	// Metrics names every metric any row has, in summary order.
 	Metrics []string
+	// PrewarmsMade and PrewarmsCopied count, among this invocation's
+	// runs, the prewarms made and the runs that copied one made by
+	// another run with the same model.PrewarmKey (Options.SeparatePrewarms).
+	PrewarmsMade, PrewarmsCopied int
 
 	index  map[string]int // metric name -> column of values
 	values [][]float64    // values[row][column]; NaN where a row lacks it

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -37,6 +38,12 @@ type Options struct {
 	// once it returns true no run starts and the running ones stop, and
 	// Run returns the finished runs with model.ErrInterrupted.
 	Interrupted func() bool
+	// SeparatePrewarms makes every run prewarm itself. By default runs
+	// whose workload.prewarm would leave the same pool and page cache
+	// (model.PrewarmKey: the same tables, pool, page cache, first phase,
+	// seed and replicate) share one: it is made once and copied, with
+	// the same results.
+	SeparatePrewarms bool
 }
 
 // Event reports progress.
@@ -139,6 +146,10 @@ func Run(plan *configs.SweepPlan, opt Options) (*Results, error) {
 			}
 		}
 	}
+	var prewarms *model.PrewarmShare
+	if !opt.SeparatePrewarms {
+		prewarms = sharePrewarms(plan, jobs)
+	}
 	ev := Event{Total: len(share), Skipped: len(share) - len(jobs)}
 	ev.Done = ev.Skipped
 	if opt.Progress != nil {
@@ -155,7 +166,7 @@ func Run(plan *configs.SweepPlan, opt Options) (*Results, error) {
 	}
 
 	var firstErr error
-	for out := range execute(plan, hashes, jobs, opt) {
+	for out := range execute(plan, hashes, jobs, prewarms, opt) {
 		ev.Done++
 		ev.Point, ev.Replicate, ev.Row, ev.Err = &plan.Points[out.point], out.rep, nil, out.err
 		if out.err == nil {
@@ -179,6 +190,9 @@ func Run(plan *configs.SweepPlan, opt Options) (*Results, error) {
 		}
 	}
 	res := NewResults(plan, rows)
+	if prewarms != nil {
+		res.PrewarmsMade, res.PrewarmsCopied = prewarms.Counts()
+	}
 	if opt.Dir != "" {
 		if err := finishDir(res, opt.Dir); err != nil && firstErr == nil {
 			firstErr = err
@@ -188,6 +202,56 @@ func Run(plan *configs.SweepPlan, opt Options) (*Results, error) {
 		firstErr = model.ErrInterrupted
 	}
 	return res, firstErr
+}
+
+// sharePrewarms announces the jobs' prewarms to a new share and orders
+// the jobs so that runs sharing one follow each other (in the order their
+// first run had), which keeps few prewarms in memory at once. The order
+// runs are made in changes no output (see Run). It returns nil when no
+// two jobs share a prewarm.
+func sharePrewarms(plan *configs.SweepPlan, jobs [][2]int) *model.PrewarmShare {
+	keys := make([]string, len(jobs))
+	first := map[string]int{}
+	shared := false
+	for i, j := range jobs {
+		sc := plan.Points[j[0]].Scenario
+		if sc.Workload.Prewarm <= 0 {
+			continue
+		}
+		sc.Replicate = j[1]
+		keys[i] = model.PrewarmKey(sc)
+		if _, ok := first[keys[i]]; ok {
+			shared = true
+		} else {
+			first[keys[i]] = i
+		}
+	}
+	if !shared {
+		return nil
+	}
+	order := make([]int, len(jobs))
+	for i := range order {
+		order[i] = i
+	}
+	rank := func(i int) int {
+		if keys[i] == "" {
+			return i
+		}
+		return first[keys[i]]
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return rank(a) - rank(b) })
+	sorted := make([][2]int, len(jobs))
+	share := model.NewPrewarmShare()
+	for i, o := range order {
+		sorted[i] = jobs[o]
+		if keys[o] != "" {
+			sc := plan.Points[jobs[o][0]].Scenario
+			sc.Replicate = jobs[o][1]
+			share.Expect(sc)
+		}
+	}
+	copy(jobs, sorted)
+	return share
 }
 
 // runModel runs one scenario; tests replace it to make a run fail.
@@ -201,7 +265,7 @@ type outcome struct {
 
 // execute runs jobs on opt.Parallel goroutines and delivers their
 // outcomes as they finish; after the first failure no new job starts.
-func execute(plan *configs.SweepPlan, hashes []string, jobs [][2]int, opt Options) <-chan outcome {
+func execute(plan *configs.SweepPlan, hashes []string, jobs [][2]int, prewarms *model.PrewarmShare, opt Options) <-chan outcome {
 	out := make(chan outcome)
 	var next atomic.Int64
 	var failed atomic.Bool
@@ -219,7 +283,7 @@ func execute(plan *configs.SweepPlan, hashes []string, jobs [][2]int, opt Option
 				if opt.Interrupted != nil && opt.Interrupted() {
 					return
 				}
-				row, err := runOne(plan.Points[p], rep, hashes[p], opt)
+				row, err := runOne(plan.Points[p], rep, hashes[p], prewarms, opt)
 				if err != nil {
 					failed.Store(true)
 					err = &RunError{Point: plan.Points[p].ID, Replicate: rep, Err: err}
@@ -238,7 +302,7 @@ func execute(plan *configs.SweepPlan, hashes []string, jobs [][2]int, opt Option
 // runOne runs one replicate of a point and, with a dir, writes its
 // outputs. The wall-clock fields of the result stay zero so that the
 // run's summary.json is deterministic.
-func runOne(p configs.SweepPoint, rep int, hash string, opt Options) (row Row, err error) {
+func runOne(p configs.SweepPoint, rep int, hash string, prewarms *model.PrewarmShare, opt Options) (row Row, err error) {
 	dir := opt.Dir
 	defer func() {
 		if r := recover(); r != nil {
@@ -247,7 +311,7 @@ func runOne(p configs.SweepPoint, rep int, hash string, opt Options) (row Row, e
 	}()
 	sc := p.Scenario
 	sc.Replicate = rep
-	res, err := runModel(sc, model.Options{Interrupted: opt.Interrupted})
+	res, err := runModel(sc, model.Options{Interrupted: opt.Interrupted, Prewarms: prewarms})
 	if err != nil {
 		return Row{}, err
 	}

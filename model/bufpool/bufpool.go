@@ -13,6 +13,7 @@ package bufpool
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/pgbufsim/pgbufsim/policies"
 )
@@ -392,3 +393,34 @@ func (p *Pool) UsageHistogram() []int64 {
 	}
 	return h
 }
+
+// CopyStateFrom makes p's state (pages in slots, flags, LSNs, pins, the
+// free list, the counters and the replacement policy's own state) a copy
+// of src's, leaving src untouched: a sweep warms one pool and copies it
+// into each run's (model/prewarmshare.go). Both pools must have as many
+// slots, the same policy with the same parameters, and the same free-list
+// rule; OnAlloc stays p's.
+func (p *Pool) CopyStateFrom(src *Pool) error {
+	if p.N != src.N || p.useFreeList != src.useFreeList {
+		return fmt.Errorf("cannot copy a pool of %d buffers (free list %v) into one of %d (free list %v)", src.N, src.useFreeList, p.N, p.useFreeList)
+	}
+	c, ok := p.Policy.(policies.StateCopier)
+	if !ok {
+		return fmt.Errorf("policy %s cannot copy its state", p.Policy.Name())
+	}
+	if err := c.CopyStateFrom(src.Policy); err != nil {
+		return err
+	}
+	copy(p.Frames.Pins, src.Frames.Pins)
+	copy(p.Tag, src.Tag)
+	copy(p.Flags, src.Flags)
+	copy(p.LSN, src.LSN)
+	p.slotOf = slices.Clone(src.slotOf)
+	p.freeList = slices.Clone(src.freeList)
+	p.nDirty, p.nEmpty = src.nDirty, src.nEmpty
+	p.Stats = src.Stats
+	return nil
+}
+
+// HaveFreeList reports whether the pool keeps a free list (PostgreSQL <= 18).
+func (p *Pool) HaveFreeList() bool { return p.useFreeList }

@@ -22,6 +22,7 @@
 package oscache
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/pgbufsim/pgbufsim/model/storage"
@@ -839,3 +840,81 @@ func (f *fsyncOp) OnEvent(int64) {
 		f.done.OnEvent(f.arg)
 	}
 }
+
+// LRU is a quiescent page cache's contents, its pages from the most to the
+// least recently used, with the counters: what a prewarm leaves behind
+// (WarmAll), kept so that other runs can start from it (RestoreLRU).
+type LRU struct {
+	order []int32
+	size  int // len(flags) of the cache saved, so a restored one is sized alike
+	stats Stats
+}
+
+// Pages returns the number of pages the saved cache held.
+func (l *LRU) Pages() int { return len(l.order) }
+
+// quiescent reports why the cache holds more than a list of clean pages,
+// or "".
+func (c *Cache) quiescent() string {
+	switch {
+	case c.dirty > 0 || c.writeback > 0:
+		return "it holds dirty pages"
+	case c.inFlight > 0 || len(c.active) > 0 || len(c.reading) > 0 || len(c.waiters) > 0 || c.fsyncHead < len(c.fsyncQ):
+		return "it has I/O in flight"
+	case c.flusherOn:
+		return "its flusher is running"
+	}
+	for _, f := range c.flags {
+		if f&^fCached != 0 {
+			return "its pages carry readahead marks or I/O flags"
+		}
+	}
+	return ""
+}
+
+// SaveLRU returns the cache's contents. It refuses a cache with anything
+// besides clean cached pages (dirty pages, I/O, readahead marks), whose
+// state a list of pages does not describe.
+func (c *Cache) SaveLRU() (*LRU, error) {
+	if why := c.quiescent(); why != "" {
+		return nil, fmt.Errorf("the page cache cannot be saved: %s", why)
+	}
+	l := &LRU{order: make([]int32, 0, c.n), size: len(c.flags), stats: c.Stats}
+	for g := c.head; g != nilPage; g = c.next[g] {
+		l.order = append(l.order, g)
+	}
+	return l, nil
+}
+
+// RestoreLRU replaces the contents of a quiescent cache with l's, and its
+// counters with l's: the cache is then the one SaveLRU saved. l is only
+// read, so many caches may restore from it at the same time.
+func (c *Cache) RestoreLRU(l *LRU) error {
+	if why := c.quiescent(); why != "" {
+		return fmt.Errorf("the page cache cannot be restored: %s", why)
+	}
+	for g := c.head; g != nilPage; g = c.next[g] {
+		c.flags[g] &^= fCached
+	}
+	if l.size > 0 {
+		c.grow(int32(l.size - 1))
+	}
+	c.head, c.tail = nilPage, nilPage
+	for i, g := range l.order {
+		c.flags[g] |= fCached
+		c.prev[g], c.next[g] = nilPage, nilPage
+		if i > 0 {
+			c.prev[g] = l.order[i-1]
+			c.next[l.order[i-1]] = g
+		}
+	}
+	if len(l.order) > 0 {
+		c.head, c.tail = l.order[0], l.order[len(l.order)-1]
+	}
+	c.n = int64(len(l.order))
+	c.Stats = l.stats
+	return nil
+}
+
+// Order returns the saved pages, the most recently used first.
+func (l *LRU) Order() []int32 { return slices.Clone(l.order) }

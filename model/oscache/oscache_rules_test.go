@@ -383,3 +383,43 @@ func TestPrefetchRangeReadsUncachedRuns(t *testing.T) {
 		t.Errorf("%d pages read, want 7", got)
 	}
 }
+
+// A saved cache restored into another (which held other pages) is the
+// same cache, and evicts in the same order afterwards; the saved one is
+// not changed by the other's use. A cache holding a dirty page cannot be
+// saved, nor restored into.
+func TestSaveAndRestoreLRU(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	cfg := defaultCfg()
+	cfg.CapacityPages = 150
+	_, _, a := testCache(t, 1, cfg)
+	_, _, b := testCache(t, 1, cfg)
+	for range 1000 {
+		a.Warm(int32(rng.IntN(400)))
+		b.Warm(int32(400 + rng.IntN(100)))
+	}
+	saved, err := a.SaveLRU()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.RestoreLRU(saved); err != nil {
+		t.Fatal(err)
+	}
+	sameCache(t, 0, "RestoreLRU", a, b)
+	for range 500 {
+		g := int32(rng.IntN(600))
+		a.Warm(g)
+		b.Warm(g)
+	}
+	sameCache(t, 1, "after RestoreLRU", a, b)
+	if o := saved.Order(); len(o) != 150 || saved.Pages() != 150 {
+		t.Fatalf("the saved cache changed: %d pages", len(o))
+	}
+	a.Write(3, nil, 0)
+	if _, err := a.SaveLRU(); err == nil {
+		t.Fatal("a cache with a dirty page was saved")
+	}
+	if err := a.RestoreLRU(saved); err == nil {
+		t.Fatal("a saved cache was restored over a dirty page")
+	}
+}

@@ -1,0 +1,41 @@
+package sweep
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/pgbufsim/pgbufsim/configs"
+)
+
+// A sweep makes each distinct prewarm once and copies it into the other
+// runs that would make the same one (model.PrewarmKey): here the
+// background writer's delay cannot change the prewarm, shared_buffers and
+// the replicate can, so 4 of the 8 runs prewarm and 4 copy. Every file
+// is the same as when each run prewarms itself, at any parallelism.
+func TestSharedPrewarmSweepGivesTheSameFiles(t *testing.T) {
+	plan, err := configs.ParseSweep("tiny.yaml", []byte(tinyBase), []string{"sweep.replicates=2", "workload.prewarm=5000"},
+		[]string{"server.shared_buffers=1MB,2MB", "server.bgwriter_delay=50ms,200ms"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	sep := filepath.Join(root, "separate")
+	res, err := Run(plan, Options{Dir: sep, Parallel: 1, SeparatePrewarms: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.PrewarmsMade != 0 || res.PrewarmsCopied != 0 {
+		t.Fatalf("separate prewarms: %d made and %d copied through a share, want none", res.PrewarmsMade, res.PrewarmsCopied)
+	}
+	for _, parallel := range []int{1, 3} {
+		dir := filepath.Join(root, "shared", string(rune('0'+parallel)))
+		res, err := Run(plan, Options{Dir: dir, Parallel: parallel})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.PrewarmsMade != 4 || res.PrewarmsCopied != 4 {
+			t.Fatalf("-parallel %d: %d prewarms made and %d copied, want 4 and 4", parallel, res.PrewarmsMade, res.PrewarmsCopied)
+		}
+		sameTree(t, "shared against separate prewarms", dir, sep)
+	}
+}
