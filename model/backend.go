@@ -516,13 +516,30 @@ func (b *backend) modifyN(slot, gid int32, n, recBytes int64) {
 	}
 }
 
-// noteVictim counts a ring's reuse of its own buffer (pg_stat_io reuses)
-// and remembers it for the eviction count.
+// noteVictim remembers whether the victim is the ring's own buffer, for
+// pg_stat_io's reuses and evictions (countVictim).
 func (b *backend) noteVictim() {
 	r := b.pinRing
 	b.victimFromRing = r != nil && r.FromRing()
+}
+
+// countVictim counts a claimed victim that holds a valid page as a ring's
+// reuse of its own buffer or an eviction (pg_stat_io reuses, evictions),
+// where GetVictimBuffer does (bufmgr.c, 16+): after the ring's
+// StrategyRejectBuffer has passed it and it is written, before the last
+// checks that may still give it back (InvalidateVictimBuffer, and
+// BufferAlloc finding the page read in meanwhile). A victim the ring
+// rejects is neither: the backend takes another buffer, which counts.
+func (b *backend) countVictim(s int32) {
+	p := b.e.pool
+	if p.Tag[s] < 0 || p.Flags[s]&bufpool.Valid == 0 {
+		return
+	}
+	io := &b.e.stats.io[b.backendType()][ringContext(b.pinRing)]
 	if b.victimFromRing {
-		b.e.stats.io[b.backendType()][ringContext(r)].reuses++
+		io.reuses++
+	} else {
+		io.evictions++
 	}
 }
 
@@ -694,6 +711,7 @@ func (b *backend) pinStep() (int32, bool) {
 			b.ps = psAssign
 		case psAssign:
 			s := b.victim
+			b.countVictim(s)
 			if p.Frames.Pins[s] > 1 || p.Flags[s]&bufpool.Dirty != 0 || p.Lookup(b.pinGid) >= 0 {
 				// Someone pinned or re-dirtied the victim while we wrote
 				// it, or read our page in meanwhile: give it back and
@@ -702,9 +720,7 @@ func (b *backend) pinStep() (int32, bool) {
 				b.ps = psLookup
 				continue
 			}
-			if p.Assign(s, b.pinGid, now, b.pinRing != nil) && !b.victimFromRing {
-				e.stats.io[b.backendType()][ringContext(b.pinRing)].evictions++
-			}
+			p.Assign(s, b.pinGid, now, b.pinRing != nil)
 			b.pinSlot = s
 			b.lastMiss = true
 			// BufferAlloc's remapping and the I/O's bookkeeping

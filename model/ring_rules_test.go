@@ -22,6 +22,19 @@ func TestBulkReadRingRejectsBuffersNeedingWALFlush(t *testing.T) {
 		sc.Workload.Phases[0].Script.Steps = []Step{{Seqscan: &TableStep{Table: "fresh", Pick: "client"}}}
 		e, r := rtRun(t, sc)
 		st := e.pool.Stats
+		// pg_stat_io (16+) counts a victim once GetVictimBuffer has
+		// claimed it: a rejected ring buffer is no reuse; the buffer taken
+		// instead is an eviction when it held a page (the free list's 512
+		// empty buffers do not).
+		var reuses, evictions int64
+		for _, row := range r.Totals.PGStatIO {
+			if row.BackendType == "client backend" && row.Context == "bulkread" {
+				reuses, evictions = row.Reuses, row.Evictions
+			}
+		}
+		if int64(st.RingReuses)-int64(st.RingRejects) != reuses {
+			t.Errorf("wal_log_hints=%v: pg_stat_io reuses %d, want the ring's reuses less its rejections, %d - %d", hints, reuses, st.RingReuses, st.RingRejects)
+		}
 		if got := r.Totals.Visibility.HintDirtiedPages; got != 1000 {
 			t.Fatalf("wal_log_hints=%v: the scan hint-dirtied %d pages, want 1000", hints, got)
 		}
@@ -34,9 +47,15 @@ func TestBulkReadRingRejectsBuffersNeedingWALFlush(t *testing.T) {
 			if st.RingRejects < 900 || st.Alloc < 900 {
 				t.Errorf("wal_log_hints on: %d ring rejections, %d allocations; want ~968 of each (the ring degrades to the normal strategy)", st.RingRejects, st.Alloc)
 			}
+			if reuses != 0 || evictions != 1000-512 {
+				t.Errorf("wal_log_hints on: pg_stat_io bulkread reuses %d, evictions %d; want 0 (every ring buffer rejected) and 488 (the 1000 pages less the 512 free buffers)", reuses, evictions)
+			}
 		} else {
 			if st.RingRejects != 0 || st.Alloc != 32 || st.RingReuses != 968 {
 				t.Errorf("wal_log_hints off: %d rejections, alloc %d, ring reuses %d; want 0, 32, 968", st.RingRejects, st.Alloc, st.RingReuses)
+			}
+			if reuses != 968 || evictions != 0 {
+				t.Errorf("wal_log_hints off: pg_stat_io bulkread reuses %d, evictions %d; want 968 and 0", reuses, evictions)
 			}
 			if e.bufWrites.backend != 968 {
 				t.Errorf("wal_log_hints off: the scan wrote %d of its dirty ring buffers, want 968 (all but the last 32)", e.bufWrites.backend)
