@@ -208,6 +208,7 @@ type backend struct {
 	catPlanned   []int
 	catKinds     uint8
 	catAnalyzed  bool     // the session ran an ANALYZE (its caches hold what the first one looked up)
+	spcCached    bool     // the session's tablespace cache holds the default tablespace (catalogTablespace)
 	catLooked    []string // catalog objects the session's plans looked up (pgscript.Lookups)
 	catGroups    uint16   // the lookup groups whose pages it has read, a bit each (lookupGroup)
 	catOps       []op

@@ -528,6 +528,28 @@ func (e *engine) pinLimit() int32 {
 	return e.pinLimitN
 }
 
+// refcountArrayEntries is REFCOUNT_ARRAY_ENTRIES (bufmgr.c): the pins a
+// backend's private refcount array holds before they overflow into its
+// hash table. The pin-limit functions assume that many are held.
+const refcountArrayEntries = 8
+
+// limitAdditionalPins is LimitAdditionalPins (bufmgr.c, 17): n capped at
+// the backend's share less the pins it is assumed to hold, never below 1.
+// A 17 read stream caps its max_pinned_buffers with it once, at its start.
+func (e *engine) limitAdditionalPins(n int32) int32 {
+	return min(n, max(e.pinLimit()-refcountArrayEntries, 1))
+}
+
+// additionalPinLimit is GetAdditionalPinLimit (bufmgr.c, 18): the buffers
+// a backend holding held pins may pin more, its share less
+// REFCOUNT_ARRAY_ENTRIES or the pins it holds beyond them; 0 is possible.
+// An 18 read stream asks it before each read it starts
+// (read_stream_start_pending_read), so that with shared_buffers 16MB
+// (a share of 2048 / 174 = 11 buffers) every read is at most 3 blocks.
+func (e *engine) additionalPinLimit(held int32) int32 {
+	return max(e.pinLimit()-max(refcountArrayEntries, held), 0)
+}
+
 func (e *engine) computePinLimit() int32 {
 	conns := 100
 	for _, ph := range e.sc.Workload.Phases {

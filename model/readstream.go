@@ -189,11 +189,12 @@ func (b *backend) streamNextBuffer(t *table, write bool) (blk, slot int32, miss,
 		// A new read: the blocks from blk that the stream yields next and
 		// are not in shared buffers, as far as the distance,
 		// io_combine_limit, the segment file and the pins allow.
-		limit := min(st.distance, e.ioCombineBlocks(), b.scanEnd-blk, relSegBlocks-blk%relSegBlocks, e.pinLimit())
-		if st.ring != nil {
-			// GetAccessStrategyPinLimit: a BULKREAD stream may pin the
-			// whole ring, no more.
-			limit = min(limit, int32(st.ring.Size()))
+		// Nothing is pinned ahead when a synchronous read starts: from
+		// 18 the read is as large as GetAdditionalPinLimit allows (at
+		// least 1 block), in 17 as max_pinned_buffers.
+		limit := min(st.distance, e.ioCombineBlocks(), b.scanEnd-blk, relSegBlocks-blk%relSegBlocks, b.aioMaxPinned())
+		if e.ver >= 1800 {
+			limit = min(limit, max(e.additionalPinLimit(0), 1))
 		}
 		n := int32(1)
 		for n < limit && b.streamFrom(t, blk+n) == blk+n && e.pool.Lookup(e.cat.GID(t.rel, blk+n)) < 0 {
@@ -246,7 +247,7 @@ func (b *backend) streamNextBuffer(t *table, write bool) (blk, slot int32, miss,
 		st.ioN = 0
 	}
 	// Behaviour B: after I/O the distance doubles, up to io_combine_limit.
-	st.distance = min(st.distance*2, e.ioCombineBlocks())
+	st.distance = min(st.distance*2, e.ioCombineBlocks(), b.aioMaxPinned())
 	st.phase = 0
 	st.next = b.streamFrom(t, st.start+st.want)
 	st.n = st.want - 1
@@ -500,14 +501,37 @@ func (b *backend) streamNextBufferAsync(t *table, write bool) (blk, slot int32, 
 	return blk, slot, miss, true
 }
 
-// aioMaxPinned is the stream's max_pinned_buffers: max(4 x
-// effective_io_concurrency, io_combine_limit), within the ring.
+// aioMaxPinned is the stream's max_pinned_buffers (read_stream.c
+// read_stream_begin_impl): in 17 max(4 x max_ios, io_combine_limit)
+// within the strategy's pin limit and LimitAdditionalPins; from 18
+// (max_ios + 1) x io_combine_limit within the strategy's pin limit and
+// GetPinLimit (each read then within GetAdditionalPinLimit).
 func (b *backend) aioMaxPinned() int32 {
-	n := max(4*b.streamMaxIOs(), b.e.ioCombineBlocks())
-	if r := b.stream.ring; r != nil {
-		n = min(n, int32(r.Size()))
+	e := b.e
+	var n int32
+	if e.ver >= 1800 {
+		n = (b.streamMaxIOs() + 1) * e.ioCombineBlocks()
+	} else {
+		n = max(4*b.streamMaxIOs(), e.ioCombineBlocks())
 	}
-	return min(n, b.e.pinLimit())
+	if r := b.stream.ring; r != nil {
+		n = min(n, strategyPinLimit(r))
+	}
+	if e.ver >= 1800 {
+		return max(min(n, e.pinLimit()), 1)
+	}
+	return e.limitAdditionalPins(max(n, 1))
+}
+
+// strategyPinLimit is GetAccessStrategyPinLimit (freelist.c): a BULKREAD
+// ring's buffers may all be pinned at once (StrategyRejectBuffer deals
+// with dirty ones), other rings' half ("a trade-off between look ahead
+// distance and deferring writeback and associated WAL traffic").
+func strategyPinLimit(r *bufpool.Ring) int32 {
+	if r.Kind == bufpool.BulkRead {
+		return int32(r.Size())
+	}
+	return max(int32(r.Size()/2), 1)
 }
 
 // aioLookAhead is read_stream_look_ahead: it pins blocks ahead of the
@@ -561,6 +585,17 @@ func (b *backend) aioLookAhead(t *table, write bool) bool {
 		limit := min(combine, room, b.scanEnd-as.next, relSegBlocks-as.next%relSegBlocks)
 		if limit < combine && as.pinned == 0 {
 			limit = min(combine, b.scanEnd-as.next, relSegBlocks-as.next%relSegBlocks, max(room, 1))
+		}
+		// read_stream_start_pending_read: a read no larger than
+		// GetAdditionalPinLimit allows (a backend pinning nothing may
+		// read one block beyond it). A larger pending read waits while
+		// the stream holds pins, and is read in pieces of that size once
+		// the scan has consumed them.
+		if add := e.additionalPinLimit(as.pinned); add < limit {
+			if as.pinned > 0 {
+				return true
+			}
+			limit = max(add, 1)
 		}
 		if limit < combine && as.pinned > 0 && limit == room {
 			// "We don't start the pending read just because we've hit

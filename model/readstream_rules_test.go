@@ -8,8 +8,8 @@ import "testing"
 // 1254 preadv calls instead of 20000 pread calls; pg_statio,
 // pgBufferUsage and the ring see the same blocks read as before. A stream
 // pins no more than a backend's share of shared buffers
-// (LimitAdditionalPins: NBuffers / 127 processes up to 17), which in a
-// small pool caps the reads.
+// (LimitAdditionalPins: NBuffers / 127 processes up to 17, less the 8
+// pins it assumes held), which in a small pool caps the reads.
 func TestSeqScanReadStream(t *testing.T) {
 	for _, tc := range []struct {
 		version          string
@@ -23,9 +23,10 @@ func TestSeqScanReadStream(t *testing.T) {
 		{"17", 4096, 20000, 128 << 10, 1254},
 		// io_combine_limit 64kB: 1, 2, 4, 8, then 8 at a time: 4 + 2499.
 		{"17", 4096, 20000, 64 << 10, 2503},
-		// 512 buffers: 4 pins a backend (512 / 127): 1, 2, 4, then 4 at
-		// a time: 3 + 249.
-		{"17", 512, 1000, 128 << 10, 252},
+		// 512 buffers: a backend's share, 512 / 127 = 4, is less than
+		// the 8 pins LimitAdditionalPins assumes it holds
+		// (REFCOUNT_ARRAY_ENTRIES): max_pinned_buffers 1, a block a read.
+		{"17", 512, 1000, 128 << 10, 1000},
 	} {
 		sc := rtIdleScenario(tc.nbuffers, tc.blocks) // > NBuffers/4: the BULKREAD ring
 		sc.Server.Version = tc.version
@@ -40,6 +41,47 @@ func TestSeqScanReadStream(t *testing.T) {
 		if ph.StatioTables[0].HeapBlksRead != tc.blocks || ph.BufferUsage.SharedBlksRead != tc.blocks || int64(e.pool.Stats.RingReuses) != tc.blocks-32 {
 			t.Errorf("%s: heap_blks_read %d, shared_blks_read %d, ring reuses %d; want %d, %d, %d",
 				tc.version, ph.StatioTables[0].HeapBlksRead, ph.BufferUsage.SharedBlksRead, e.pool.Stats.RingReuses, tc.blocks, tc.blocks, tc.blocks-32)
+		}
+	}
+}
+
+// From 18 each read of a stream is at most what GetAdditionalPinLimit
+// allows when it starts (read_stream_start_pending_read): the backend's
+// share, NBuffers / 174 processes, less the 8 pins assumed held, at
+// least one block. Measured on PostgreSQL 18.3 (io_method worker and
+// sync alike, effective_io_concurrency 16, 0 or 1), a cold count(*) of a
+// 1552-page table, pg_stat_io's client backend reads: 519 with
+// shared_buffers 16MB (1, 2, then 3 blocks a read, through the BULKREAD
+// ring), 107 with 32MB (1, 2, 4, 7, 8, then 15), 101 with 128MB (1, 1,
+// 2, 4, 8, then 16; normal context, no ring), and with 4MB one block a
+// read.
+func TestReadStreamReadsWithinThePinLimit(t *testing.T) {
+	for _, tc := range []struct {
+		nbuffers, blocks int64
+		method           string
+		ctx              string
+		reads            int64
+	}{
+		{2048, 1552, "worker", "bulkread", 519},
+		{2048, 1552, "sync", "bulkread", 519},
+		{4096, 1552, "worker", "bulkread", 107},
+		{16384, 1552, "worker", "normal", 101},
+		{512, 100, "worker", "normal", 100},
+	} {
+		sc := rtIdleScenario(tc.nbuffers, tc.blocks)
+		sc.Server.Version = "18"
+		sc.Server.IOMethod = tc.method
+		sc.Workload.Phases[0].DropOSCache = true
+		sc.Workload.Phases[0].Script.Steps = []Step{{Seqscan: &TableStep{Table: "t", Pick: "client"}}}
+		_, r := rtRun(t, sc)
+		var got int64 = -1
+		for _, row := range r.Phases[0].Metrics.PGStatIO {
+			if row.BackendType == "client backend" && row.Context == tc.ctx {
+				got = row.Reads
+			}
+		}
+		if got != tc.reads {
+			t.Errorf("18, %d buffers, %d-page table, io_method %s: %d %s reads, want %d", tc.nbuffers, tc.blocks, tc.method, got, tc.ctx, tc.reads)
 		}
 	}
 }
@@ -105,14 +147,17 @@ func TestIOMethodNeeds18(t *testing.T) {
 
 // pg_stat_io (pgstat_io.c): up to 17 reads count blocks; from 18 they
 // count I/O operations, with read_bytes (a read stream's vectored read of
-// 16 blocks is one read of 131072 bytes).
+// 15 blocks is one read of 122880 bytes).
 func TestPgStatIOReadsByVersion(t *testing.T) {
 	for _, tc := range []struct {
 		version, method string
 		reads           int64
 	}{
 		{"17", "", 20000},
-		{"18", "sync", 1254}, // 1, 2, 4, 8, then 16 at a time (TestSeqScanReadStream)
+		// 1, 2, 4, 8, then 15 at a time: the backend's share, 4096 / 174
+		// = 23 buffers, less the 8 pins GetAdditionalPinLimit assumes
+		// held (TestReadStreamReadsWithinThePinLimit).
+		{"18", "sync", 1337},
 	} {
 		sc := rtIdleScenario(4096, 20000)
 		sc.Server.Version = tc.version

@@ -36,18 +36,35 @@ const (
 	// Of a connection's accesses, these are to the shared catalogs
 	// (InitPostgres: pg_database, pg_authid, pg_db_role_setting and their
 	// indexes), which count in pg_stat_database's row for shared objects
-	// (datid 0): 25 of a session that runs a statement (22 of psql's
-	// connect alone), on 14 distinct pages (a session in a pool that had
-	// evicted them read 14 and hit 11). The connection that rebuilds the
-	// init files reads only 15 (on 5 of those pages, the next connection
-	// reading the other 9).
-	catalogConnShared       = 25
+	// (datid 0): 22, on 11 distinct pages. The connection that rebuilds
+	// the init files reads only 15 (on 5 of those pages, the next
+	// connection reading the other 6). A session's first plan of a scan
+	// reads 3 more (catalogTablespace).
+	catalogConnShared       = 22
 	catalogBareShared       = 22
 	catalogBareDB           = 31
-	catalogConnSharedPages  = 14
+	catalogConnSharedPages  = 11
 	catalogRebuildShared    = 15
 	catalogRebuildSharedPgs = 5
-	catalogGlobalPages      = catalogConnSharedPages
+	// The default tablespace's entry in a backend's tablespace cache
+	// (spccache.c get_tablespace: SearchSysCache1(TABLESPACEOID), an
+	// index scan of pg_tablespace_oid_index, metapage and root, and
+	// pg_tablespace's page), looked up once per session by the first of:
+	// a plan that costs a scan of a relation (costsize.c cost_seqscan,
+	// cost_index and the rest: get_tablespace_page_costs), an ANALYZE
+	// (14+: acquire_sample_rows' prefetch distance,
+	// get_tablespace_maintenance_io_concurrency), a read stream (17+:
+	// read_stream_begin_impl asks the tablespace's io concurrency; 18's
+	// VACUUM, 17's pg_prewarm in buffer mode). Measured on PostgreSQL 15
+	// with pg_buffercache and pg_stat_database's shared row, each statement
+	// in a new session: SELECT 1, INSERT ... VALUES, INSERT ... SELECT
+	// FROM generate_series and VACUUM read none of those pages, a point
+	// SELECT by key, count(*), a DELETE and ANALYZE read the three (a
+	// session's shared accesses 23 against 26 with psql; 22 against 25 in
+	// the differential test's sessions), and 18.3's pg_prewarm in buffer
+	// mode and VACUUM read them where read and prefetch modes do not.
+	catalogTablespace  = 3
+	catalogGlobalPages = catalogConnSharedPages + catalogTablespace
 	// The first connection after the server started rebuilds the relation
 	// cache's init files (relcache.c: RelationCacheInitFileRemove at
 	// startup, then RelationCacheInitializePhase3 builds the nailed
@@ -109,14 +126,15 @@ const (
 	// the model's session and relation work, and 26 in the shared catalogs
 	// where a session's statement reads 25.
 	catalogVacuumAccesses = 65
-	catalogVacuumShared   = 1
+	catalogVacuumShared   = 4
 	// ANALYZE's own catalog work besides its session's and its relation's
 	// (it plans nothing). Measured on PostgreSQL 15, one session, a table
 	// with a primary key: the first ANALYZE 215 accesses in the database
 	// (the casts, operator classes and operators of each column's
 	// statistics, std_typanalyze and the sort operators; the pg_statistic
 	// rows it replaces, update_attstats; pg_class) and 3 in the shared
-	// catalogs (pg_tablespace: get_tablespace_maintenance_io_concurrency);
+	// catalogs (pg_tablespace: get_tablespace_maintenance_io_concurrency,
+	// catalogTablespace, which a plan in the session may have read first);
 	// the same ANALYZE again 16 to 22 (pg_class, pg_statistic,
 	// pg_statistic_ext); then another table's first 51 to 55, its
 	// relation cache entries (the table's and its index's: 33, no planner
@@ -124,7 +142,6 @@ const (
 	// taken to cost what a plan's relation work does (18).
 	catalogAnalyzeFirst       = 215 - catalogAnalyzeRelAccesses - 1 // less the pg_statistic page's own access (analyze.go)
 	catalogAnalyzeAccesses    = 18 - 1
-	catalogAnalyzeShared      = 3
 	catalogAnalyzeRelAccesses = 33
 	catalogStride             = 7 // walks the core pages in an order unrelated to page numbers (coprime with the core's size)
 	// Pages outside the core, which the init-file rebuild does not read,
@@ -175,6 +192,7 @@ const (
 	catAnalyze
 	catLookups
 	catFirstPlan
+	catTablespace
 )
 
 // addSystemCatalog creates pg_catalog once the user relations exist: the
@@ -260,10 +278,17 @@ func (e *engine) catalogPages(o *op, out []int32) []int32 {
 			out = append(out, e.cat.GID(e.db.sysGlobal, int32(i%pages)))
 		}
 	}
-	// connect reads the shared catalogs, then the database's.
+	// connect reads the shared catalogs, then the database's
+	// (catalogConnAccesses was measured on sessions that also looked up
+	// the tablespace: catalogTablespace).
 	connect := func(rebuild bool) {
 		shared(catalogConnShared, rebuild)
-		accesses(0, catalogConnPages, catalogConnAccesses-catalogConnShared)
+		accesses(0, catalogConnPages, catalogConnAccesses-catalogConnShared-catalogTablespace)
+	}
+	tablespace := func() {
+		for i := range int32(catalogTablespace) {
+			out = append(out, e.cat.GID(e.db.sysGlobal, catalogConnSharedPages+i))
+		}
 	}
 	switch o.n {
 	case catConnect:
@@ -351,7 +376,10 @@ func (e *engine) catalogPages(o *op, out []int32) []int32 {
 		out, n = e.routedGroupPages(o.key, out, n)
 		accesses(catalogConnPages+catalogRelPages+int(bit)*catalogKindPages, catalogKindPages, n)
 	case catPgbenchSetup:
+		// pgbench's setup connection counts pgbench_branches (the scale
+		// check): a plan of a scan, which looks the tablespace up.
 		connect(o.key == 1)
+		tablespace()
 		accesses(0, catalogCorePages, catalogSetupAccess-catalogConnAccesses)
 	case catVacuum:
 		accesses(catalogConnPages+catalogRelPages+(prewarmKindBit+1)*catalogKindPages, catalogKindPages, catalogVacuumAccesses)
@@ -374,14 +402,13 @@ func (e *engine) catalogPages(o *op, out []int32) []int32 {
 			var n int
 			out, n = e.routedGroupPages(o.key, out, catalogAnalyzeFirst)
 			accesses(from, catalogKindPages, n)
-			for i := range catalogAnalyzeShared {
-				out = append(out, e.cat.GID(e.db.sysGlobal, int32(catalogConnSharedPages-1-i)))
-			}
 			break
 		}
 		accesses(from, catalogKindPages, catalogAnalyzeAccesses)
 	case catFirstPlan:
 		out = e.firstPlanPages(out)
+	case catTablespace:
+		tablespace()
 	case catBareConnect:
 		// A connection that runs no statement (pgbench's setup connection
 		// for script files: it connects, reads the server's version from
@@ -844,6 +871,9 @@ func (b *backend) withCatalogOps(ops []op, s *script) []op {
 		if o.kind == opNone && o.key == plannedNoTable && b.catKinds == 0 && !b.readGroup(firstPlanTypesGroup) {
 			need = true
 		}
+		if !b.spcCached && b.usesTablespaceCache(o) {
+			need = true
+		}
 	}
 	if !need {
 		return ops
@@ -875,7 +905,7 @@ func (b *backend) withCatalogOps(ops []op, s *script) []op {
 		out = append(out, op{kind: opCatalog, n: catConnect, key: key})
 	}
 	var kinds uint8
-	analyzed := false
+	analyzed, spcLooked := false, false
 	planned := b.catPlanned[:0]
 	var opened []int
 	for _, o := range ops {
@@ -923,6 +953,10 @@ func (b *backend) withCatalogOps(ops []op, s *script) []op {
 		}
 		if o.stmt && s.lookups != nil {
 			out = b.lookupOps(s.stmtLookups(&o), out)
+		}
+		if !b.spcCached && !spcLooked && b.usesTablespaceCache(&o) {
+			spcLooked = true
+			out = append(out, op{kind: opCatalog, n: catTablespace})
 		}
 		if o.t != nil {
 			have := b.catSeen[o.t.ord]
@@ -1004,6 +1038,31 @@ func (b *backend) execCatalog(o *op) bool {
 		b.catKinds |= 1 << (o.key & kindBits)
 	case catAnalyze:
 		b.catAnalyzed = true
+	case catTablespace:
+		b.spcCached = true
 	}
 	return true
+}
+
+// usesTablespaceCache reports whether o's statement looks up its
+// relation's tablespace in the backend's tablespace cache
+// (catalogTablespace): a plan that costs a scan of the relation, an
+// ANALYZE (14+), a read stream (17+: pg_prewarm's buffer mode; 18's
+// VACUUM).
+func (b *backend) usesTablespaceCache(o *op) bool {
+	if o.t == nil {
+		return false
+	}
+	e := b.e
+	switch o.kind {
+	case opFetch, opUpdate, opSeqscan, opDeleteKey, opDeleteAll, opUpdateAll, opRange:
+		return true
+	case opAnalyze:
+		return e.ver >= 1400
+	case opVacuum:
+		return e.vacuumUsesStream() || o.analyze && e.ver >= 1400
+	case opPrewarm:
+		return o.mode == prewarmBuffer && e.usesReadStream()
+	}
+	return false
 }
