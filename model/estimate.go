@@ -220,7 +220,7 @@ func EstimateRun(sc Scenario) (Estimate, error) {
 		if ph.Duration == 0 && ph.Rate > 0 {
 			d = float64(ph.Transactions) * c / ph.Rate
 		}
-		seconds += d
+		seconds += d + float64(ph.Pause)/1e9
 		if o := sc.Output; o.PGBenchLog && (!ph.Warmup || o.LogWarmup) {
 			switch {
 			case o.AggregateInterval > 0:

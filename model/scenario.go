@@ -595,6 +595,11 @@ type Phase struct {
 	RandomSeed *uint64 `yaml:"random_seed"`
 	// Warmup phases run but stay out of the summary's totals.
 	Warmup bool `yaml:"warmup"`
+	// Pause is idle time before the phase (before its restart, if any):
+	// no client runs, the background writer, the checkpointer, the WAL
+	// writer and autovacuum go on, as between two pgbench runs. Its
+	// counters belong to no phase and not to the totals.
+	Pause int64 `yaml:"pause" unit:"duration" range:"0,24h"`
 	// Restart restarts the server before the phase (pg_ctl restart: a
 	// shutdown checkpoint writes every dirty buffer, then shared buffers,
 	// the clog buffers and every backend's caches start empty; the OS page

@@ -18,6 +18,7 @@ type phase struct {
 	scriptLat                               []*sim.Histogram
 
 	start, end int64
+	paused     bool // its pause (Phase.Pause) is over or under way
 	active     int
 	clients    []*client
 	threads    []*thread
@@ -197,6 +198,13 @@ func (e *engine) startPhase(i int) {
 	}
 	ph := e.phases[i]
 	e.cur = ph
+	if ph.cfg.Pause > 0 && !ph.paused {
+		// Phase.Pause: the server idles; the phase starts after it.
+		ph.paused = true
+		ph.start = e.k.Now()
+		e.k.After(ph.cfg.Pause, (*pauseEnd)(e), int64(i))
+		return
+	}
 	if ph.cfg.Restart {
 		e.restartServer()
 		defer e.startAutoprewarm() // with the phase's clients, after the page cache's drop
@@ -255,6 +263,11 @@ func (e *engine) startPhase(i int) {
 		}
 	}
 }
+
+// pauseEnd starts phase arg when its pause is over.
+type pauseEnd engine
+
+func (p *pauseEnd) OnEvent(arg int64) { (*engine)(p).startPhase(int(arg)) }
 
 // complete records a finished transaction (pgbench processXactStats).
 func (ph *phase) complete(b *backend, now int64) {
