@@ -9,6 +9,7 @@ import (
 
 	"github.com/pgbufsim/pgbufsim/model/bufpool"
 	"github.com/pgbufsim/pgbufsim/model/oscache"
+	"github.com/pgbufsim/pgbufsim/policies"
 )
 
 // Sharing a prewarm among runs. A long prewarm (workload.prewarm, a few
@@ -53,10 +54,9 @@ func PrewarmKey(sc Scenario) string {
 	s.VacuumCostPageHit, s.VacuumCostPageMiss, s.VacuumCostPageDirty = 0, 0, 0
 	s.VacuumBufferUsageLimit, s.IOCombineLimit, s.IOMethod, s.IOWorkers = 0, 0, "", 0
 	s.EffectiveIOConcurrency, s.MaintenanceIOConcurrency = 0, 0
-	o := &sc.OS
-	sc.OS = OS{PageCache: o.PageCache, Start: o.Start}
-	sc.Policies.HintCache = zeroOf(sc.Policies.HintCache)
-	sc.Policies.AllVisible = zeroOf(sc.Policies.AllVisible)
+	sc.OS = OS{PageCache: sc.OS.PageCache, Start: sc.OS.Start}
+	sc.Policies.HintCache = policies.HintCacheParams{}
+	sc.Policies.AllVisible = policies.AllVisibleParams{}
 	phases := make([]Phase, len(sc.Workload.Phases))
 	copy(phases, sc.Workload.Phases)
 	for i := range phases {
@@ -75,11 +75,6 @@ func PrewarmKey(sc Scenario) string {
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:16])
-}
-
-func zeroOf[T any](T) T {
-	var z T
-	return z
 }
 
 // PrewarmShare lets runs with the same PrewarmKey share one prewarm: the
@@ -121,10 +116,11 @@ func NewPrewarmShare() *PrewarmShare {
 
 // Expect announces a run of sc, so that the share keeps sc's prewarm only
 // while runs still need it, and only when more than one will. Calling it
-// is optional; a sweep calls it for every run before starting them.
-func (s *PrewarmShare) Expect(sc Scenario) {
+// is optional; a sweep calls it for every run before starting them. It
+// returns sc's PrewarmKey, or "" when sc has no prewarm.
+func (s *PrewarmShare) Expect(sc Scenario) string {
 	if sc.Workload.Prewarm <= 0 {
-		return
+		return ""
 	}
 	key := PrewarmKey(sc)
 	s.mu.Lock()
@@ -135,6 +131,7 @@ func (s *PrewarmShare) Expect(sc Scenario) {
 		s.entries[key] = ent
 	}
 	ent.expected++
+	return key
 }
 
 // Counts returns how many prewarms the share computed and how many runs

@@ -210,16 +210,16 @@ func Run(plan *configs.SweepPlan, opt Options) (*Results, error) {
 // runs are made in changes no output (see Run). It returns nil when no
 // two jobs share a prewarm.
 func sharePrewarms(plan *configs.SweepPlan, jobs [][2]int) *model.PrewarmShare {
+	share := model.NewPrewarmShare()
 	keys := make([]string, len(jobs))
 	first := map[string]int{}
 	shared := false
 	for i, j := range jobs {
 		sc := plan.Points[j[0]].Scenario
-		if sc.Workload.Prewarm <= 0 {
+		sc.Replicate = j[1]
+		if keys[i] = share.Expect(sc); keys[i] == "" {
 			continue
 		}
-		sc.Replicate = j[1]
-		keys[i] = model.PrewarmKey(sc)
 		if _, ok := first[keys[i]]; ok {
 			shared = true
 		} else {
@@ -229,26 +229,20 @@ func sharePrewarms(plan *configs.SweepPlan, jobs [][2]int) *model.PrewarmShare {
 	if !shared {
 		return nil
 	}
-	order := make([]int, len(jobs))
-	for i := range order {
-		order[i] = i
-	}
 	rank := func(i int) int {
 		if keys[i] == "" {
 			return i
 		}
 		return first[keys[i]]
 	}
+	order := make([]int, len(jobs))
+	for i := range order {
+		order[i] = i
+	}
 	slices.SortStableFunc(order, func(a, b int) int { return rank(a) - rank(b) })
 	sorted := make([][2]int, len(jobs))
-	share := model.NewPrewarmShare()
 	for i, o := range order {
 		sorted[i] = jobs[o]
-		if keys[o] != "" {
-			sc := plan.Points[jobs[o][0]].Scenario
-			sc.Replicate = jobs[o][1]
-			share.Expect(sc)
-		}
 	}
 	copy(jobs, sorted)
 	return share
