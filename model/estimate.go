@@ -57,7 +57,7 @@ const (
 	bytesPerPageID    = 26
 	bytesPerHeapBlock = 7
 	bytesPerSlot      = 28
-	bytesPerBackend   = 4096
+	bytesPerBackend   = 4352
 	// a backend's catalog work list: up to a few hundred pages and ops
 	bytesPerBackendCatalog = 1024
 	bytesPerXipEntry       = 4

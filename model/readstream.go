@@ -142,7 +142,9 @@ func (b *backend) streamMaxIOs() int32 {
 func (as *aioStream) reset() {
 	as.ranges = as.ranges[:0]
 	as.pinned, as.next, as.inFlight = 0, -1, 0
+	as.pendStart, as.pendN, as.fwd, as.after = 0, 0, false, afterLoop
 	as.forming, as.waited = false, false
+	as.out = aioOut{}
 	as.gen++
 }
 
@@ -274,13 +276,13 @@ func (b *backend) streamNextBlock(t *table, blk int32, write bool, what string) 
 
 // Asynchronous I/O (18+, io_method worker or io_uring; aio.c,
 // method_worker.c, method_io_uring.c, read_stream.c). The stream starts
-// its reads ahead of the scan and does not wait for them: it looks ahead
-// while fewer than effective_io_concurrency reads are in flight and fewer
-// blocks than its distance are pinned, starting a read once it can have
-// io_combine_limit blocks (or nothing else is pinned); the scan waits only
-// for a block whose read has not completed, and each such wait doubles the
-// distance, up to max(4 x effective_io_concurrency, io_combine_limit)
-// blocks and the BULKREAD ring. A read is a preadv done by one of
+// its reads ahead of the scan and does not wait for them: after handing a
+// block out it looks ahead (aioLookAhead: pending reads of consecutive
+// blocks, started as StartReadBuffers would, aioStartPending and aioForm);
+// the scan waits only for a block whose read has not completed, and each
+// read of the stream's own, completed or not when the scan reaches its
+// first block, doubles the distance, up to max_pinned_buffers
+// (aioMaxPinned), where each hit took one off it. A read is a preadv done by one of
 // io_workers worker processes (worker: they take reads in order, and
 // copy the data on the server's cores) or by the kernel's io_uring
 // workers (io_uring: no limit on their number, the copy on the cores too);
@@ -309,6 +311,7 @@ type aioRange struct {
 	slots    []int32
 	rd       *aioRead
 	miss     bool
+	consumed bool // its first block was handed out (the distance doubled)
 }
 
 // aioStream is the asynchronous stream's queue of pinned ranges.
@@ -318,12 +321,24 @@ type aioStream struct {
 	next     int32 // the next block to look ahead at
 	inFlight int32
 	gen      uint32 // bumped when the stream restarts: older reads no longer count
-	// forming: a range whose buffers are being allocated
-	forming bool
-	fr      aioRange
-	frMine  []bool
-	waited  bool // the scan waited for the head's read
+	// The pending read: blocks [pendStart, pendStart+pendN), the first of
+	// them already pinned when fwd (forwarded by the read before, in
+	// fwdSlot).
+	pendStart, pendN int32
+	fwd              bool
+	fwdSlot          int32
+	after            int8 // afterLoop, afterDrain, afterFinal
+	// forming: a read whose buffers are being pinned (aioForm)
+	forming    bool
+	fr         aioRange
+	frMine     []bool
+	frHit      bool // a hit: one block, no I/O
+	frMiss     bool // which the pin read after all
+	frDecided  bool // frCached holds for the block being pinned
+	frCached   bool
+	waited  bool // the scan waited for the head's read (until it resumes)
 	timed   bool // and that wait's time is counted
+	out     aioOut
 }
 
 // ioWorkers is the worker method's pool (method_worker.c): io_workers
@@ -467,11 +482,25 @@ func (b *backend) streamNextBufferAsync(t *table, write bool) (blk, slot int32, 
 		as.timed = true
 		b.noteIOTime(ringContext(st.ring), ioRead, b.e.k.Now()-b.waitFrom)
 	}
-	if !b.aioLookAhead(t, write) {
-		return -1, -1, false, false
+	if as.out.ok {
+		// The block handed out before the look-ahead after it blocked:
+		// finish the look-ahead, then return it.
+		if !b.aioLookAhead(t, write) {
+			return -1, -1, false, false
+		}
+		o := as.out
+		as.out = aioOut{}
+		return o.blk, o.slot, o.miss, true
 	}
 	if len(as.ranges) == 0 {
-		return -1, -1, false, true // the end
+		// Nothing pinned: the look-ahead starts the stream (or finds
+		// its end).
+		if !b.aioLookAhead(t, write) {
+			return -1, -1, false, false
+		}
+		if len(as.ranges) == 0 {
+			return -1, -1, false, true // the end
+		}
 	}
 	h := &as.ranges[0]
 	if h.rd != nil && !h.rd.done {
@@ -484,11 +513,14 @@ func (b *backend) streamNextBufferAsync(t *table, write bool) (blk, slot int32, 
 		b.block(wIOWait)
 		return -1, -1, false, false
 	}
-	if as.waited {
-		// "Have the read-ahead distance ramp up rapidly after we needed
-		// to wait for IO."
+	as.waited = false
+	if h.rd != nil && !h.consumed {
+		// The head buffer of a read of ours: WaitReadBuffers, then
+		// "Look-ahead distance ramps up rapidly after we do I/O"
+		// (read_stream.c read_stream_next_buffer, 18.3: whether or not
+		// the read had completed by then).
+		h.consumed = true
 		st.distance = min(2*st.distance, b.aioMaxPinned())
-		as.waited = false
 	}
 	blk, slot, miss = h.start, h.slots[0], h.rd != nil || h.miss
 	h.start++
@@ -498,7 +530,20 @@ func (b *backend) streamNextBufferAsync(t *table, write bool) (blk, slot int32, 
 	if h.n == 0 {
 		as.ranges = as.ranges[:copy(as.ranges, as.ranges[1:])]
 	}
+	// "Prepare for the next call": the look-ahead follows the hand-out, so
+	// that it sees the distance just doubled and one pin fewer, and its
+	// reads run while the caller works on this block.
+	if !b.aioLookAhead(t, write) {
+		as.out = aioOut{blk: blk, slot: slot, miss: miss, ok: true}
+		return -1, -1, false, false
+	}
 	return blk, slot, miss, true
+}
+
+// aioOut is a block the stream handed out whose look-ahead blocked.
+type aioOut struct {
+	blk, slot int32
+	miss, ok  bool
 }
 
 // aioMaxPinned is the stream's max_pinned_buffers (read_stream.c
@@ -534,85 +579,199 @@ func strategyPinLimit(r *bufpool.Ring) int32 {
 	return max(int32(r.Size()/2), 1)
 }
 
-// aioLookAhead is read_stream_look_ahead: it pins blocks ahead of the
-// scan and starts their reads while the distance and
-// effective_io_concurrency allow. false: b blocked (a victim's write, or
-// another backend's read of a block).
+// aioLookAhead is read_stream_look_ahead (18.3): it asks the stream's
+// callback for blocks while fewer than the distance are pinned or pending,
+// merging consecutive blocks into one pending read whether they are in
+// shared buffers or not, and starts the pending read (StartReadBuffers,
+// aioStartPending) when it reaches io_combine_limit blocks or the next
+// block does not follow it. A pending read cut short by the distance is
+// started only once nothing is pinned ("preferring to give it another
+// chance to grow to full io_combine_limit size"), or at the stream's end.
+// false: b blocked (a victim's write, or another backend's read of a
+// block); call again.
 func (b *backend) aioLookAhead(t *table, write bool) bool {
+	st := &b.stream
+	as := &b.aio
+	combine := b.e.ioCombineBlocks()
+	maxIOs := b.streamMaxIOs()
+	for {
+		if as.forming {
+			if !b.aioForm(t, write) {
+				return false
+			}
+			switch as.after {
+			case afterFinal:
+				as.after = afterLoop
+				return true
+			case afterDrain:
+				if as.inFlight >= maxIOs {
+					// The next block waits for the next call, which
+					// looks ahead from the start.
+					as.after = afterLoop
+					return true
+				}
+			}
+			continue
+		}
+		if as.after == afterDrain {
+			// "We have to start the pending read before we can build
+			// another."
+			if as.pendN > 0 {
+				if !b.aioStartPending(t) {
+					as.after = afterLoop
+					return true
+				}
+				continue
+			}
+			as.after = afterLoop
+			as.pendStart, as.pendN = as.next, 1
+			as.next = b.streamFrom(t, as.next+1)
+			continue
+		}
+		if as.inFlight >= maxIOs || as.pinned+as.pendN >= st.distance || as.next < 0 {
+			break
+		}
+		if as.pendN == combine {
+			if !b.aioStartPending(t) {
+				return true
+			}
+			continue
+		}
+		if as.pendN > 0 && as.pendStart+as.pendN == as.next {
+			as.pendN++
+			as.next = b.streamFrom(t, as.next+1)
+			continue
+		}
+		if as.pendN > 0 {
+			as.after = afterDrain
+			continue
+		}
+		as.pendStart, as.pendN = as.next, 1
+		as.next = b.streamFrom(t, as.next+1)
+	}
+	if as.pendN > 0 && (as.pendN == combine || as.pendN >= st.distance && as.pinned == 0 || as.next < 0) && as.inFlight < maxIOs {
+		if b.aioStartPending(t) {
+			as.after = afterFinal
+			if !b.aioForm(t, write) {
+				return false
+			}
+		}
+	}
+	as.after = afterLoop
+	return true
+}
+
+// What the look-ahead does once a read it started has its buffers.
+const (
+	afterLoop  = iota // go on looking ahead
+	afterDrain        // start the rest of the pending read, then a new one
+	afterFinal        // return
+)
+
+// aioStartPending is read_stream_start_pending_read: it starts
+// StartReadBuffers on the pending read, as large as GetAdditionalPinLimit
+// allows (the forwarded buffer, already pinned, counting as one it may
+// have); when that is less, the distance shrinks to what is pinned plus
+// that, and nothing starts while the stream holds pins. false: nothing
+// started. The buffers are then pinned by aioForm.
+func (b *backend) aioStartPending(t *table) bool {
+	st := &b.stream
+	as := &b.aio
+	fwd := int32(0)
+	if as.fwd {
+		fwd = 1
+	}
+	limit := b.e.additionalPinLimit(as.pinned+fwd) + fwd
+	if limit == 0 && as.pinned == 0 {
+		limit = 1 // guarantee progress
+	}
+	n := as.pendN
+	if limit < n {
+		st.distance = min(st.distance, as.pinned+limit)
+		if as.pinned > 0 {
+			return false
+		}
+		n = limit
+	}
+	as.fr = aioRange{start: as.pendStart, n: n, slots: make([]int32, 0, n)}
+	as.frMine = as.frMine[:0]
+	as.frHit, as.frDecided = false, false
+	as.forming = true
+	return true
+}
+
+// aioForm is StartReadBuffers on the read aioStartPending began: it pins
+// the blocks in order. The first found in shared buffers (or the buffer
+// forwarded by the previous read) is a hit: the read is that block alone,
+// with no I/O, and the distance decays. Otherwise the read is the blocks
+// not in shared buffers, up to the first that is (pinned and forwarded to
+// the next read, which starts with it) and within the segment file
+// (smgrmaxcombine); its I/O starts (aioStart).
+func (b *backend) aioForm(t *table, write bool) bool {
 	e := b.e
 	st := &b.stream
 	as := &b.aio
-	combine := e.ioCombineBlocks()
-	for {
-		if as.forming {
-			for int32(len(as.fr.slots)) < as.fr.n {
-				g := e.cat.GID(t.rel, as.fr.start+int32(len(as.fr.slots)))
-				b.pinNoRead = true
-				s, ok := b.readBuffer(g, st.ring, false, write)
-				if !ok {
-					return false
-				}
-				b.pinNoRead = false
-				as.fr.slots = append(as.fr.slots, s)
-				as.frMine = append(as.frMine, e.pool.Flags[s]&bufpool.Valid == 0)
+	for int32(len(as.fr.slots)) < as.fr.n {
+		i := int32(len(as.fr.slots))
+		blk := as.fr.start + i
+		if i == 0 && as.fwd {
+			as.fwd = false
+			as.fr.slots = append(as.fr.slots, as.fwdSlot)
+			as.fr.n, as.frHit, as.frMiss = 1, true, false
+			break
+		}
+		g := e.cat.GID(t.rel, blk)
+		if !as.frDecided {
+			// Whether the block is in shared buffers is decided once:
+			// pinning it may block, and the answer must not change when
+			// it resumes.
+			as.frDecided, as.frCached = true, e.pool.Lookup(g) >= 0
+			if i == 0 && !as.frCached {
+				as.fr.n = min(as.fr.n, relSegBlocks-blk%relSegBlocks)
 			}
-			as.forming = false
-			b.aioStart()
-			continue
 		}
-		if as.next < 0 || as.inFlight >= b.streamMaxIOs() {
-			return true
-		}
-		room := min(st.distance, b.aioMaxPinned()) - as.pinned
-		if room <= 0 {
-			return true
-		}
-		gid := e.cat.GID(t.rel, as.next)
-		if e.pool.Lookup(gid) >= 0 {
-			// In shared buffers: pinned now, no I/O; the distance decays.
-			s, ok := b.readBuffer(gid, st.ring, false, write)
+		if as.frCached {
+			s, ok := b.readBuffer(g, st.ring, false, write)
 			if !ok {
 				return false
 			}
-			as.ranges = append(as.ranges, aioRange{start: as.next, n: 1, slots: []int32{s}, miss: b.lastMiss})
-			as.pinned++
-			as.next = b.streamFrom(t, as.next+1)
-			if st.distance > 1 {
-				st.distance--
+			as.frDecided = false
+			if i == 0 {
+				as.fr.slots = append(as.fr.slots, s)
+				as.fr.n, as.frHit, as.frMiss = 1, true, b.lastMiss
+				break
 			}
-			continue
+			as.fwd, as.fwdSlot = true, s
+			as.fr.n = i
+			break
 		}
-		limit := min(combine, room, b.scanEnd-as.next, relSegBlocks-as.next%relSegBlocks)
-		if limit < combine && as.pinned == 0 {
-			limit = min(combine, b.scanEnd-as.next, relSegBlocks-as.next%relSegBlocks, max(room, 1))
+		b.pinNoRead = true
+		s, ok := b.readBuffer(g, st.ring, false, write)
+		if !ok {
+			return false
 		}
-		// read_stream_start_pending_read: a read no larger than
-		// GetAdditionalPinLimit allows (a backend pinning nothing may
-		// read one block beyond it). A larger pending read waits while
-		// the stream holds pins, and is read in pieces of that size once
-		// the scan has consumed them.
-		if add := e.additionalPinLimit(as.pinned); add < limit {
-			if as.pinned > 0 {
-				return true
-			}
-			limit = max(add, 1)
-		}
-		if limit < combine && as.pinned > 0 && limit == room {
-			// "We don't start the pending read just because we've hit
-			// the distance limit, preferring to give it another chance to
-			// grow to full io_combine_limit size."
-			return true
-		}
-		n := int32(1)
-		for n < limit && b.streamFrom(t, as.next+n) == as.next+n && e.pool.Lookup(e.cat.GID(t.rel, as.next+n)) < 0 {
-			n++
-		}
-		as.fr = aioRange{start: as.next, n: n, slots: make([]int32, 0, n)}
-		as.frMine = as.frMine[:0]
-		as.next = b.streamFrom(t, as.next+n)
-		as.pinned += n
-		as.forming = true
+		b.pinNoRead = false
+		as.frDecided = false
+		as.fr.slots = append(as.fr.slots, s)
+		as.frMine = append(as.frMine, e.pool.Flags[s]&bufpool.Valid == 0)
 	}
+	as.forming = false
+	as.pendStart += as.fr.n
+	as.pendN -= as.fr.n
+	if as.frHit {
+		as.ranges = append(as.ranges, aioRange{start: as.fr.start, n: 1, slots: as.fr.slots, miss: as.frMiss})
+		as.pinned++
+		if st.distance > 1 {
+			st.distance--
+		}
+		return true
+	}
+	as.pinned += as.fr.n
+	if !slices.Contains(as.frMine, true) && st.distance > 1 {
+		st.distance-- // valid meanwhile: no I/O after all
+	}
+	b.aioStart()
+	return true
 }
 
 // aioStart starts the reads of the range just pinned: one per run of

@@ -251,3 +251,4 @@ func TestIOWorkerRowsCountNothing(t *testing.T) {
 		}
 	}
 }
+

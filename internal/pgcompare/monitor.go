@@ -83,7 +83,35 @@ func (m *Monitor) Prime(ctx context.Context) error {
 	// step after a restart, when a step's session is closed
 	// (ParseFuncOrColumn, build_function_result_tupdesc_t). Pid 0 names no
 	// backend.
-	return m.waitGone(ctx, 0)
+	if err := m.waitGone(ctx, 0); err != nil {
+		return err
+	}
+	// PublishBackground's query too (pg_reload_conf in pg_proc).
+	return m.signalBackground(ctx)
+}
+
+// PublishBackground makes the background writer and the checkpointer publish
+// what they have counted, then waits until they did. The checkpointer adds the
+// backends' writes to buffers_backend (up to 16) only when it absorbs their
+// sync requests (checkpointer.c AbsorbSyncRequests, then
+// pgstat_report_checkpointer), once per wake-up of its main loop, which
+// otherwise sleeps until the next checkpoint; the background writer takes
+// buffers_alloc from the strategy's counter in its next round (bgwriter.c
+// BgWriterMain -> BgBufferSync -> StrategySyncStart). A configuration reload
+// (pg_reload_conf: SIGHUP, whose handler sets each process's latch) wakes
+// both; bgwriterAbsorb covers the background writer's next rounds.
+func (m *Monitor) PublishBackground(ctx context.Context) error {
+	if err := m.signalBackground(ctx); err != nil {
+		return err
+	}
+	return sleep(ctx, bgwriterAbsorb)
+}
+
+func (m *Monitor) signalBackground(ctx context.Context) error {
+	if _, err := m.conn.Exec(ctx, "SELECT pg_reload_conf()"); err != nil {
+		return fmt.Errorf("wake the background writer and checkpointer: %w", err)
+	}
+	return nil
 }
 
 // relationCounters are the per-relation functions the user views read, in

@@ -187,15 +187,15 @@ func (r *runState) measure(ctx context.Context, st Step) error {
 		return err
 	}
 	isBench := st.Pgbench != nil
+	// pg_stat_bgwriter's buffers_alloc and buffers_backend are published
+	// by the background writer and the checkpointer, late
+	// (PublishBackground): the steps before this one must have reached
+	// them before the before-snapshot (or the reset), or they would count
+	// in this step.
+	if err := mon.PublishBackground(ctx); err != nil {
+		return err
+	}
 	if isBench {
-		// Buffer allocations reach pg_stat_bgwriter.buffers_alloc only
-		// when the background writer next takes them from the strategy's
-		// counter (BgBufferSync -> StrategySyncStart, once per
-		// bgwriter_delay): a reset right after a previous step would
-		// count that step's last allocations in this one.
-		if err := sleep(ctx, bgwriterAbsorb); err != nil {
-			return err
-		}
 		if err := mon.ResetStats(ctx); err != nil {
 			return err
 		}
@@ -238,6 +238,9 @@ func (r *runState) measure(ctx context.Context, st Step) error {
 		if err := r.publish(ctx, conn, st.NewSession); err != nil {
 			return err
 		}
+	}
+	if err := mon.PublishBackground(ctx); err != nil {
+		return err
 	}
 	var after Snapshot
 	info := SettleInfo{Reads: 1, Settled: true}

@@ -359,3 +359,40 @@ func TestStatIOCompared(t *testing.T) {
 		}
 	}
 }
+
+// The background processes' counters of a single statement are asserted
+// (the harness waits until the background writer and the checkpointer
+// published them: Monitor.PublishBackground) except buffers_clean, which
+// also holds the background writer's rounds after the statement; a pgbench
+// run's are all asserted.
+func TestBackgroundCountersAsserted(t *testing.T) {
+	bg := func(alloc, clean, backend, ckpt int64) Measure {
+		return fromPG(Case{}, Result{Delta: Snapshot{Bgwriter: map[string]int64{
+			"buffers_alloc": alloc, "buffers_clean": clean, "buffers_backend": backend, "buffers_checkpoint": ckpt,
+		}}})
+	}
+	pg, sim := bg(1000, 50, 400, 30), bg(1200, 500, 300, 30)
+	for _, bench := range []bool{false, true} {
+		cr := &CaseResult{Case: Case{Name: "x", Pgbench: bench}, Steps: []string{"s"}, PG: map[string]Measure{"s": pg}, Sim: map[string]Measure{"s": sim}}
+		cr.compare()
+		want := map[string][2]bool{ // ok, asserted
+			"buffers_alloc":      {false, true},
+			"buffers_clean":      {!bench, bench},
+			"buffers_backend":    {false, true},
+			"buffers_checkpoint": {true, true},
+		}
+		for _, r := range cr.Rows {
+			w, ok := want[r.Metric]
+			if !ok {
+				continue
+			}
+			delete(want, r.Metric)
+			if r.OK != w[0] || r.Asserted != w[1] {
+				t.Errorf("pgbench %v, %s: ok %v asserted %v, want %v %v", bench, r.Metric, r.OK, r.Asserted, w[0], w[1])
+			}
+		}
+		if len(want) != 0 {
+			t.Errorf("pgbench %v: no rows for %v", bench, want)
+		}
+	}
+}
