@@ -329,16 +329,16 @@ type aioStream struct {
 	fwdSlot          int32
 	after            int8 // afterLoop, afterDrain, afterFinal
 	// forming: a read whose buffers are being pinned (aioForm)
-	forming    bool
-	fr         aioRange
-	frMine     []bool
-	frHit      bool // a hit: one block, no I/O
-	frMiss     bool // which the pin read after all
-	frDecided  bool // frCached holds for the block being pinned
-	frCached   bool
-	waited  bool // the scan waited for the head's read (until it resumes)
-	timed   bool // and that wait's time is counted
-	out     aioOut
+	forming   bool
+	fr        aioRange
+	frMine    []bool
+	frHit     bool // a hit: one block, no I/O
+	frMiss    bool // which the pin read after all
+	frDecided bool // frCached holds for the block being pinned
+	frCached  bool
+	waited    bool // the scan waited for the head's read (until it resumes)
+	timed     bool // and that wait's time is counted
+	out       aioOut
 }
 
 // ioWorkers is the worker method's pool (method_worker.c): io_workers

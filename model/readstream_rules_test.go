@@ -251,4 +251,3 @@ func TestIOWorkerRowsCountNothing(t *testing.T) {
 		}
 	}
 }
-
