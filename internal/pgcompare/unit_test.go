@@ -396,3 +396,25 @@ func TestBackgroundCountersAsserted(t *testing.T) {
 		}
 	}
 }
+
+// Known deviations name figures by case/step/metric patterns (path.Match):
+// the 128 MB pgbench cases' buffers_backend, not the smaller pools'.
+func TestKnownDeviationPatterns(t *testing.T) {
+	for _, c := range []struct {
+		caseName, step, metric string
+		known                  bool
+	}{
+		{"pgbench-gaussian-128mb", "run", "buffers_backend", true},
+		{"pgbench-mix-128mb", "run", "buffers_backend", true},
+		{"pgbench-gaussian-32mb", "run", "buffers_backend", false},
+		{"pgbench-uniform-16mb", "run", "pgbench_history read", true},
+		{"small-tables-4mb", "pass2", "usage_count 0 share", true},
+		{"small-tables-16mb", "pass2", "usage_count 0 share", false},
+		{"seqscan-ring", "scan1", "device read requests", true},
+		{"seqscan-ring", "scan2", "device read requests", false},
+	} {
+		if _, got := knownDeviation(c.caseName, c.step, c.metric); got != c.known {
+			t.Errorf("%s/%s/%s: known %v, want %v", c.caseName, c.step, c.metric, got, c.known)
+		}
+	}
+}
