@@ -70,6 +70,13 @@ func (b *backend) releaseAll() {
 			}
 		}
 	}
+	for _, r := range b.aio.ranges {
+		if rd := r.rd; rd != nil && rd.deferred && !rd.done {
+			// A read 18's io_method sync left for the scan to do,
+			// abandoned: its I/O ends as the forming read's does.
+			rd.complete()
+		}
+	}
 	b.aio.reset()
 	b.pinNoRead = false
 	b.stream.n, b.stream.phase, b.stream.ioN = 0, 0, 0

@@ -143,6 +143,7 @@ func (as *aioStream) reset() {
 	as.ranges = as.ranges[:0]
 	as.pinned, as.next, as.inFlight = 0, -1, 0
 	as.pendStart, as.pendN, as.fwd, as.after = 0, 0, false, afterLoop
+	as.seqBlock, as.seqUntil = -1, -1
 	as.forming, as.waited = false, false
 	as.out = aioOut{}
 	as.gen++
@@ -301,6 +302,9 @@ type aioRead struct {
 	ra     *oscache.RAState // the readahead state of the file descriptor that reads
 	stream *aioStream
 	gen    uint32 // the stream's generation when started
+	// deferred: read by the backend when the scan reaches it (18's
+	// io_method sync); issued once it has started that read.
+	deferred, issued bool
 }
 
 // aioRange is a run of blocks the stream pinned ahead: read by one of our
@@ -328,6 +332,12 @@ type aioStream struct {
 	fwd              bool
 	fwdSlot          int32
 	after            int8 // afterLoop, afterDrain, afterFinal
+	// Advice (18's io_method sync): seq_blocknum, the block after the last
+	// read's, and seq_until_processed, the first block of the sequential
+	// region being advised (-1: none); frAdvice, whether the read being
+	// formed is advised.
+	seqBlock, seqUntil int32
+	frAdvice           bool
 	// forming: a read whose buffers are being pinned (aioForm)
 	forming   bool
 	fr        aioRange
@@ -458,15 +468,42 @@ func (rd *aioRead) complete() {
 // aioMaxIOs is the reads a stream keeps in flight (effective_io_concurrency).
 func (e *engine) aioMaxIOs() int32 { return int32(max(e.sc.Server.EffectiveIOConcurrency, 1)) }
 
-// streamAsync reports whether b's stream starts its reads asynchronously:
-// io_method worker or io_uring, and I/O concurrency above 0.
+// streamAsync reports whether b's stream reads through the look-ahead of
+// 18's read_stream.c (aioLookAhead): io_method worker or io_uring, whose
+// reads start ahead of the scan, and from 18 io_method sync too, whose
+// reads are the same but done when the scan reaches them (aioDeferred);
+// I/O concurrency above 0.
 func (b *backend) streamAsync() bool {
 	c := b.e.sc.Server.EffectiveIOConcurrency
 	if b.stream.maint {
 		c = b.e.sc.Server.MaintenanceIOConcurrency
 	}
-	return b.e.aioMethod() != "sync" && c > 0
+	return (b.e.aioMethod() != "sync" || b.e.ver >= 1800) && c > 0
 }
+
+// streamAdvises reports whether b's stream advises the kernel of its reads
+// (read_stream_begin_impl's advice_enabled): with 18's io_method sync, for
+// every stream but a sequential scan's (READ_STREAM_SEQUENTIAL: the
+// kernel's readahead sees the reads themselves): VACUUM's, ANALYZE's and
+// pg_prewarm's.
+func (b *backend) streamAdvises() bool { return b.e.aioDeferred() && b.stream.maint }
+
+// aioAdvise is StartReadBuffers' smgrprefetch of an advised read with
+// io_method sync: one posix_fadvise(WILLNEED) of its blocks, priced as
+// the system call a read is, which has the kernel read them ahead.
+func (b *backend) aioAdvise(rd *aioRead) {
+	if !b.aio.frAdvice {
+		return
+	}
+	b.cpu += b.e.costs.OSRead
+	b.e.os.PrefetchRange(rd.gid, rd.n)
+}
+
+// aioDeferred reports whether the stream's reads wait for the scan: 18's
+// io_method sync, where StartReadBuffers starts no I/O and
+// WaitReadBuffers reads the blocks itself (bufmgr.c StartReadBuffersImpl,
+// "a dedicated path for IOMETHOD_SYNC").
+func (e *engine) aioDeferred() bool { return e.aioMethod() == "sync" }
 
 // streamNextBufferAsync is read_stream_next_buffer with asynchronous I/O
 // for the stream of t, as streamNextBuffer.
@@ -503,6 +540,20 @@ func (b *backend) streamNextBufferAsync(t *table, write bool) (blk, slot int32, 
 		}
 	}
 	h := &as.ranges[0]
+	if rd := h.rd; rd != nil && rd.deferred && !rd.done {
+		// WaitReadBuffers with io_method sync: the backend reads the
+		// blocks itself, one preadv, and copies them.
+		e := b.e
+		if !rd.issued {
+			rd.issued = true
+			b.readvGid, b.readvN = rd.gid, rd.n
+			b.cpu += e.costs.OSRead * int64(rd.n)
+			b.block(wReadV)
+			return -1, -1, false, false
+		}
+		b.noteIOTime(ringContext(st.ring), ioRead, e.costs.OSRead*int64(rd.n)+e.k.Now()-b.waitFrom)
+		rd.complete()
+	}
 	if h.rd != nil && !h.rd.done {
 		// WaitReadBuffers: the read has not completed; wait for its first
 		// buffer (the others complete with it).
@@ -521,6 +572,11 @@ func (b *backend) streamNextBufferAsync(t *table, write bool) (blk, slot int32, 
 		// the read had completed by then).
 		h.consumed = true
 		st.distance = min(2*st.distance, b.aioMaxPinned())
+		if h.start == as.seqUntil {
+			// "If we've reached the first block of a sequential region
+			// we're issuing advice for, cancel that until the next jump."
+			as.seqUntil = -1
+		}
 	}
 	blk, slot, miss = h.start, h.slots[0], h.rd != nil || h.miss
 	h.start++
@@ -677,6 +733,19 @@ const (
 func (b *backend) aioStartPending(t *table) bool {
 	st := &b.stream
 	as := &b.aio
+	if b.streamAdvises() {
+		// "Sequential: issue advice until the preadv() calls have
+		// caught up with the first advice issued for this sequential
+		// region, and then stay out of the way of the kernel's own
+		// read-ahead"; a random jump starts a region, advised unless the
+		// read follows immediately (nothing pinned).
+		if as.pendStart == as.seqBlock {
+			as.frAdvice = as.seqUntil >= 0
+		} else {
+			as.seqUntil = as.pendStart
+			as.frAdvice = as.pinned > 0
+		}
+	}
 	fwd := int32(0)
 	if as.fwd {
 		fwd = 1
@@ -767,10 +836,15 @@ func (b *backend) aioForm(t *table, write bool) bool {
 		return true
 	}
 	as.pinned += as.fr.n
-	if !slices.Contains(as.frMine, true) && st.distance > 1 {
-		st.distance-- // valid meanwhile: no I/O after all
+	if !slices.Contains(as.frMine, true) {
+		if st.distance > 1 {
+			st.distance-- // valid meanwhile: no I/O after all
+		}
+	} else {
+		as.seqBlock = as.fr.start + as.fr.n
 	}
 	b.aioStart()
+	as.frAdvice = false
 	return true
 }
 
@@ -795,7 +869,12 @@ func (b *backend) aioStart() {
 			r.rd = rd
 			as.inFlight++
 			e.stats.io[b.backendType()][ringContext(b.stream.ring)].readOps++
-			e.aioSubmit(rd)
+			if e.aioDeferred() {
+				rd.deferred = true
+				b.aioAdvise(rd)
+			} else {
+				e.aioSubmit(rd)
+			}
 		}
 		as.ranges = append(as.ranges, r)
 		i = j
