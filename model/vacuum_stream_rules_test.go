@@ -1,6 +1,9 @@
 package model_test
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // 18's VACUUM reads its first heap pass through a read stream whose
 // pending read merges consecutive blocks whether they are in shared
@@ -23,15 +26,26 @@ import "testing"
 // sequential region until the scan reaches its first block): strace
 // counted 220 fadvise64 calls by that VACUUM's backend.
 func TestVacuumReadStreamReads(t *testing.T) {
-	for _, method := range []string{"worker", "sync"} {
-		vacuumStreamReads(t, method)
+	for _, c := range []struct {
+		method      string
+		mic         int
+		reads, advs int64
+	}{
+		{"worker", 16, 255, 0},
+		{"sync", 16, 255, 220},
+		// maintenance_io_concurrency 0: one read at a time and 16 pins
+		// (max_ios 0 bumped to 1, max_pinned_buffers (0 + 1) x
+		// io_combine_limit), no advice: 287 reads on 18.3.
+		{"worker", 0, 287, 0},
+	} {
+		vacuumStreamReads(t, c.method, c.mic, c.reads, c.advs)
 	}
 }
 
-func vacuumStreamReads(t *testing.T, method string) {
+func vacuumStreamReads(t *testing.T, method string, mic int, wantReads, wantAdvice int64) {
 	r := bhRunYAML(t, `name: vacuum-stream
 seed: 1
-server: {version: "18", shared_buffers: 128MB, cpus: 2, autovacuum: false, io_method: `+method+`}
+server: {version: "18", shared_buffers: 128MB, cpus: 2, autovacuum: false, io_method: `+method+`, maintenance_io_concurrency: `+fmt.Sprint(mic)+`}
 os: {page_cache: 2GB, start: loaded, read_ahead: 8192kB, max_writeback_batch: 4096kB}
 tables:
   relations:
@@ -49,16 +63,15 @@ workload:
 		if row.ReadBytes != nil {
 			bytes = *row.ReadBytes
 		}
-		advice := bhPhase(t, r, "vacuum").OSCache.AdviceCalls
-		if want := map[string]int64{"worker": 0, "sync": 220}[method]; advice != want {
-			t.Errorf("io_method %s: VACUUM advised %d reads, want %d", method, advice, want)
+		if advice := bhPhase(t, r, "vacuum").OSCache.AdviceCalls; advice != wantAdvice {
+			t.Errorf("io_method %s, maintenance_io_concurrency %d: VACUUM advised %d reads, want %d", method, mic, advice, wantAdvice)
 		}
-		if row.Reads != 255 || bytes != 304*8192 || row.Reuses != 48 {
-			t.Errorf("io_method %s, VACUUM's stream: %d reads of %d bytes, %d reuses; want 255 reads of %d bytes (304 blocks), 48 reuses", method, row.Reads, bytes, row.Reuses, 304*8192)
+		if row.Reads != wantReads || bytes != 304*8192 || row.Reuses != 48 {
+			t.Errorf("io_method %s, maintenance_io_concurrency %d, VACUUM's stream: %d reads of %d bytes, %d reuses; want %d reads of %d bytes (304 blocks), 48 reuses", method, mic, row.Reads, bytes, row.Reuses, wantReads, 304*8192)
 		}
 		return
 	}
-	t.Fatalf("io_method %s: no client backend vacuum row in pg_stat_io", method)
+	t.Fatalf("io_method %s, maintenance_io_concurrency %d: no client backend vacuum row in pg_stat_io", method, mic)
 }
 
 // ANALYZE's stream at 18 reads the same with io_method sync as with
