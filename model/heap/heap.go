@@ -1035,12 +1035,22 @@ func (t *Table) Prune(b int32, dead func(g Group) bool) (n, kept int) {
 	}
 	lpdead := 0
 	gs := &t.pages[t.state[b]]
-	out := (*gs)[:0]
 	prunedRows := t.prunedRows[:0]
-	for _, g := range *gs {
+	// The groups before the first dead one stay where they are: find it
+	// without rewriting them (most calls remove a few groups or none).
+	first := 0
+	for ; first < len(*gs); first++ {
+		if g := (*gs)[first]; (g.Xmax != 0 || g.Hints&XminCommitted == 0) && dead(g) {
+			break
+		}
+	}
+	out := (*gs)[:first]
+	for i := first; i < len(*gs); i++ {
+		g := (*gs)[i]
 		// A live version whose inserter is known committed (hinted)
-		// cannot be dead: skip the caller's check.
-		if (g.Xmax != 0 || g.Hints&XminCommitted == 0) && dead(g) {
+		// cannot be dead: skip the caller's check (the first dead group
+		// was found above).
+		if i == first || (g.Xmax != 0 || g.Hints&XminCommitted == 0) && dead(g) {
 			n += int(g.N)
 			if g.Row > 0 {
 				prunedRows = append(prunedRows, g.Row)
