@@ -71,7 +71,7 @@ func (b *backend) releaseAll() {
 		}
 	}
 	for _, r := range b.aio.ranges {
-		if rd := r.rd; rd != nil && rd.deferred && !rd.done {
+		if rd := r.rd; rd != nil && b.e.aioDeferred() && !rd.done {
 			// A read 18's io_method sync left for the scan to do,
 			// abandoned: its I/O ends as the forming read's does.
 			rd.complete()

@@ -302,9 +302,9 @@ type aioRead struct {
 	ra     *oscache.RAState // the readahead state of the file descriptor that reads
 	stream *aioStream
 	gen    uint32 // the stream's generation when started
-	// deferred: read by the backend when the scan reaches it (18's
-	// io_method sync); issued once it has started that read.
-	deferred, issued bool
+	// issued: with 18's io_method sync (aioDeferred), the backend has
+	// started the read the scan reached.
+	issued bool
 }
 
 // aioRange is a run of blocks the stream pinned ahead: read by one of our
@@ -329,7 +329,7 @@ type aioStream struct {
 	// them already pinned when fwd (forwarded by the read before, in
 	// fwdSlot).
 	pendStart, pendN int32
-	fwd              bool
+	fwd, fwdMiss     bool // fwdMiss: pinning it read it after all
 	fwdSlot          int32
 	after            int8 // afterLoop, afterDrain, afterFinal
 	// Advice (18's io_method sync): seq_blocknum, the block after the last
@@ -540,7 +540,7 @@ func (b *backend) streamNextBufferAsync(t *table, write bool) (blk, slot int32, 
 		}
 	}
 	h := &as.ranges[0]
-	if rd := h.rd; rd != nil && rd.deferred && !rd.done {
+	if rd := h.rd; rd != nil && b.e.aioDeferred() && !rd.done {
 		// WaitReadBuffers with io_method sync: the backend reads the
 		// blocks itself, one preadv, and copies them.
 		e := b.e
@@ -786,7 +786,7 @@ func (b *backend) aioForm(t *table, write bool) bool {
 		if i == 0 && as.fwd {
 			as.fwd = false
 			as.fr.slots = append(as.fr.slots, as.fwdSlot)
-			as.fr.n, as.frHit, as.frMiss = 1, true, false
+			as.fr.n, as.frHit, as.frMiss = 1, true, as.fwdMiss
 			break
 		}
 		g := e.cat.GID(t.rel, blk)
@@ -810,7 +810,7 @@ func (b *backend) aioForm(t *table, write bool) bool {
 				as.fr.n, as.frHit, as.frMiss = 1, true, b.lastMiss
 				break
 			}
-			as.fwd, as.fwdSlot = true, s
+			as.fwd, as.fwdSlot, as.fwdMiss = true, s, b.lastMiss
 			as.fr.n = i
 			break
 		}
@@ -870,7 +870,6 @@ func (b *backend) aioStart() {
 			as.inFlight++
 			e.stats.io[b.backendType()][ringContext(b.stream.ring)].readOps++
 			if e.aioDeferred() {
-				rd.deferred = true
 				b.aioAdvise(rd)
 			} else {
 				e.aioSubmit(rd)

@@ -473,12 +473,14 @@ func (cr *CaseResult) compare() {
 		// snapshot, which clean for the allocations the statement's rate
 		// predicts (BgBufferSync's smoothed_alloc): shown, not asserted;
 		// a pgbench run's is read once the counters settled.
-		counter(st, "buffers_alloc", p.Alloc, s.Alloc, per)
-		if c.Pgbench {
-			counter(st, "buffers_clean", p.Clean, s.Clean, per)
-		} else {
-			add(st, "buffers_clean", float64(p.Clean)/per, float64(s.Clean)/per, "after the statement: not asserted", true, false)
+		cleaning := counter // the background writer's cleaning
+		if !c.Pgbench {
+			cleaning = func(step, metric string, pg, sim int64, per float64) {
+				add(step, metric, float64(pg)/per, float64(sim)/per, "after the statement: not asserted", true, false)
+			}
 		}
+		counter(st, "buffers_alloc", p.Alloc, s.Alloc, per)
+		cleaning(st, "buffers_clean", p.Clean, s.Clean, per)
 		counter(st, "buffers_backend", p.Backend, s.Backend, per)
 		counter(st, "buffers_checkpoint", p.Checkpoint, s.Checkpoint, per)
 		if p.HasIO && s.HasIO {
@@ -498,9 +500,8 @@ func (cr *CaseResult) compare() {
 				if pv == 0 && sv == 0 {
 					continue
 				}
-				if strings.HasPrefix(k, "background writer/") && !c.Pgbench {
-					// Its rounds after the statement, as buffers_clean.
-					add(st, "pg_stat_io "+k, float64(pv)/per, float64(sv)/per, "after the statement: not asserted", true, false)
+				if strings.HasPrefix(k, "background writer/") {
+					cleaning(st, "pg_stat_io "+k, pv, sv, per)
 				} else {
 					counter(st, "pg_stat_io "+k, pv, sv, per)
 				}
