@@ -129,6 +129,7 @@ type backend struct {
 	// ANALYZE (analyze.go): the sampled blocks, the next to read and to
 	// advise, the live and dead tuples counted so far.
 	anBlocks       []int32
+	bm             bitmapState // a bitmap heap scan (bitmapscan.go)
 	anNext, anPref int
 	anLive, anDead int64
 	inAnalyze      bool

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/pgbufsim/pgbufsim/model/btree"
 	"github.com/pgbufsim/pgbufsim/model/catalog"
@@ -58,6 +59,9 @@ const (
 	bytesPerHeapBlock = 7
 	bytesPerSlot      = 28
 	bytesPerBackend   = 4352
+	// bytesPerBitmapEntry is an item of a bitmap heap scan's bitmap
+	// (bmEntry: a block and a row).
+	bytesPerBitmapEntry = 16
 	// a backend's catalog work list: up to a few hundred pages and ops
 	bytesPerBackendCatalog = 1024
 	bytesPerXipEntry       = 4
@@ -85,6 +89,8 @@ func EstimateRun(sc Scenario) (Estimate, error) {
 		return (blocks + catalog.ChunkPages - 1) / catalog.ChunkPages * catalog.ChunkPages
 	}
 	var rels []relSize
+	var bitmapBytes float64 // the largest bitmap one backend can build, for bitmapKey's table
+	var bitmapKey string
 	if s := int64(sc.Tables.PGBench.Scale); s > 0 {
 		ff := sc.Tables.PGBench.Fillfactor
 		for _, t := range []struct {
@@ -124,7 +130,17 @@ func EstimateRun(sc Scenario) (Estimate, error) {
 		}
 		r := relSize{key: key, heap: (rows + int64(per) - 1) / int64(per), count: int64(tc.Count)}
 		if tc.Index {
-			r.index = int64(btree.New(max(rows, 1)).NBlocks())
+			bt := btree.New(max(rows, 1))
+			r.index = int64(bt.NBlocks())
+			if tc.LoadOrder == "random" {
+				// A range of its key can be read by a bitmap heap scan,
+				// whose bitmap a backend holds whole (bitmapscan.go: an
+				// entry per index item, a block number per page).
+				n := largestBitmapRange(float64(r.heap), float64(max(rows, 1)), float64(r.index), float64(bt.Height()-1))
+				if b := float64(n)*bytesPerBitmapEntry + float64(min(n, r.heap))*4; b > bitmapBytes {
+					bitmapBytes, bitmapKey = b, key
+				}
+			}
 		}
 		rels = append(rels, r)
 	}
@@ -213,6 +229,9 @@ func EstimateRun(sc Scenario) (Estimate, error) {
 		key := "workload.phases[" + strconv.Itoa(i) + "].clients"
 		c := float64(ph.Clients)
 		add(key, "client backends and their hint caches", c*(bytesPerBackend+hint))
+		if bitmapBytes > 0 {
+			add(key, "bitmap heap scans' bitmaps (ranges of "+bitmapKey[:strings.LastIndex(bitmapKey, ".")]+", loaded in random order)", c*bitmapBytes)
+		}
 		// Each backend's snapshot can come to list every running xid of
 		// the phase (GetSnapshotData's xip array): quadratic in clients.
 		add(key, "snapshots (they grow during the run)", c*(c+float64(sc.Server.AutovacuumMaxWorkers))*bytesPerXipEntry)

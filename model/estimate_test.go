@@ -2,6 +2,7 @@ package model
 
 import (
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -77,5 +78,42 @@ func TestEstimateMatchesBuiltState(t *testing.T) {
 		if want < got || want > 2*got+8<<20 {
 			t.Errorf("%s: estimate %.1f MB for %.1f MB built", name, want/(1<<20), got/(1<<20))
 		}
+	}
+}
+
+// A table loaded in random order can have a range read by a bitmap heap
+// scan, whose bitmap each backend holds whole: the estimate counts the
+// largest one the planner would build per client. For the 200000-row
+// table PostgreSQL 15 plans a bitmap heap scan for 60000 keys and a
+// sequential scan for 99460 (planner_rules_test.go), so the largest is
+// in between.
+func TestEstimateCountsBitmaps(t *testing.T) {
+	if n := largestBitmapRange(3279, 200000, 551, 1); n < 60000 || n >= 99460 {
+		t.Fatalf("largest bitmap range %d rows, want in [60000, 99460)", n)
+	}
+	sc := rtIdleScenario(16384, 0)
+	tc := rtTable("bm", 0)
+	tc.Rows = 200000
+	part := func(order string, clients int) int64 {
+		tc.LoadOrder = order
+		sc.Tables.Relations = []TableConfig{tc}
+		sc.Workload.Phases[0].Clients = clients
+		est, err := EstimateRun(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range est.Parts {
+			if strings.HasPrefix(p.What, "bitmap heap scans") {
+				return p.Bytes
+			}
+		}
+		return 0
+	}
+	if b := part("key", 10); b != 0 {
+		t.Errorf("a key-ordered table: %d bytes of bitmaps, want none", b)
+	}
+	one, ten := part("random", 1), part("random", 10)
+	if one < 60000*16 || ten != 10*one {
+		t.Errorf("bitmaps: %d bytes for one client, %d for ten; want at least %d, and ten times as much", one, ten, 60000*16)
 	}
 }

@@ -96,7 +96,7 @@ func (e *engine) prewarmReferences(n int64) bool {
 			}
 		}
 	}
-	var path []int32
+	var path, heapBlocks []int32
 	// With -P the prewarm reports its own progress, every tenth of it.
 	report := e.opt.ProgressLine != nil && e.sc.Output.Progress > 0
 	for i := int64(0); i < n; i++ {
@@ -129,9 +129,12 @@ func (e *engine) prewarmReferences(n int64) bool {
 					touch(e.cat.GID(o.t.rel, blk), now)
 				}
 			case opRange:
-				// The index scan's pages (rangescan.go), or every page
-				// when the planner scans the table.
-				if !e.rangeUsesIndex(o.t, o.n-o.key+1) {
+				// The index scan's pages (rangescan.go), the bitmap
+				// heap scan's (bitmapscan.go: the leaves, then the heap
+				// pages in block order), or every page when the planner
+				// scans the table.
+				plan := e.rangePlanFor(o.t, o.n-o.key+1)
+				if plan == planSeqScan {
 					for blk := int32(0); blk < o.t.heap.NBlocks(); blk++ {
 						touch(e.cat.GID(o.t.rel, blk), now)
 					}
@@ -142,14 +145,23 @@ func (e *engine) prewarmReferences(n int64) bool {
 					touch(e.cat.GID(o.t.pkey.rel, blk), now)
 				}
 				lastLeaf, lastBlk := path[len(path)-1], int32(-1)
+				heapBlocks = heapBlocks[:0]
 				for key := max(o.key, 1); key <= min(o.n, o.t.heap.Rows); key++ {
 					if leaf := o.t.pkey.bt.Leaf(key); leaf != lastLeaf {
 						touch(e.cat.GID(o.t.pkey.rel, leaf), now)
 						lastLeaf = leaf
 					}
-					if blk := o.t.heap.BlockOf(key); blk != lastBlk {
+					if blk := o.t.heap.BlockOf(key); plan == planBitmapScan {
+						heapBlocks = append(heapBlocks, blk)
+					} else if blk != lastBlk {
 						touch(e.cat.GID(o.t.rel, blk), now)
 						lastBlk = blk
+					}
+				}
+				slices.Sort(heapBlocks)
+				for i, blk := range heapBlocks {
+					if i == 0 || heapBlocks[i-1] != blk {
+						touch(e.cat.GID(o.t.rel, blk), now)
 					}
 				}
 			}

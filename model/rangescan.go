@@ -3,8 +3,9 @@ package model
 import "math"
 
 // Range scans: SELECT ... WHERE key BETWEEN lo AND hi (a script file's
-// range over a table's key). The planner prices an index scan against a
-// sequential scan (rangeUsesIndex); the index scan reads the B-tree and
+// range over a table's key). The planner prices an index scan, a bitmap
+// heap scan (bitmapscan.go) and a sequential scan (rangeCosts); the index
+// scan reads the B-tree and
 // heap as PostgreSQL's does (nbtsearch.c, heapam_handler.c):
 //
 //   - _bt_first descends from the root to lo's leaf (_bt_search);
@@ -25,29 +26,140 @@ type rangeKill struct {
 	blk int32
 }
 
-// rangeUsesIndex is the planner's choice for a range of n rows of t's key:
-// cost_index (btcostestimate, genericcostestimate) against cost_seqscan,
-// with the key's correlation 1 (the tables are loaded in key order and
-// ANALYZEd after, as pgbench -i leaves them), where the heap pages a range
-// needs are read in order: the first at random_page_cost, the rest at
-// seq_page_cost (cost_index's min_IO_cost).
-func (e *engine) rangeUsesIndex(t *table, n int64) bool {
-	if t.pkey == nil {
-		return false
-	}
+// rangePlan is how a range scan reads its table.
+type rangePlan uint8
+
+const (
+	planSeqScan    rangePlan = iota // cost_seqscan
+	planIndexScan                   // cost_index
+	planBitmapScan                  // cost_bitmap_heap_scan over a bitmap index scan
+)
+
+func (p rangePlan) String() string {
+	return [...]string{"Seq Scan", "Index Scan", "Bitmap Heap Scan"}[p]
+}
+
+// Planner constants the range's costs need (guc_tables.c defaults).
+const (
+	// effectiveCacheSize is effective_cache_size (4 GB) in pages.
+	effectiveCacheSize = 524288
+	// bitmapMaxEntries is tbm_calculate_entries(work_mem = 4 MB): the
+	// bitmap's exact pages before it turns lossy (a 48-byte
+	// PagetableEntry and two pointers each).
+	bitmapMaxEntries = 4 << 20 / (48 + 16)
+)
+
+// rangeCosts are the planner's total costs of each way to read a range of
+// n rows of t's key, at the default costs (costsize.c cost_seqscan,
+// cost_index, cost_bitmap_heap_scan and compute_bitmap_pages; selfuncs.c
+// btcostestimate and genericcostestimate): the index's pages at
+// random_page_cost and its tuples' CPU, the heap's pages interpolated
+// between the uncorrelated case (Mackert and Lohman's pages fetched, each
+// at random_page_cost) and the correlated one (the range's share of the
+// pages, all but the first at seq_page_cost) by the key's correlation
+// squared: 1 for a table loaded in key order (as pgbench -i leaves
+// pgbench_accounts), 0 for one loaded in random order. A bitmap heap scan
+// reads each page once, in block order, at a cost per page between
+// random_page_cost and seq_page_cost by the square root of the fraction of
+// the table it reads, and rechecks both quals on every tuple.
+func rangeCosts(t *table, n int64) (seq, index, bitmap float64) {
 	pages, tuples := plannerSize(t)
+	if t.pkey == nil {
+		seq, _, _ = rangeCostsOf(pages, tuples, 0, 0, false, n)
+		return seq, math.Inf(1), math.Inf(1)
+	}
+	return rangeCostsOf(pages, tuples, float64(t.pkey.bt.NBlocks()), float64(t.pkey.bt.Height()-1), t.heap.RandomOrder(), n)
+}
+
+// rangeCostsOf is rangeCosts for a table of pages and tuples whose key's
+// index has idxBlocks pages and its root at level height, loaded in
+// random order or in key order.
+func rangeCostsOf(pages, tuples, idxBlocks, height float64, random bool, n int64) (seq, index, bitmap float64) {
 	tuples = math.Max(tuples, 1)
 	rows := math.Min(math.Max(float64(n), 1), tuples)
 	sel := rows / tuples
 	// Two quals (key >= lo AND key <= hi) on every tuple of a seqscan.
-	seq := seqPageCost*pages + (cpuTupleCost+2*cpuOperatorCost)*tuples
-	idxPages := math.Ceil(sel * float64(t.pkey.bt.NBlocks()))
-	height := float64(t.pkey.bt.Height() - 1)
-	index := idxPages*randomPageCost + rows*(cpuIndexTupleCost+2*cpuOperatorCost) +
+	seq = seqPageCost*pages + (cpuTupleCost+2*cpuOperatorCost)*tuples
+	// btcostestimate: the index's pages and tuples, and the descent.
+	indexTotal := math.Ceil(sel*idxBlocks)*randomPageCost + rows*(cpuIndexTupleCost+2*cpuOperatorCost) +
 		math.Ceil(math.Log2(tuples))*cpuOperatorCost + (height+1)*50*cpuOperatorCost
-	heapPages := math.Max(math.Ceil(sel*pages), 1)
-	index += randomPageCost + (heapPages-1)*seqPageCost + rows*cpuTupleCost
-	return index < seq
+	T := math.Max(pages, 1)
+	corr := 1.0
+	if random {
+		corr = 0
+	}
+	maxIO := indexPagesFetched(rows, T, idxBlocks) * randomPageCost
+	minIO := 0.0
+	if p := math.Ceil(sel * pages); p > 0 {
+		minIO = randomPageCost + (p-1)*seqPageCost
+	}
+	index = indexTotal + maxIO + corr*corr*(minIO-maxIO) + rows*cpuTupleCost
+
+	// compute_bitmap_pages: Mackert and Lohman for T <= b, no re-reads.
+	fetched := 2 * T * rows / (2*T + rows)
+	heapPages := math.Min(fetched, pages)
+	fetched = math.Min(math.Ceil(fetched), T)
+	bmTuples := rows
+	if bitmapMaxEntries < heapPages {
+		lossy := math.Max(0, heapPages-bitmapMaxEntries/2)
+		exact := heapPages - lossy
+		if lossy > 0 {
+			bmTuples = math.Max(math.Round(sel*(exact/heapPages)*tuples+(lossy/heapPages)*tuples), 1)
+		}
+	}
+	perPage := randomPageCost
+	if fetched >= 2 {
+		perPage = randomPageCost - (randomPageCost-seqPageCost)*math.Sqrt(fetched/T)
+	}
+	// cost_bitmap_tree_node: 0.1 cpu_operator_cost per row for the bitmap.
+	bitmap = indexTotal + 0.1*cpuOperatorCost*rows + fetched*perPage + (cpuTupleCost+2*cpuOperatorCost)*bmTuples
+	return seq, index, bitmap
+}
+
+// largestBitmapRange is about the most rows of a table of pages and rows
+// that a range reads by a bitmap heap scan (a sixty-fourth of the rows
+// at a time): what one backend's bitmap can come to (EstimateRun).
+func largestBitmapRange(pages, rows, idxBlocks, height float64) int64 {
+	best := int64(0)
+	for k := int64(1); k <= 64; k++ {
+		n := int64(math.Ceil(rows * float64(k) / 64))
+		seq, index, bitmap := rangeCostsOf(pages, rows, idxBlocks, height, true, n)
+		if bitmap < seq && bitmap < index {
+			best = n
+		}
+	}
+	return best
+}
+
+// indexPagesFetched is index_pages_fetched (costsize.c) for one scan:
+// Mackert and Lohman's estimate of the pages that n tuple fetches from a
+// table of T pages read, with the table's share of effective_cache_size
+// as the buffer (the query's only table, and the index's pages).
+func indexPagesFetched(n, T, indexPages float64) float64 {
+	b := math.Max(math.Ceil(effectiveCacheSize*T/math.Max(T+indexPages, 1)), 1)
+	if T <= b {
+		return math.Min(math.Ceil(2*T*n/(2*T+n)), T)
+	}
+	lim := 2 * T * b / (2*T - b)
+	if n <= lim {
+		return math.Ceil(2 * T * n / (2*T + n))
+	}
+	return math.Ceil(b + (n-lim)*(T-b)/T)
+}
+
+// rangePlanFor is the planner's choice for a range of n rows of t's key:
+// the cheapest of rangeCosts (add_path keeps the cheapest total cost;
+// a tie goes to the path considered first, the sequential scan).
+func (e *engine) rangePlanFor(t *table, n int64) rangePlan {
+	seq, index, bitmap := rangeCosts(t, n)
+	plan, best := planSeqScan, seq
+	if index < best {
+		plan, best = planIndexScan, index
+	}
+	if bitmap < best {
+		plan = planBitmapScan
+	}
+	return plan
 }
 
 // execRange runs a range SELECT from its current sub-step.
@@ -55,13 +167,20 @@ func (b *backend) execRange(o *op) bool {
 	e, t, k := b.e, o.t, &b.k
 	if b.sub == 1 {
 		*k = keyedState{entries: k.entries[:0], kills: k.kills[:0], chain: k.chain[:0], rangeKills: k.rangeKills[:0], curBlk: -1, curSlot: -1, foundBlk: -1, newBlk: -1, vmBlk: -1}
-		if !e.rangeUsesIndex(t, o.n-o.key+1) {
+		b.touched = 0
+		switch e.rangePlanFor(t, o.n-o.key+1) {
+		case planSeqScan:
 			// A sequential scan of every row, as SELECT count(*) does.
 			*o = op{kind: opSeqscan, stmt: o.stmt, t: o.t, cmdNo: o.cmdNo}
 			return b.execScan(o)
+		case planBitmapScan:
+			b.sub = 20
+		default:
+			b.sub = 2
 		}
-		b.touched = 0
-		b.sub = 2
+	}
+	if b.sub >= 20 {
+		return b.execBitmapScan(o)
 	}
 	lo, hi := max(o.key, 1), min(o.n, t.heap.Rows)
 	if b.sub == 2 { // _bt_first

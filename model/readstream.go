@@ -42,6 +42,7 @@ type readStream struct {
 	ring     *bufpool.Ring // its buffer access strategy
 	vacuum   bool          // VACUUM's stream: heap_vac_scan_next_block skips
 	maint    bool          // READ_STREAM_MAINTENANCE: maintenance_io_concurrency
+	advise   bool          // not READ_STREAM_SEQUENTIAL: advice with io_method sync
 	list     []int32       // VACUUM's second heap pass, ANALYZE: only these blocks (ascending)
 	next     int32         // the next block the stream's callback yields (-1: the end)
 	distance int32
@@ -66,6 +67,7 @@ const (
 	streamPrewarm                      // pg_prewarm: READ_STREAM_FULL (17), | READ_STREAM_MAINTENANCE (18)
 	streamVacuumReap                   // lazy_vacuum_heap_rel (18): READ_STREAM_MAINTENANCE, the pages with LP_DEAD items
 	streamAnalyze                      // acquire_sample_rows (17): READ_STREAM_MAINTENANCE, the sampled blocks
+	streamBitmap                       // a bitmap heap scan (18): READ_STREAM_DEFAULT, the bitmap's blocks
 )
 
 // streamBegin is read_stream_begin_relation for blocks first to
@@ -83,8 +85,11 @@ func (b *backend) streamBegin(t *table, ring *bufpool.Ring, kind streamKind, fir
 		st.list = b.lpdeadPages
 	case streamAnalyze:
 		st.list = b.anBlocks
+	case streamBitmap:
+		st.list = b.bm.blocks
 	}
-	st.maint = st.vacuum || st.list != nil || (kind == streamPrewarm && b.e.ver >= 1800)
+	st.advise = kind != streamScan
+	st.maint = st.vacuum || kind == streamVacuumReap || kind == streamAnalyze || (kind == streamPrewarm && b.e.ver >= 1800)
 	st.distance, st.n, st.phase, st.ioN = 1, 0, 0, 0
 	if kind == streamPrewarm {
 		st.distance = min(b.aioMaxPinned(), b.e.ioCombineBlocks())
@@ -484,9 +489,9 @@ func (b *backend) streamAsync() bool {
 // streamAdvises reports whether b's stream advises the kernel of its reads
 // (read_stream_begin_impl's advice_enabled): with 18's io_method sync, for
 // every stream but a sequential scan's (READ_STREAM_SEQUENTIAL: the
-// kernel's readahead sees the reads themselves): VACUUM's, ANALYZE's and
-// pg_prewarm's.
-func (b *backend) streamAdvises() bool { return b.e.aioDeferred() && b.stream.maint }
+// kernel's readahead sees the reads themselves): VACUUM's, ANALYZE's,
+// pg_prewarm's and a bitmap heap scan's.
+func (b *backend) streamAdvises() bool { return b.e.aioDeferred() && b.stream.advise }
 
 // aioAdvise is StartReadBuffers' smgrprefetch of an advised read with
 // io_method sync: one posix_fadvise(WILLNEED) of its blocks, priced as

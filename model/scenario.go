@@ -512,6 +512,12 @@ type TableConfig struct {
 	// Columns is the table's number of columns (the key and the rest of
 	// the row): ANALYZE computes and writes statistics for each.
 	Columns int `yaml:"columns" range:"1,1600"`
+	// LoadOrder is the order the initial load wrote the rows in: key
+	// (INSERT ... SELECT FROM generate_series, pgbench -i: the key's
+	// pg_stats.correlation is 1) or random (... ORDER BY random(): about
+	// 0, so a range of keys is scattered over the heap and the planner
+	// prices index, bitmap heap and sequential scans for it).
+	LoadOrder string `yaml:"load_order" enum:"key|random"`
 }
 
 // Defaults fills a new table declaration.
@@ -522,6 +528,7 @@ func (t *TableConfig) Defaults() {
 	t.State = "vacuumed"
 	t.Key = "id"
 	t.Columns = 2
+	t.LoadOrder = "key"
 }
 
 // Validate checks a table declaration.

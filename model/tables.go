@@ -79,13 +79,12 @@ type index struct {
 
 // noteDead adds the entries of LP_DEAD items a prune of t left: a row's
 // entry is its key's; untagged tuples are taken as the rows loaded on
-// their block (RowsPerPage a page, in key order), all on the leaf of its
-// first.
+// their block, all on the leaf of the first row loaded there.
 func (x *index) noteDead(t *table, dead []heap.DeadEntry) {
 	for _, d := range dead {
 		key := d.Row
 		if key <= 0 {
-			key = int64(d.Block)*int64(max(t.heap.RowsPerPage, 1)) + 1
+			key = t.heap.FirstRowOn(d.Block)
 		}
 		leaf := x.bt.Leaf(key)
 		if int(leaf) >= len(x.deadPerLeaf) {
@@ -255,6 +254,11 @@ func buildDatabase(cat *catalog.Catalog, sc Scenario, ver int) (*database, error
 				name = tc.Name + "_" + strconv.Itoa(m)
 			}
 			h := heap.NewPerPage(name, rows, perPage, maxRows, base, allVis && rows > 0)
+			if tc.LoadOrder == "random" && rows > 1 {
+				// Each table of a group has its own order, drawn from the
+				// run's seed and its name.
+				h.SetLoadOrder(heap.NewPermutation(rows, loadOrderSeed(sc.Seed, name)))
+			}
 			t := db.addTable(name, h, tc.Index)
 			t.loadedVacuumed = tc.State == "vacuumed"
 			if !t.loadedVacuumed {
@@ -277,6 +281,16 @@ func buildDatabase(cat *catalog.Catalog, sc Scenario, ver int) (*database, error
 		db.addSystemCatalog()
 	}
 	return db, nil
+}
+
+// loadOrderSeed is the seed of a table's random load order: FNV-1a of its
+// name, mixed with the run's seed.
+func loadOrderSeed(seed int64, name string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(name); i++ {
+		h = (h ^ uint64(name[i])) * 1099511628211
+	}
+	return h ^ uint64(seed)*0x9e3779b97f4a7c15
 }
 
 // tableLayout is a declared table's rows per page and physical capacity.

@@ -18,8 +18,8 @@
 //     updates, whose new version goes where the caller places it (the
 //     model's RelationGetBufferForTuple).
 //
-// Rows are numbered 1..Rows in load order; row r starts on block
-// (r-1)/RowsPerPage. A version written by an UPDATE or DELETE of a row is a
+// Rows are numbered 1..Rows by key; row r starts on block (r-1)/RowsPerPage
+// when the load was in key order, else at its load position (order.go). A version written by an UPDATE or DELETE of a row is a
 // group of its own tagged with the row (Group.Row), so the page itself says
 // which tuple is the row's; the blocks of rows moved by non-HOT updates
 // are kept in chunks of 1024 rows, allocated when a row of the chunk first
@@ -105,6 +105,9 @@ type Table struct {
 	pxid    []uint32  // pd_prune_xid of each explicit page: oldest xmax left to prune, 0 = none
 	freeIdx []int32   // recycled indexes into pages
 	allVis  []uint64  // PD_ALL_VISIBLE / VM all-visible bit per block
+
+	// loadOrder is the load order when it is not the key's (order.go).
+	loadOrder *Permutation
 
 	moved  []movedRows // per chunk of rows: the blocks of rows not on their load block
 	nmoved int         // rows not on their load block
@@ -950,7 +953,12 @@ func (t *Table) setBlock(row int64, b int32) {
 }
 
 // home is the block the load put row on.
-func (t *Table) home(row int64) int32 { return int32((row - 1) / int64(t.RowsPerPage)) }
+func (t *Table) home(row int64) int32 {
+	if t.loadOrder != nil {
+		row = t.loadOrder.Position(row)
+	}
+	return int32((row - 1) / int64(t.RowsPerPage))
+}
 
 // DeleteRow marks row's current version on block b deleted by xid
 // (heap_delete, or the old version of heap_update): the tuple leaves its
@@ -1176,7 +1184,7 @@ func (t *Table) Extended(block int32) {
 func (t *Table) Truncate() {
 	t.state, t.allVis, t.pages, t.ntup, t.pxid, t.freeIdx = nil, nil, [][]Group{nil}, []uint16{0}, []uint32{0}, nil
 	t.nblocks, t.loaded, t.Rows = 0, 0, 0
-	t.moved, t.nmoved = nil, 0
+	t.moved, t.nmoved, t.loadOrder = nil, 0, nil
 	t.dead, t.PendingDead = nil, nil
 }
 
