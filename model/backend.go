@@ -479,7 +479,7 @@ func (b *backend) modify(slot, gid int32, recBytes int64) {
 // tenth of it, as CREATE INDEX and _bt_split's rightmost splits leave
 // leaves at fillfactor 90 (BTREE_DEFAULT_FILLFACTOR); a system catalog
 // page (pg_statistic's, the only one the model writes) has
-// catalogPageHole bytes free, the rightmost leaf of its index
+// catalogPageHole bytes free (catalogPageHole18 from 18), the rightmost leaf of its index
 // (pg_statistic_relid_att_inh_index, where a new table's entries go) an
 // image of walFPIStatisticLeaf; other pages (visibility map) are taken as
 // full.
@@ -489,6 +489,9 @@ func (e *engine) fpiBytes(gid int32) int64 {
 	if rel == e.db.sysCatalog && e.sc.Server.SystemCatalogs {
 		if blk == analyzeStatisticLeafPage {
 			return walFPIStatisticLeaf
+		}
+		if e.ver >= 1800 {
+			return walFPI - catalogPageHole18
 		}
 		return walFPI - catalogPageHole
 	}
