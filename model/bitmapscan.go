@@ -100,15 +100,9 @@ func (b *backend) execBitmapScan(o *op) bool {
 			continue
 		}
 		// _bt_next -> _bt_readnextpage: the right sibling.
-		next := k.rangeKey + 1
-		leaf := t.pkey.bt.Leaf(next)
-		slot, ok := b.readBuffer(e.cat.GID(t.pkey.rel, leaf), nil, false, false)
-		if !ok {
+		if !b.btReadNextPage(t) {
 			return false
 		}
-		b.cpu += e.costs.IndexLevel
-		b.releaseBuffer(slot)
-		k.rangeKey, k.rangeLeaf = next, leaf
 		b.sub = 21
 	}
 	if b.sub == 23 {

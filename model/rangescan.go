@@ -220,16 +220,10 @@ func (b *backend) execRange(o *op) bool {
 			}
 			b.sub = 5
 		case 5: // _bt_readnextpage: the right sibling
-			next := k.rangeKey + 1
-			leaf := t.pkey.bt.Leaf(next)
-			slot, ok := b.readBuffer(e.cat.GID(t.pkey.rel, leaf), nil, false, false)
-			if !ok {
+			if !b.btReadNextPage(t) {
 				return false
 			}
-			b.cpu += e.costs.IndexLevel
-			b.releaseBuffer(slot)
-			k.rangeKey, k.rangeLeaf = next, leaf
-			k.entries, k.ei = t.indexEntries(next, k.entries[:0]), 0
+			k.entries, k.ei = t.indexEntries(k.rangeKey, k.entries[:0]), 0
 			b.sub = 3
 		}
 	}
@@ -240,6 +234,23 @@ func (b *backend) execRange(o *op) bool {
 		b.sub = 7
 	}
 	b.releaseAll()
+	return true
+}
+
+// btReadNextPage is _bt_readnextpage for a range scan: it reads the
+// right sibling of the leaf the scan leaves, whose first key of the range
+// is the one after the scan's current key, and moves the scan there.
+func (b *backend) btReadNextPage(t *table) bool {
+	e, k := b.e, &b.k
+	next := k.rangeKey + 1
+	leaf := t.pkey.bt.Leaf(next)
+	slot, ok := b.readBuffer(e.cat.GID(t.pkey.rel, leaf), nil, false, false)
+	if !ok {
+		return false
+	}
+	b.cpu += e.costs.IndexLevel
+	b.releaseBuffer(slot)
+	k.rangeKey, k.rangeLeaf = next, leaf
 	return true
 }
 
