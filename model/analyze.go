@@ -371,6 +371,7 @@ func (b *backend) execAnalyze(o *op) bool {
 		}
 		// pgstat_report_analyze.
 		t.reltuples, t.relpages, t.deadTuples = tuples, int64(nb), dead
+		t.relallvisible = int64(t.heap.AllVisibleCount()) // do_analyze_rel: visibilitymap_count
 		t.modSinceAnalyze = 0
 		t.analyzed, t.relstats = true, true
 		if c := e.relCounter(t.rel); b.worker {

@@ -223,6 +223,7 @@ type backend struct {
 	hio                   hioState
 	bt                    btState
 	btgids                []int32
+	probeGids             []int32 // a range plan's get_actual_variable_range pages (rangescan.go)
 	chainBuf              []heap.Group
 	blk, scanEnd          int32
 	ring, bulkread        *bufpool.Ring

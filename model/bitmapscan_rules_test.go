@@ -23,6 +23,11 @@ import (
 //     blocks are consecutive: advice is for jumps), the same with
 //     io_method sync and worker and with effective_io_concurrency 0.
 //
+// pg_statio_user_tables counts one page more, on both: the visibility
+// map's, which the planner read (the bound 1000 lies in the key's first
+// histogram bin: get_actual_variable_range probes the index for the
+// actual minimum and checks the map for its heap page).
+//
 // For 1000 keys (1000 .. 1999) the pages are scattered: 856 on PostgreSQL
 // (its md5 order), which 18 read in 633 reads (467 of one block, 122 of
 // two, ...) after 630 fadvise calls with io_method sync. The model's
@@ -34,20 +39,20 @@ func TestBitmapHeapScanReads(t *testing.T) {
 		version, method string
 		eic             int
 		n               int64
-		pages           int64 // heap pages read (pg_statio_user_tables)
+		pages           int64 // heap pages read (pg_statio_user_tables: the scan's and the map's)
 		reads           int64 // 18: the heap's reads (pg_stat_io, less the index's), -1 unchecked
 		advice          int64 // posix_fadvise calls
 		slack           int64 // how far the model's permutation may land from PostgreSQL's
 	}{
-		{"15", "sync", 0, 30000, 3279, -1, 0, 0},
-		{"15", "sync", 1, 30000, 3279, -1, 3278, 0},
-		{"15", "sync", 16, 30000, 3279, -1, 3278, 0},
-		{"18", "sync", 16, 30000, 3279, 208, 0, 0},
-		{"18", "worker", 16, 30000, 3279, 208, 0, 0},
-		{"18", "worker", 0, 30000, 3279, 208, 0, 0},
-		{"15", "sync", 1, 1000, 856, -1, 855, 10},
-		{"18", "sync", 16, 1000, 856, 633, 630, 10},
-		{"18", "worker", 16, 1000, 856, 633, 0, 10},
+		{"15", "sync", 0, 30000, 3280, -1, 0, 0},
+		{"15", "sync", 1, 30000, 3280, -1, 3278, 0},
+		{"15", "sync", 16, 30000, 3280, -1, 3278, 0},
+		{"18", "sync", 16, 30000, 3280, 208, 0, 0},
+		{"18", "worker", 16, 30000, 3280, 208, 0, 0},
+		{"18", "worker", 0, 30000, 3280, 208, 0, 0},
+		{"15", "sync", 1, 1000, 857, -1, 855, 10},
+		{"18", "sync", 16, 1000, 857, 633, 630, 10},
+		{"18", "worker", 16, 1000, 857, 633, 0, 10},
 	} {
 		name := fmt.Sprintf("%s %s eic %d, %d keys", c.version, c.method, c.eic, c.n)
 		method := ""
@@ -67,8 +72,12 @@ workload:
 `, c.version, c.eic, method, 1000+c.n-1))
 		p := bhPhase(t, r, "scan")
 		heap, idx := p.StatioTables[0].HeapBlksRead, p.StatioIndexes[0].IdxBlksRead
-		if p.StatioTables[0].HeapBlksHit != 0 {
-			t.Errorf("%s: %d heap hits, want none (each page once)", name, p.StatioTables[0].HeapBlksHit)
+		// Each page once: no hit but the map's when the planner probes
+		// the minimum for both bounds (1000 and 1999 both in the model's
+		// first bin of 2000 keys; PostgreSQL's sampled histogram had its
+		// second entry below 1999).
+		if p.StatioTables[0].HeapBlksHit > 1 {
+			t.Errorf("%s: %d heap hits, want at most the map's one", name, p.StatioTables[0].HeapBlksHit)
 		}
 		near := func(got, want int64) bool { return got >= want-c.slack && got <= want+c.slack }
 		if !near(heap, c.pages) {
@@ -77,16 +86,17 @@ workload:
 		if !near(p.OSCache.AdviceCalls, c.advice) {
 			t.Errorf("%s: %d posix_fadvise calls, PostgreSQL %d", name, p.OSCache.AdviceCalls, c.advice)
 		}
-		if c.slack > 0 && c.advice > 0 && c.version == "15" && p.OSCache.AdviceCalls != heap-1 {
-			t.Errorf("%s: %d posix_fadvise calls for %d pages, want one for each page but the first", name, p.OSCache.AdviceCalls, heap)
+		if c.slack > 0 && c.advice > 0 && c.version == "15" && p.OSCache.AdviceCalls != heap-2 {
+			t.Errorf("%s: %d posix_fadvise calls for %d pages and the map's, want one for each page but the first", name, p.OSCache.AdviceCalls, heap-1)
 		}
 		if c.reads < 0 {
 			continue
 		}
 		for _, row := range p.PGStatIO {
 			if row.BackendType == "client backend" && row.Context == "normal" {
-				// The index's pages are read one at a time (ReadBuffer).
-				if got := row.Reads - idx; !near(got, c.reads) {
+				// The index's pages and the map's are read one at a
+				// time (ReadBuffer).
+				if got := row.Reads - idx - 1; !near(got, c.reads) {
 					t.Errorf("%s: the stream read the heap in %d reads, PostgreSQL %d", name, got, c.reads)
 				}
 			}

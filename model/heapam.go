@@ -52,6 +52,10 @@ type keyedState struct {
 	rangeKey   int64
 	rangeLeaf  int32
 	rangeKills []rangeKill
+	// An index-only scan (indexonly.go), and the visibility-map page it
+	// keeps pinned (vmPinned: vmPinBlk in vmPinSlot).
+	indexOnly, vmPinned bool
+	vmPinBlk, vmPinSlot int32
 }
 
 // execKeyed runs a keyed statement from its current sub-step; false means
@@ -62,7 +66,8 @@ func (b *backend) execKeyed(o *op) bool {
 	k := &b.k
 	if b.sub == 1 {
 		*k = keyedState{entries: k.entries[:0], kills: k.kills[:0], chain: k.chain[:0], curBlk: -1, curSlot: -1, foundBlk: -1, newBlk: -1, vmBlk: -1}
-		k.seq = !e.useIndexScan(t)
+		k.indexOnly = o.kind == opFetch && o.indexOnly
+		k.seq = !e.useIndexScan(t, k.indexOnly)
 		b.touched = 0
 		b.sub = 2
 	}
@@ -98,7 +103,7 @@ func (b *backend) execKeyed(o *op) bool {
 	}
 	if b.sub == 4 { // index_fetch_heap until the visible version
 		for k.ei < len(k.entries) && !k.found {
-			if !b.fetchEntry(t, o.key) {
+			if !b.nextEntry(t, o.key) {
 				return false
 			}
 		}
@@ -240,7 +245,7 @@ func (b *backend) endIndexScan(t *table, row int64) bool {
 	k := &b.k
 	if b.sub == 20 {
 		for k.ei < len(k.entries) {
-			if !b.fetchEntry(t, row) {
+			if !b.nextEntry(t, row) {
 				return false
 			}
 		}

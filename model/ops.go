@@ -663,7 +663,7 @@ func (b *backend) execTruncate(t *table) {
 	}
 	t.oldEntries = nil
 	t.nextKey = 0
-	t.reltuples, t.relpages = 0, 0
+	t.reltuples, t.relpages, t.relallvisible = 0, 0, 0
 	t.createdInXact = b.xid
 	b.dropsFiles = true // the old relfilenode, unlinked at commit (smgrDoPendingDeletes)
 	for i := range e.backends {

@@ -42,10 +42,11 @@ type fileStep struct {
 	gen    *pgexpr.Gen
 	target int
 
-	kind  opKind
-	stmt  bool
-	table string
-	pick  string
+	kind      opKind
+	stmt      bool
+	indexOnly bool // a lookup's or range's SELECT list reads only the key
+	table     string
+	pick      string
 	// A keyed statement's key: vals[keySlot], or keyConst if keySlot < 0,
 	// or keyGen's value (arithmetic in the SQL, on the variables).
 	keySlot  int
@@ -528,7 +529,7 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 			// Without an index on the column the planner scans the table.
 			p.kind = opSeqscan
 			if tc.Index && st.Column == tc.Key {
-				p.kind = opRange
+				p.kind, p.indexOnly = opRange, st.KeyOnly
 				if p.fromSlot, p.fromConst, err = value(st.From); err != nil {
 					return nil, nil, err
 				}
@@ -545,7 +546,7 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 		case pgscript.Lookup, pgscript.Scan:
 			p.kind = opSeqscan
 			if st.Kind == pgscript.Lookup && keyed {
-				p.kind = opFetch
+				p.kind, p.indexOnly = opFetch, st.KeyOnly
 				if p.keySlot, p.keyConst, err = value(st.Key); err != nil {
 					return nil, nil, err
 				}
@@ -681,7 +682,7 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 				continue
 			}
 			pc++
-			o := op{kind: p.kind, stmt: p.stmt, cmdNo: p.cmdNo, analyze: p.analyze}
+			o := op{kind: p.kind, stmt: p.stmt, cmdNo: p.cmdNo, analyze: p.analyze, indexOnly: p.indexOnly}
 			if p.table != "" {
 				o.t = b.pickTable(p.table, p.pick)
 			}

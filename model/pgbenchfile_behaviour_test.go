@@ -301,8 +301,12 @@ workload:
 	if h := heap(bhPhase(t, r, "arithmetic")); h.HeapBlksHit+h.HeapBlksRead != 10 {
 		t.Errorf("BETWEEN :a AND :a + 499 read %d heap pages, want 10", h.HeapBlksHit+h.HeapBlksRead)
 	}
-	if h := heap(large); h.HeapBlksHit+h.HeapBlksRead != 1725 || h.IdxBlksHit+h.IdxBlksRead != 0 {
-		t.Errorf("90 %% of the table: %d heap and %d index pages, want a sequential scan's 1725 and 0",
+	// Its lower bound lies in the key's first histogram bin, so the
+	// planner first reads the actual minimum from the index
+	// (get_actual_variable_range: the descent to the first leaf, 2 pages,
+	// and the visibility map's page, which counts with the heap's).
+	if h := heap(large); h.HeapBlksHit+h.HeapBlksRead != 1725+1 || h.IdxBlksHit+h.IdxBlksRead != 2 {
+		t.Errorf("90 %% of the table: %d heap and %d index pages, want a sequential scan's 1725, the planner's 2 index pages and a visibility-map page",
 			h.HeapBlksHit+h.HeapBlksRead, h.IdxBlksHit+h.IdxBlksRead)
 	}
 }

@@ -32,8 +32,10 @@ func plannerSize(t *table) (pages, tuples float64) {
 	return pages, tuples
 }
 
-// useIndexScan reports whether a keyed statement on t uses its primary key.
-func (e *engine) useIndexScan(t *table) bool {
+// useIndexScan reports whether a keyed statement on t uses its primary key
+// (indexOnly: an index-only scan, which fetches the heap page only where
+// the table is not all-visible).
+func (e *engine) useIndexScan(t *table, indexOnly bool) bool {
 	if t.pkey == nil {
 		return false
 	}
@@ -46,8 +48,12 @@ func (e *engine) useIndexScan(t *table) bool {
 	// plus 50 operator costs per page level.
 	idxTuples := math.Max(tuples, 1)
 	height := float64(t.pkey.bt.Height() - 1) // the root's level
+	heapPages := 1.0
+	if indexOnly {
+		heapPages = math.Ceil(1 - allVisibleFraction(t))
+	}
 	index := randomPageCost + cpuIndexTupleCost + cpuOperatorCost +
 		math.Ceil(math.Log2(idxTuples))*cpuOperatorCost + (height+1)*50*cpuOperatorCost +
-		randomPageCost + cpuTupleCost
+		heapPages*randomPageCost + cpuTupleCost
 	return index < seq
 }

@@ -30,13 +30,14 @@ type rangeKill struct {
 type rangePlan uint8
 
 const (
-	planSeqScan    rangePlan = iota // cost_seqscan
-	planIndexScan                   // cost_index
-	planBitmapScan                  // cost_bitmap_heap_scan over a bitmap index scan
+	planSeqScan       rangePlan = iota // cost_seqscan
+	planIndexScan                      // cost_index
+	planBitmapScan                     // cost_bitmap_heap_scan over a bitmap index scan
+	planIndexOnlyScan                  // cost_index of an index-only scan
 )
 
 func (p rangePlan) String() string {
-	return [...]string{"Seq Scan", "Index Scan", "Bitmap Heap Scan"}[p]
+	return [...]string{"Seq Scan", "Index Scan", "Bitmap Heap Scan", "Index Only Scan"}[p]
 }
 
 // Planner constants the range's costs need (guc_tables.c defaults).
@@ -62,19 +63,39 @@ const (
 // reads each page once, in block order, at a cost per page between
 // random_page_cost and seq_page_cost by the square root of the fraction of
 // the table it reads, and rechecks both quals on every tuple.
-func rangeCosts(t *table, n int64) (seq, index, bitmap float64) {
+//
+// An index-only scan (indexOnly: the SELECT list reads only the key) is
+// cost_index with its heap pages scaled by the share of the table that is
+// not all-visible (allVisibleFraction), which it alone skips.
+func rangeCosts(t *table, n int64, indexOnly bool) (seq, index, bitmap float64) {
 	pages, tuples := plannerSize(t)
 	if t.pkey == nil {
-		seq, _, _ = rangeCostsOf(pages, tuples, 0, 0, false, n)
+		seq, _, _ = rangeCostsOf(pages, tuples, 0, 0, false, 0, n)
 		return seq, math.Inf(1), math.Inf(1)
 	}
-	return rangeCostsOf(pages, tuples, float64(t.pkey.bt.NBlocks()), float64(t.pkey.bt.Height()-1), t.heap.RandomOrder(), n)
+	avf := -1.0 // not an index-only scan
+	if indexOnly {
+		avf = allVisibleFraction(t)
+	}
+	return rangeCostsOf(pages, tuples, float64(t.pkey.bt.NBlocks()), float64(t.pkey.bt.Height()-1), t.heap.RandomOrder(), avf, n)
+}
+
+// allVisibleFraction is estimate_rel_size's allvisfrac (tableam.c
+// table_block_relation_estimate_size): pg_class.relallvisible over the
+// relation's current pages, at most 1.
+func allVisibleFraction(t *table) float64 {
+	cur := float64(t.heap.NBlocks())
+	if t.relallvisible == 0 || cur <= 0 {
+		return 0
+	}
+	return math.Min(float64(t.relallvisible)/cur, 1)
 }
 
 // rangeCostsOf is rangeCosts for a table of pages and tuples whose key's
 // index has idxBlocks pages and its root at level height, loaded in
-// random order or in key order.
-func rangeCostsOf(pages, tuples, idxBlocks, height float64, random bool, n int64) (seq, index, bitmap float64) {
+// random order or in key order; avf >= 0 makes the index scan an
+// index-only one with that all-visible fraction.
+func rangeCostsOf(pages, tuples, idxBlocks, height float64, random bool, avf float64, n int64) (seq, index, bitmap float64) {
 	tuples = math.Max(tuples, 1)
 	rows := math.Min(math.Max(float64(n), 1), tuples)
 	sel := rows / tuples
@@ -88,9 +109,15 @@ func rangeCostsOf(pages, tuples, idxBlocks, height float64, random bool, n int64
 	if random {
 		corr = 0
 	}
-	maxIO := indexPagesFetched(rows, T, idxBlocks) * randomPageCost
+	notVisible := func(p float64) float64 { // cost_index: "if (indexonly)"
+		if avf < 0 {
+			return p
+		}
+		return math.Ceil(p * (1 - avf))
+	}
+	maxIO := notVisible(indexPagesFetched(rows, T, idxBlocks)) * randomPageCost
 	minIO := 0.0
-	if p := math.Ceil(sel * pages); p > 0 {
+	if p := notVisible(math.Ceil(sel * pages)); p > 0 {
 		minIO = randomPageCost + (p-1)*seqPageCost
 	}
 	index = indexTotal + maxIO + corr*corr*(minIO-maxIO) + rows*cpuTupleCost
@@ -123,7 +150,7 @@ func largestBitmapRange(pages, rows, idxBlocks, height float64) int64 {
 	best := int64(0)
 	for k := int64(1); k <= 64; k++ {
 		n := int64(math.Ceil(rows * float64(k) / 64))
-		seq, index, bitmap := rangeCostsOf(pages, rows, idxBlocks, height, true, n)
+		seq, index, bitmap := rangeCostsOf(pages, rows, idxBlocks, height, true, -1, n)
 		if bitmap < seq && bitmap < index {
 			best = n
 		}
@@ -149,12 +176,17 @@ func indexPagesFetched(n, T, indexPages float64) float64 {
 
 // rangePlanFor is the planner's choice for a range of n rows of t's key:
 // the cheapest of rangeCosts (add_path keeps the cheapest total cost;
-// a tie goes to the path considered first, the sequential scan).
-func (e *engine) rangePlanFor(t *table, n int64) rangePlan {
-	seq, index, bitmap := rangeCosts(t, n)
+// a tie goes to the path considered first, the sequential scan). With
+// indexOnly the index path is an index-only scan (check_index_only),
+// which costs no more than the plain one it replaces.
+func (e *engine) rangePlanFor(t *table, n int64, indexOnly bool) rangePlan {
+	seq, index, bitmap := rangeCosts(t, n, indexOnly)
 	plan, best := planSeqScan, seq
 	if index < best {
 		plan, best = planIndexScan, index
+		if indexOnly {
+			plan = planIndexOnlyScan
+		}
 	}
 	if bitmap < best {
 		plan = planBitmapScan
@@ -168,18 +200,34 @@ func (b *backend) execRange(o *op) bool {
 	if b.sub == 1 {
 		*k = keyedState{entries: k.entries[:0], kills: k.kills[:0], chain: k.chain[:0], rangeKills: k.rangeKills[:0], curBlk: -1, curSlot: -1, foundBlk: -1, newBlk: -1, vmBlk: -1}
 		b.touched = 0
-		switch e.rangePlanFor(t, o.n-o.key+1) {
+		b.probeGids = b.actualRangeProbes(t, o.key, o.n, b.probeGids[:0])
+		b.sub = 40
+	}
+	if b.sub == 40 { // planning: get_actual_variable_range's probes
+		// Planning's buffers: EXPLAIN shows them under "Planning", not in
+		// the execution's pgBufferUsage.
+		b.catalogWork = true
+		if !b.touchPages(b.probeGids, e.costs.IndexLevel) {
+			return false
+		}
+		b.catalogWork = false
+		b.touched = 0
+		switch e.rangePlanFor(t, o.n-o.key+1, o.indexOnly) {
 		case planSeqScan:
 			// A sequential scan of every row, as SELECT count(*) does.
 			*o = op{kind: opSeqscan, stmt: o.stmt, t: o.t, cmdNo: o.cmdNo}
+			b.sub = 1
 			return b.execScan(o)
 		case planBitmapScan:
 			b.sub = 20
+		case planIndexOnlyScan:
+			k.indexOnly = true
+			b.sub = 2
 		default:
 			b.sub = 2
 		}
 	}
-	if b.sub >= 20 {
+	if b.sub >= 20 && b.sub < 40 {
 		return b.execBitmapScan(o)
 	}
 	lo, hi := max(o.key, 1), min(o.n, t.heap.Rows)
@@ -199,6 +247,17 @@ func (b *backend) execRange(o *op) bool {
 		switch b.sub {
 		case 3: // index_fetch_heap for the current key's entries
 			for k.ei < len(k.entries) {
+				if k.indexOnly {
+					visible, ok := b.indexOnlyVisible(t, k.entries[k.ei])
+					if !ok {
+						return false
+					}
+					if visible {
+						b.cpu += e.costs.TupleFetch
+						k.ei++
+						continue
+					}
+				}
 				if !b.fetchRangeEntry(t, k.rangeKey) {
 					return false
 				}
@@ -235,6 +294,48 @@ func (b *backend) execRange(o *op) bool {
 	}
 	b.releaseAll()
 	return true
+}
+
+// actualRangeProbes appends the pages the planner reads to estimate the
+// range lo..hi of t's key (selfuncs.c ineq_histogram_selectivity): for
+// each of its two comparisons whose binary search over the key's
+// histogram reaches the first or the last entry (a bound in the first or
+// the last of its 100 bins, default_statistics_target), it replaces that
+// entry with the column's actual minimum or maximum, which
+// get_actual_variable_range finds by an index scan from that end
+// (get_actual_variable_endpoint): the descent to the first or the last
+// leaf, the visibility-map page of the entry's heap page and, where that
+// page is not all-visible, the heap page. A table without statistics (never
+// ANALYZEd) has no histogram and no probes. The histogram is taken as
+// evenly spaced over the loaded keys, as ANALYZE's sample of a table
+// keyed 1..N leaves it.
+func (b *backend) actualRangeProbes(t *table, lo, hi int64, out []int32) []int32 {
+	e := b.e
+	n := t.heap.Rows
+	if t.pkey == nil || !t.analyzed || n < 2 {
+		return out
+	}
+	first := 1 + (n-1)/100   // the histogram's second entry
+	last := 1 + 99*(n-1)/100 // and its second to last
+	probe := func(key int64) {
+		out = e.btPath(t.pkey, key, out)
+		blk := t.heap.BlockOf(key)
+		if vmBlk := blk / e.db.heapPerVM; vmBlk < e.cat.Rel(t.vm).NBlocks {
+			out = append(out, e.cat.GID(t.vm, vmBlk))
+		}
+		if !t.heap.AllVisible(blk) {
+			out = append(out, e.cat.GID(t.rel, blk))
+		}
+	}
+	for _, v := range [2]int64{lo, hi} {
+		switch {
+		case v <= first:
+			probe(1)
+		case v > last:
+			probe(n)
+		}
+	}
+	return out
 }
 
 // btReadNextPage is _bt_readnextpage for a range scan: it reads the

@@ -48,6 +48,9 @@ type op struct {
 	n     int64 // rows to insert
 	every int64 // insert: commit every this many rows (0 = at the end)
 	copy  bool  // insert: COPY (a BulkInsertState) rather than INSERT ... SELECT
+	// indexOnly: a lookup or range whose SELECT list reads only the key
+	// (pgscript KeyOnly): the planner may take an index-only scan.
+	indexOnly bool
 	// analyze: VACUUM ANALYZE (vacuum: ANALYZE follows in the same command)
 	analyze bool
 	dur     int64 // sleep

@@ -370,11 +370,16 @@ workload:
 // INSERT ... VALUES 22 (no planner statistics, no = qual); a DELETE by key
 // 44 (the publication catalogs' two index metapages, no heap page: the key
 // was absent); each function, aggregate or comparison the pages of its
-// kind and its own on top: length() 10, sum() 11 (the model 10), md5()
-// 5, abs() 7, BETWEEN 4, ORDER BY on the key 7 (on pad 10: the model
-// does not tell the sort's type), sum(length(pad)) over a BETWEEN range
-// 22 (the model 21), each measured after the point SELECT in the same
-// session. A first ANALYZE reads the output types', the name lookups',
+// kind and its own on top: length() 10, sum() 11, md5() 5, abs() 7 (the
+// model 8), BETWEEN 4 (the model 5), ORDER BY on the key 7 (on pad 10:
+// the model does not tell the sort's type), sum(length(pad)) over a
+// BETWEEN range 22, each measured after the point SELECT in the same
+// session. sum(id) and abs(id) read only the key, so they are index-only
+// scans, which read the visibility map's page; the two BETWEEN ranges'
+// lower bounds lie in the key's first histogram bin, so their plans read
+// it too, probing the index for the actual minimum
+// (get_actual_variable_range). Before those were modelled sum() and the
+// BETWEEN sum were one read short and abs() and BETWEEN exact. A first ANALYZE reads the output types', the name lookups',
 // pg_proc's and the B-tree operator family's pages too (std_typanalyze's
 // operators): alone 206 (the model 212), after the point SELECT 174 more
 // (178).
@@ -390,12 +395,12 @@ func TestFirstPlanAfterRestartReads(t *testing.T) {
 		{"INSERT INTO t VALUES (20001, 'x')", 24},
 		{"DELETE FROM t WHERE id = 20001", 44},
 		{point + "SELECT length(pad) FROM t WHERE id = 1", 43 + 10},
-		{point + "SELECT sum(id) FROM t WHERE id = 1", 43 + 10},
+		{point + "SELECT sum(id) FROM t WHERE id = 1", 43 + 11},
 		{point + "SELECT md5(pad) FROM t WHERE id = 1", 43 + 5},
-		{point + "SELECT abs(id) FROM t WHERE id = 1", 43 + 7},
-		{point + "SELECT pad FROM t WHERE id BETWEEN 1 AND 2", 43 + 4},
+		{point + "SELECT abs(id) FROM t WHERE id = 1", 43 + 8},
+		{point + "SELECT pad FROM t WHERE id BETWEEN 1 AND 2", 43 + 5},
 		{point + "SELECT pad FROM t WHERE id = 1 ORDER BY id", 43 + 7},
-		{point + "SELECT sum(length(pad)) FROM t WHERE id BETWEEN 20 AND 50", 43 + 21},
+		{point + "SELECT sum(length(pad)) FROM t WHERE id BETWEEN 20 AND 50", 43 + 22},
 		{"ANALYZE t", 212},
 		{point + "ANALYZE t", 221},
 	} {
@@ -423,8 +428,11 @@ func TestMonitorStandInWarmsTheSharedLookups(t *testing.T) {
 	if got := reads(point); got != 34 {
 		t.Errorf("a point SELECT after the monitor: %d database reads, want 34", got)
 	}
-	if got := reads(point + ";\\nSELECT sum(length(pad)) FROM t WHERE id BETWEEN 20 AND 50"); got != 34+15 {
-		t.Errorf("sum(length(pad)) BETWEEN after the monitor and a point SELECT: %d database reads, want 34 + 15 (measured 16)", got)
+	// The 16 include the visibility-map page of the planner's probe for
+	// the actual minimum (the bound 20 lies in the key's first histogram
+	// bin: get_actual_variable_range), 15 before it was modelled.
+	if got := reads(point + ";\\nSELECT sum(length(pad)) FROM t WHERE id BETWEEN 20 AND 50"); got != 34+16 {
+		t.Errorf("sum(length(pad)) BETWEEN after the monitor and a point SELECT: %d database reads, want 34 + 16", got)
 	}
 }
 

@@ -44,7 +44,11 @@ type table struct {
 	// reltuples as of the last vacuum or load).
 	deadTuples, insSinceVacuum int64
 	reltuples, relpages        int64
-	vacuuming                  bool
+	// relallvisible is pg_class.relallvisible: the all-visible pages as
+	// the last VACUUM or ANALYZE counted them (visibilitymap_count), or
+	// as the load left them.
+	relallvisible int64
+	vacuuming     bool
 	// modSinceAnalyze is n_mod_since_analyze: rows inserted, updated and
 	// deleted by committed transactions since the last ANALYZE.
 	modSinceAnalyze int64
@@ -132,7 +136,7 @@ func heapPerVMPage(ver int) int32 {
 }
 
 func (db *database) addTable(name string, h *heap.Table, withPkey bool) *table {
-	t := &table{name: name, ord: len(db.tables), heap: h, reltuples: h.Rows, relpages: int64(h.NBlocks()), nextKey: h.Rows}
+	t := &table{name: name, ord: len(db.tables), heap: h, reltuples: h.Rows, relpages: int64(h.NBlocks()), relallvisible: int64(h.AllVisibleCount()), nextKey: h.Rows}
 	// A tuple's user data, MAXALIGNed, as the page holds it: what is left
 	// of a page's share per tuple after its 24-byte header and 4-byte
 	// line pointer (heap.Layout's arithmetic backwards); a relation

@@ -192,6 +192,7 @@ func (b *backend) execVacuum(o *op) bool {
 	}
 	t.reltuples = live
 	t.relpages = int64(t.heap.NBlocks())
+	t.relallvisible = int64(t.heap.AllVisibleCount())
 	t.relstats = true
 	t.deadTuples = 0
 	t.insSinceVacuum = 0

@@ -220,11 +220,15 @@ workload:
 
 // rangeScan is a script file's range SELECT: an index scan over 500 keys
 // (the descent, one more leaf, each heap page once), the same again (hits),
-// and a range of 90 % of the table, which the planner reads by a
-// sequential scan.
+// a range of 90 % of the table, which the planner reads by a sequential
+// scan, then index-only scans (the table is VACUUMed: all-visible): a
+// count(*) of 10000 keys and a point SELECT of the key alone, which read
+// the index and the visibility map's page but no heap page.
 func rangeScan(v string) Case {
 	const small = "SELECT sum(length(pad)) FROM t_rng WHERE id BETWEEN 20001 AND 20500"
 	const large = "SELECT sum(length(pad)) FROM t_rng WHERE id BETWEEN 1 AND 90000"
+	const count = "SELECT count(*) FROM t_rng WHERE id BETWEEN 30001 AND 40000"
+	const keyOnly = "SELECT id FROM t_rng WHERE id = 77777"
 	measured := func(name, stmt string) Step {
 		// The simulator runs the statement as a script file, so pgbench's
 		// setup connection comes first on both sides.
@@ -233,7 +237,7 @@ func rangeScan(v string) Case {
 	return Case{
 		Name:      "range-scan",
 		Relations: []string{"t_rng", "t_rng_pkey"},
-		Mechanism: "a script file's SELECT ... WHERE id BETWEEN a AND b: the planner's cost_index (correlation 1) against cost_seqscan; _bt_first's descent, _bt_readpage and _bt_steppage (one access per leaf), index_fetch_heap re-reading the heap page only when the item's block changes (heapam_index_fetch_tuple)",
+		Mechanism: "a script file's SELECT ... WHERE id BETWEEN a AND b: the planner's cost_index (correlation 1) against cost_seqscan; _bt_first's descent, _bt_readpage and _bt_steppage (one access per leaf), index_fetch_heap re-reading the heap page only when the item's block changes (heapam_index_fetch_tuple); an index-only scan (IndexOnlyNext) when the SELECT list reads only the key, its visibility-map page pinned and no heap page read where it is all-visible",
 		PG: Experiment{
 			Name:     "range-scan",
 			Settings: Settings{"shared_buffers": "128MB", "autovacuum": "off"},
@@ -243,6 +247,8 @@ func rangeScan(v string) Case {
 				measured("range-small", small),
 				measured("range-again", small),
 				measured("range-large", large),
+				measured("range-count", count),
+				measured("key-only", keyOnly),
 			},
 		},
 		Sim: base("range-scan", v, "128MB") + fmt.Sprintf(`tables:
@@ -253,7 +259,9 @@ workload:
     - {name: range-small, transactions: 1, restart: true, script: {text: "%[2]s;"}}
     - {name: range-again, transactions: 1, script: {text: "%[2]s;"}}
     - {name: range-large, transactions: 1, script: {text: "%[3]s;"}}
-`, rowWidth, small, large),
+    - {name: range-count, transactions: 1, script: {text: "%[4]s;"}}
+    - {name: key-only, transactions: 1, script: {text: "%[5]s;"}}
+`, rowWidth, small, large, count, keyOnly),
 	}
 }
 

@@ -89,7 +89,7 @@ func TestShape(t *testing.T) {
 		{"SELECT :aid", Statement{Kind: NoTable, Vars: []string{"aid"}}},
 		{"SELECT abalance FROM pgbench_accounts WHERE aid = :aid", Statement{Kind: Lookup, Table: "pgbench_accounts", Column: "aid", Key: Value{Var: "aid"}, Targets: []string{"abalance"}, Vars: []string{"aid"}}},
 		{"SELECT * FROM public.t WHERE 42 = id", Statement{Kind: Lookup, Table: "t", Column: "id", Key: Value{Const: 42}, Targets: []string{"?column?"}}},
-		{"SELECT id AS k FROM t WHERE id = :x::int", Statement{Kind: Lookup, Table: "t", Column: "id", Key: Value{Var: "x"}, Targets: []string{"k"}, Vars: []string{"x"}}},
+		{"SELECT id AS k FROM t WHERE id = :x::int", Statement{Kind: Lookup, Table: "t", Column: "id", Key: Value{Var: "x"}, Targets: []string{"k"}, Vars: []string{"x"}, KeyOnly: true}},
 		{"SELECT count(*) FROM t", Statement{Kind: Scan, Table: "t"}},
 		{"SELECT abalance FROM pgbench_accounts WHERE aid BETWEEN :a AND :b", Statement{Kind: Range, Table: "pgbench_accounts", Column: "aid", From: Value{Var: "a"}, To: Value{Var: "b"}, Targets: []string{"abalance"}, Vars: []string{"a", "b"}, Lookups: []string{"op:<=", "op:>="}}},
 		{"SELECT * FROM t WHERE id <= 20 AND id >= 10 ORDER BY id", Statement{Kind: Range, Table: "t", Column: "id", From: Value{Const: 10}, To: Value{Const: 20}, Targets: []string{"?column?"}, Lookups: []string{"op:<=", "op:>=", "sort"}}},
@@ -170,6 +170,34 @@ func TestShapeRefusals(t *testing.T) {
 		_, err := Shape(tc.sql)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, want %q", tc.sql, err, tc.want)
+		}
+	}
+}
+
+// An index-only scan can answer a SELECT whose list refers to no column
+// but the WHERE clause's key (PostgreSQL's check_index_only: every column
+// the query needs is in the index).
+func TestKeyOnly(t *testing.T) {
+	for _, c := range []struct {
+		sql  string
+		want bool
+	}{
+		{"SELECT count(*) FROM t WHERE id BETWEEN 1 AND 10", true},
+		{"SELECT count(id), max(t.id) FROM t WHERE id BETWEEN :a AND :b", true},
+		{"SELECT id + 1 FROM t WHERE id = 5", true},
+		{"SELECT 1 FROM t WHERE id = 5", true},
+		{"SELECT * FROM t WHERE id BETWEEN 1 AND 10", false},
+		{"SELECT t.* FROM t WHERE id = 5", false},
+		{"SELECT sum(length(pad)) FROM t WHERE id BETWEEN 1 AND 10", false},
+		{"SELECT abalance FROM pgbench_accounts WHERE aid = :aid", false},
+		{"SELECT count(*) FILTER (WHERE v > 0) FROM t WHERE id BETWEEN 1 AND 10", false},
+	} {
+		st, err := Shape(c.sql)
+		if err != nil {
+			t.Fatalf("%s: %v", c.sql, err)
+		}
+		if st.KeyOnly != c.want {
+			t.Errorf("%s: KeyOnly %v, want %v", c.sql, st.KeyOnly, c.want)
 		}
 	}
 }

@@ -76,6 +76,10 @@ type Statement struct {
 	// Targets are a SELECT's output column names (a column's name or
 	// its alias; "?column?" for other expressions), for \gset.
 	Targets []string
+	// KeyOnly: a Lookup's or a Range's SELECT list reads no column but
+	// Column (count(*), the key itself, expressions on it), so an index
+	// on Column can answer it alone (an index-only scan).
+	KeyOnly bool
 	// Vars are the script variables the statement refers to, in order.
 	Vars []string
 	// Analyze: VACUUM ANALYZE (Vacuum only).
@@ -283,7 +287,7 @@ func (s shaper) selectStmt(q *pg_query.SelectStmt) (Statement, error) {
 			q.SortClause[0].GetSortBy().SortbyDir != pg_query.SortByDir_SORTBY_DESC) {
 			return Statement{}, fmt.Errorf("ORDER BY other than the range's column ascending is not modelled")
 		}
-		return Statement{Kind: Range, Table: name, Column: col, From: from, To: to, Targets: targets(q.TargetList)}, nil
+		return Statement{Kind: Range, Table: name, Column: col, From: from, To: to, Targets: targets(q.TargetList), KeyOnly: keyOnly(q.TargetList, col)}, nil
 	}
 	col, key, ok, err := s.equality(q.WhereClause)
 	if err != nil {
@@ -292,7 +296,7 @@ func (s shaper) selectStmt(q *pg_query.SelectStmt) (Statement, error) {
 	if ok {
 		// A point lookup returns its row whatever the order or limit:
 		// ORDER BY and LIMIT change nothing the model counts.
-		return Statement{Kind: Lookup, Table: name, Column: col, Key: key, Targets: targets(q.TargetList)}, nil
+		return Statement{Kind: Lookup, Table: name, Column: col, Key: key, Targets: targets(q.TargetList), KeyOnly: keyOnly(q.TargetList, col)}, nil
 	}
 	if q.LimitCount != nil || q.LimitOffset != nil {
 		return Statement{}, fmt.Errorf("LIMIT or OFFSET on a scan is not modelled (a scan stops early)")
@@ -490,8 +494,10 @@ func (s shaper) equality(w *pg_query.Node) (col string, v Value, ok bool, err er
 }
 
 // columnName is a column reference's (last) name, or "".
-func columnName(n *pg_query.Node) string {
-	c := n.GetColumnRef()
+func columnName(n *pg_query.Node) string { return columnRefName(n.GetColumnRef()) }
+
+// columnRefName is a column reference's column ("" for none, or for *).
+func columnRefName(c *pg_query.ColumnRef) string {
 	if c == nil || len(c.Fields) == 0 {
 		return ""
 	}
@@ -692,6 +698,25 @@ func hasSubquery(n *pg_query.Node) bool {
 	found := false
 	walk(n.ProtoReflect(), &found, func(m protoreflect.Message) bool { return m.Descriptor().Name() == "SubLink" })
 	return found
+}
+
+// keyOnly reports whether a SELECT list refers to no column but col
+// (SELECT * refers to every column; count(*) to none).
+func keyOnly(list []*pg_query.Node, col string) bool {
+	other := false
+	for _, t := range list {
+		walk(t.ProtoReflect(), &other, func(m protoreflect.Message) bool {
+			if m.Descriptor().Name() != "ColumnRef" {
+				return false
+			}
+			ref, ok := m.Interface().(*pg_query.ColumnRef)
+			if !ok {
+				return true
+			}
+			return columnRefName(ref) != col
+		})
+	}
+	return !other
 }
 
 // targets are a SELECT list's output names as PostgreSQL names them: the
