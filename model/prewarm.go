@@ -144,7 +144,7 @@ func (e *engine) prewarmReferences(n int64) bool {
 				for _, blk := range path {
 					touch(e.cat.GID(o.t.pkey.rel, blk), now)
 				}
-				lastLeaf, lastBlk := path[len(path)-1], int32(-1)
+				lastLeaf, lastBlk, lastVM := path[len(path)-1], int32(-1), int32(-1)
 				heapBlocks = heapBlocks[:0]
 				for key := max(o.key, 1); key <= min(o.n, o.t.heap.Rows); key++ {
 					if leaf := o.t.pkey.bt.Leaf(key); leaf != lastLeaf {
@@ -153,6 +153,13 @@ func (e *engine) prewarmReferences(n int64) bool {
 					}
 					if blk := o.t.heap.BlockOf(key); plan == planBitmapScan {
 						heapBlocks = append(heapBlocks, blk)
+					} else if plan == planIndexOnlyScan && o.t.heap.AllVisible(blk) {
+						// The visibility map's page instead, pinned once
+						// while the scan stays on it (indexonly.go).
+						if vmBlk := blk / e.db.heapPerVM; vmBlk != lastVM && vmBlk < e.cat.Rel(o.t.vm).NBlocks {
+							touch(e.cat.GID(o.t.vm, vmBlk), now)
+							lastVM = vmBlk
+						}
 					} else if blk != lastBlk {
 						touch(e.cat.GID(o.t.rel, blk), now)
 						lastBlk = blk
