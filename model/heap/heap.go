@@ -326,6 +326,13 @@ func add(gs *[]Group, g Group) {
 	if g.N == 0 {
 		return
 	}
+	if g.Row > 0 {
+		// A row's version is a group of its own: no other group has its
+		// row and header (the row's other versions differ in xmin or
+		// xmax), so there is nothing to merge it with.
+		*gs = append(*gs, g)
+		return
+	}
 	for i := range *gs {
 		if o := &(*gs)[i]; same(*o, g) {
 			o.N += g.N

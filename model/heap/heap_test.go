@@ -347,3 +347,34 @@ func TestPruneAbortedVersions(t *testing.T) {
 		t.Errorf("aborted version on another page: pruned %d, dead items %d; want 1 and 1", n, tb.DeadItems(nb))
 	}
 }
+
+// A row's version is a group of its own (N = 1, tagged with the row),
+// whatever else its page holds: an untagged insert of the same xid merges
+// with its like, a row's new version never does (add's fast path).
+func TestRowVersionsStayTheirOwnGroups(t *testing.T) {
+	tb := NewPerPage("t", 0, 100, 100, Group{}, false)
+	tb.Extended(0)
+	tb.Insert(0, 10, 5)
+	tb.InsertVersion(0, 10, 7)
+	tb.InsertVersion(0, 10, 8)
+	tb.Insert(0, 10, 3)
+	var buf [1]Group
+	gs := tb.Groups(0, &buf)
+	var untagged, tagged int
+	for _, g := range gs {
+		switch {
+		case g.Row == 0:
+			untagged++
+			if g.N != 8 {
+				t.Errorf("the inserts' group has %d tuples, want 8", g.N)
+			}
+		case g.N != 1:
+			t.Errorf("row %d's version is a group of %d", g.Row, g.N)
+		default:
+			tagged++
+		}
+	}
+	if untagged != 1 || tagged != 2 {
+		t.Fatalf("groups %+v: want one untagged group and two versions", gs)
+	}
+}
