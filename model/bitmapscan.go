@@ -66,16 +66,15 @@ func (e *engine) bitmapUsesStream() bool { return e.ver >= 1800 }
 // sub-step 20 (execRange's plan choice sends it there).
 func (b *backend) execBitmapScan(o *op) bool {
 	e, t, k, bm := b.e, o.t, &b.k, &b.bm
-	lo, hi := max(o.key, 1), min(o.n, t.heap.Rows)
+	hi := min(o.n, t.heap.Rows)
 	if b.sub == 20 { // btgetbitmap: _bt_first
-		if !b.btDescend(t.pkey, o.key) {
+		found, ok := b.btFirst(o)
+		if !ok {
 			return false
 		}
-		if lo > hi { // no key of the table in the range
-			b.releaseAll()
+		if !found {
 			return true
 		}
-		k.rangeKey, k.rangeLeaf = lo, t.pkey.bt.Leaf(lo)
 		bm.entries = bm.entries[:0]
 		b.sub = 21
 	}

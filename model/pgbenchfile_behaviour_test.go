@@ -374,3 +374,30 @@ func TestPsqlProgramRefusesBuiltins(t *testing.T) {
 		t.Errorf("a script file under program: psql: %v", err)
 	}
 }
+
+// A range whose SELECT list reads only the key is an index-only scan
+// (nodeIndexonlyscan.c): on a VACUUMed table, all-visible, it reads the
+// index and the visibility map's one page, no heap page; on one that is
+// not all-visible and has no map yet (state: hinted, never VACUUMed) it
+// fetches each heap page as an index scan does.
+func TestScriptFileIndexOnlyScans(t *testing.T) {
+	for _, c := range []struct {
+		state string
+		heap  int64
+	}{{"vacuumed", 1}, {"hinted", 10}} {
+		r := bhRunYAML(t, `name: ios
+seed: 1
+server: {version: "15", shared_buffers: 128MB, cpus: 2, system_catalogs: false}
+tables:
+  relations:
+    - {name: t, rows: 100000, row_width: 105, index: true, key: id, state: `+c.state+`}
+workload:
+  phases:
+    - {name: count, transactions: 1, script: {text: "SELECT count(*) FROM t WHERE id BETWEEN 20001 AND 20500;"}}
+`)
+		h := findRel(t, bhPhase(t, r, "count").Metrics, "t")
+		if got := h.HeapBlksHit + h.HeapBlksRead; got != c.heap || h.IdxBlksHit+h.IdxBlksRead != 4 {
+			t.Errorf("%s: count(*) of 500 keys read %d heap and %d index pages, want %d and 4", c.state, got, h.IdxBlksHit+h.IdxBlksRead, c.heap)
+		}
+	}
+}

@@ -34,15 +34,7 @@ func TestRangeCostsMatchPostgres15(t *testing.T) {
 		{false, 2894, 141.3, 3423.42, planIndexScan},
 		{false, 59777, 2839.96, 5448.79, planIndexScan},
 	} {
-		sc := rtIdleScenario(16384, 0)
-		tc := rtTable("bm", 0)
-		tc.Rows = 200000
-		if c.random {
-			tc.LoadOrder = "random"
-		}
-		sc.Tables.Relations = []TableConfig{tc}
-		e := rtBuild(t, sc)
-		tb := e.db.lookup("bm")[0]
+		e, tb := bmTable(t, c.random)
 		if p, ix := tb.heap.NBlocks(), tb.pkey.bt.NBlocks(); p != 3279 || ix != 551 {
 			t.Fatalf("bm has %d pages and its key %d, want 3279 and 551 as PostgreSQL's", p, ix)
 		}
@@ -76,15 +68,7 @@ func TestIndexOnlyCostsMatchPostgres15(t *testing.T) {
 		{true, 99460, 3089.62},
 		{false, 29822, 928.86},
 	} {
-		sc := rtIdleScenario(16384, 0)
-		tc := rtTable("bm", 0)
-		tc.Rows = 200000
-		if c.random {
-			tc.LoadOrder = "random"
-		}
-		sc.Tables.Relations = []TableConfig{tc}
-		e := rtBuild(t, sc)
-		tb := e.db.lookup("bm")[0]
+		e, tb := bmTable(t, c.random)
 		_, index, _ := rangeCosts(tb, c.rows, true)
 		if math.Abs(index-c.cost) > 0.1 {
 			t.Errorf("random %v, %d rows: index-only scan %.2f, PostgreSQL 15 %.2f", c.random, c.rows, index, c.cost)
@@ -93,4 +77,19 @@ func TestIndexOnlyCostsMatchPostgres15(t *testing.T) {
 			t.Errorf("random %v, %d rows: plan %v, want an index-only scan", c.random, c.rows, got)
 		}
 	}
+}
+
+// bmTable builds the measured table: 200000 rows of 100 bytes (61 a page)
+// with a primary key, loaded in random or in key order.
+func bmTable(t *testing.T, random bool) (*engine, *table) {
+	t.Helper()
+	sc := rtIdleScenario(16384, 0)
+	tc := rtTable("bm", 0)
+	tc.Rows = 200000
+	if random {
+		tc.LoadOrder = "random"
+	}
+	sc.Tables.Relations = []TableConfig{tc}
+	e := rtBuild(t, sc)
+	return e, e.db.lookup("bm")[0]
 }

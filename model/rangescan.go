@@ -230,17 +230,16 @@ func (b *backend) execRange(o *op) bool {
 	if b.sub >= 20 && b.sub < 40 {
 		return b.execBitmapScan(o)
 	}
-	lo, hi := max(o.key, 1), min(o.n, t.heap.Rows)
+	hi := min(o.n, t.heap.Rows)
 	if b.sub == 2 { // _bt_first
-		if !b.btDescend(t.pkey, o.key) {
+		found, ok := b.btFirst(o)
+		if !ok {
 			return false
 		}
-		if lo > hi { // no key of the table in the range
-			b.releaseAll()
+		if !found {
 			return true
 		}
-		k.rangeKey, k.rangeLeaf = lo, t.pkey.bt.Leaf(lo)
-		k.entries, k.ei = t.indexEntries(lo, k.entries[:0]), 0
+		k.entries, k.ei = t.indexEntries(k.rangeKey, k.entries[:0]), 0
 		b.sub = 3
 	}
 	for b.sub >= 3 && b.sub <= 5 {
@@ -336,6 +335,24 @@ func (b *backend) actualRangeProbes(t *table, lo, hi int64, out []int32) []int32
 		}
 	}
 	return out
+}
+
+// btFirst is _bt_first for a range scan of o's keys: the descent to the
+// first key's leaf, where the scan then stands (k.rangeKey, k.rangeLeaf).
+// found false: no key of the table is in the range (the scan is over);
+// ok false: b blocked (call again).
+func (b *backend) btFirst(o *op) (found, ok bool) {
+	t, k := o.t, &b.k
+	if !b.btDescend(t.pkey, o.key) {
+		return false, false
+	}
+	lo, hi := max(o.key, 1), min(o.n, t.heap.Rows)
+	if lo > hi {
+		b.releaseAll()
+		return false, true
+	}
+	k.rangeKey, k.rangeLeaf = lo, t.pkey.bt.Leaf(lo)
+	return true, true
 }
 
 // btReadNextPage is _bt_readnextpage for a range scan: it reads the
