@@ -645,6 +645,35 @@ func TestPassSpeed(t *testing.T) {
 	}
 }
 
+// The all-visible gain is the median of each pass's own ratio of its two
+// scans: with passes of different speeds, and one pass whose speed
+// changed between its two scans, the ratio of the medians (0.909 here)
+// misses the 0.8 every steady pass measured; passes without both scans
+// are left out; the measured gain of AllVisibleGains is the paired one.
+func TestAllVisibleGainPairsEachPass(t *testing.T) {
+	passes := []map[string]float64{
+		{"scan-narrow": 80, "scan-hinted": 100},
+		{"scan-narrow": 100, "scan-hinted": 125},
+		{"scan-narrow": 120, "scan-hinted": 110}, // slowed between its scans
+		{"scan-narrow": 50},
+	}
+	r := pairedRatios(passes)
+	if got, ok := r["scan-narrow"]; !ok || math.Abs(got-0.8) > 1e-9 {
+		t.Errorf("paired ratio %v (%v), want 0.8", got, ok)
+	}
+	if _, ok := r["scan-ring"]; ok {
+		t.Errorf("a ratio for scan-ring, which no pass measured")
+	}
+	res := &Result{PairedRatio: r, Residuals: []Residual{
+		{Experiment: "scan-narrow", MeasuredMS: 100, SimMS: 75, DefaultMS: 90},
+		{Experiment: "scan-hinted", MeasuredMS: 110, SimMS: 100, DefaultMS: 100},
+	}}
+	g := res.AllVisibleGains()
+	if len(g) != 1 || g[0].Where != "warm" || math.Abs(g[0].Measured-0.2) > 1e-9 || math.Abs(g[0].Simulated-0.25) > 1e-9 || math.Abs(g[0].AtDefaults-0.1) > 1e-9 {
+		t.Errorf("gains %+v, want warm: measured 0.2, simulated 0.25, at the defaults 0.1", g)
+	}
+}
+
 // Each client's first warm-up transactions of pgbench's log are dropped
 // and the rest averaged (the time column is in microseconds).
 func TestMeanAfterWarmup(t *testing.T) {

@@ -365,6 +365,10 @@ const (
 	rowLockTolerance = 0.25
 )
 
+// extendedRelation is the relation a pgbench run extends: the history
+// table every tpcb-like transaction appends to.
+const extendedRelation = "pgbench_history"
+
 // rowLockContended reports whether a pgbench case's figure counts the
 // re-reads of rows the clients wait for one another on.
 func rowLockContended(metric string) bool {
@@ -388,6 +392,32 @@ func (cr *CaseResult) compare() {
 		}
 		ok := math.Abs(p-s) <= math.Max(relTolerance*math.Abs(p), absTolerance/per)
 		add(step, metric, p, s, "10% or 5", ok, true)
+	}
+	// backendWrites compares buffers_backend, which counts a backend's
+	// extensions as well as its writes (mdextend, like mdwrite, registers
+	// the segment for fsync: checkpointer.c ForwardSyncRequest). A
+	// pgbench run's extensions are pgbench_history's, and its reads count
+	// them too (ReadBufferBI(P_NEW), RelationAddExtraBlocks), so their
+	// difference, a known deviation that moves between PostgreSQL's own
+	// runs (when the clients meet at the extension lock), widens the
+	// tolerance by as much; the rest must agree as every counter does.
+	backendWrites := func(step string, p, s Measure, per float64) {
+		ext := int64(0)
+		if c.Pgbench {
+			if pr, ok := p.Rel[extendedRelation]; ok {
+				ext = pr[1] - s.Rel[extendedRelation][1]
+				if ext < 0 {
+					ext = -ext
+				}
+			}
+		}
+		if ext == 0 {
+			counter(step, "buffers_backend", p.Backend, s.Backend, per)
+			return
+		}
+		pv, sv := float64(p.Backend)/per, float64(s.Backend)/per
+		ok := math.Abs(pv-sv) <= math.Max(relTolerance*math.Abs(pv), absTolerance/per)+float64(ext)/per
+		add(step, "buffers_backend", pv, sv, fmt.Sprintf("10%% or 5, + %d extensions", ext), ok, true)
 	}
 	devCounter := func(step, metric string, pg, sim int64) {
 		ok := math.Abs(float64(pg-sim)) <= math.Max(deviceTolerance*float64(pg), deviceAbsTolerance)
@@ -481,7 +511,7 @@ func (cr *CaseResult) compare() {
 		}
 		counter(st, "buffers_alloc", p.Alloc, s.Alloc, per)
 		cleaning(st, "buffers_clean", p.Clean, s.Clean, per)
-		counter(st, "buffers_backend", p.Backend, s.Backend, per)
+		backendWrites(st, p, s, per)
 		counter(st, "buffers_checkpoint", p.Checkpoint, s.Checkpoint, per)
 		if p.HasIO && s.HasIO {
 			// pg_stat_io (16+), the relation object's row per backend type
@@ -764,7 +794,14 @@ within 25 %%: they include the re-reads after a row-lock wait (EvalPlanQual
 fetching the version a concurrent transaction committed), as many as the
 row locks are held long, which is the machine's speed (PostgreSQL's
 pgbench_branches hit was 3.11 a transaction on the development machine and
-3.84 on the CI machine with the same keys). Timings are shown, not asserted: the
+3.84 on the CI machine with the same keys). A pgbench run's buffers_backend
+counts its backends' extensions of pgbench_history as well as their writes,
+and its pgbench_history reads count the same extensions (ReadBufferBI with
+P_NEW up to 15); how many a run makes moves between PostgreSQL's own runs
+(when the clients meet at the extension lock, RelationAddExtraBlocks), so
+buffers_backend's tolerance is widened by the difference in pgbench_history
+reads, and the rest, the writes of dirty victims, is held within 10 %% or 5.
+Timings are shown, not asserted: the
 simulator's costs describe no particular machine (calibration is its own
 subject, docs/calibration.md). "execution ms" is EXPLAIN ANALYZE's
 Execution Time on both sides (the simulator's execution_ms). PostgreSQL's
