@@ -41,21 +41,23 @@ type bgwriter struct {
 	// writeFrom is when the current write began (noteIOTime).
 	writeFrom int64
 
-	// BgBufferSync's static state.
+	// BgBufferSync's static state. The moving averages are C floats
+	// (single precision) and the estimates ints, as PostgreSQL declares
+	// them: the estimates are truncated to whole buffers.
 	savedValid                     bool
 	prevStrategyBufID              int32
 	prevStrategyPasses             int64
 	nextToClean                    int32
 	nextPasses                     int64
-	smoothedAlloc, smoothedDensity float64
+	smoothedAlloc, smoothedDensity float32
 	lastAlloc                      int64
 
 	// the round in progress
 	numToScan     int32
 	numWritten    int
-	reusable      float64
-	reusableEst   float64
-	upcoming      float64
+	reusable      int32
+	reusableEst   int32
+	upcoming      int32
 	bufsToLap     int32
 	recentAlloc   int64
 	active        bool
@@ -145,21 +147,23 @@ func (b *bgwriter) round() {
 	b.prevStrategyBufID, b.prevStrategyPasses, b.savedValid = strategyBufID, strategyPasses, true
 
 	if strategyDelta > 0 && b.recentAlloc > 0 {
-		scansPerAlloc := float64(strategyDelta) / float64(b.recentAlloc)
+		scansPerAlloc := float32(strategyDelta) / float32(b.recentAlloc)
 		b.smoothedDensity += (scansPerAlloc - b.smoothedDensity) / bgSmoothingSamples
 	}
 	bufsAhead := n - b.bufsToLap
-	b.reusableEst = float64(bufsAhead) / b.smoothedDensity
-	if b.smoothedAlloc <= float64(b.recentAlloc) {
-		b.smoothedAlloc = float64(b.recentAlloc)
+	b.reusableEst = int32(float32(bufsAhead) / b.smoothedDensity)
+	if b.smoothedAlloc <= float32(b.recentAlloc) {
+		b.smoothedAlloc = float32(b.recentAlloc)
 	} else {
-		b.smoothedAlloc += (float64(b.recentAlloc) - b.smoothedAlloc) / bgSmoothingSamples
+		b.smoothedAlloc += (float32(b.recentAlloc) - b.smoothedAlloc) / bgSmoothingSamples
 	}
-	upcoming := float64(int64(b.smoothedAlloc * e.sc.Server.BgwriterLRUMultiplier))
+	// bgwriter_lru_multiplier is a double: the product is, then truncated.
+	upcoming := int32(float64(b.smoothedAlloc) * e.sc.Server.BgwriterLRUMultiplier)
 	if upcoming == 0 {
 		b.smoothedAlloc = 0
 	}
-	minScan := float64(int64(float64(n) / (bgScanWholePoolMs / (float64(e.sc.Server.BgwriterDelay) / 1e6))))
+	// BgWriterDelay is an int of milliseconds, the divisor a float.
+	minScan := int32(float32(n) / (bgScanWholePoolMs / float32(e.sc.Server.BgwriterDelay/1e6)))
 	if upcoming < minScan+b.reusableEst {
 		upcoming = minScan + b.reusableEst
 	}
@@ -268,7 +272,7 @@ func (b *bgwriter) endScan() {
 	newStrategyDelta := b.bufsToLap - b.numToScan
 	newRecentAlloc := b.reusable - b.reusableEst
 	if newStrategyDelta > 0 && newRecentAlloc > 0 {
-		scansPerAlloc := float64(newStrategyDelta) / newRecentAlloc
+		scansPerAlloc := float32(newStrategyDelta) / float32(newRecentAlloc)
 		b.smoothedDensity += (scansPerAlloc - b.smoothedDensity) / bgSmoothingSamples
 	}
 	b.finish(b.bufsToLap == 0 && b.recentAlloc == 0)
