@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -89,6 +90,12 @@ type PrewarmShare struct {
 	entries map[string]*prewarmEntry
 	// Counters: prewarms computed, and runs that copied one.
 	computed, copied int
+	// dir, when set, keeps the prewarms on disk across processes
+	// (prewarmcache.go); read and written count its files, notes says
+	// why one was not used or not written.
+	dir           string
+	read, written int
+	notes         []string
 }
 
 type prewarmEntry struct {
@@ -112,6 +119,36 @@ type prewarmState struct {
 // NewPrewarmShare returns an empty share.
 func NewPrewarmShare() *PrewarmShare {
 	return &PrewarmShare{entries: map[string]*prewarmEntry{}}
+}
+
+// NewPrewarmCache returns an empty share that also keeps its prewarms in
+// dir, for later processes (simulate -prewarm-cache DIR): a run whose
+// prewarm is there reads it instead of prewarming (prewarmcache.go).
+func NewPrewarmCache(dir string) *PrewarmShare {
+	return &PrewarmShare{entries: map[string]*prewarmEntry{}, dir: dir}
+}
+
+// Files returns how many prewarms the share read from its directory and
+// how many it wrote there, and what it could not use or write, one
+// sentence each.
+func (s *PrewarmShare) Files() (read, written int, notes []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.read, s.written, append([]string(nil), s.notes...)
+}
+
+func (s *PrewarmShare) note(read, written bool, msg string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if read {
+		s.read++
+	}
+	if written {
+		s.written++
+	}
+	if msg != "" {
+		s.notes = append(s.notes, msg)
+	}
 }
 
 // Expect announces a run of sc, so that the share keeps sc's prewarm only
@@ -164,6 +201,18 @@ func (e *engine) sharedPrewarm(s *PrewarmShare, n int64) (bool, error) {
 	ent.mu.Lock()
 	defer ent.mu.Unlock()
 	defer s.release(key, ent)
+	if ent.state == nil && s.dir != "" {
+		st, err := e.readPrewarmFile(s.dir, key)
+		switch {
+		case err == nil && e.fitsPrewarm(st):
+			ent.state = st
+			s.note(true, false, "")
+		case err == nil:
+			s.note(false, false, fmt.Sprintf("prewarm cache: %s does not fit this run: prewarming", prewarmFile(s.dir, key)))
+		case !errors.Is(err, errNoPrewarmFile):
+			s.note(false, false, fmt.Sprintf("prewarm cache: %v: prewarming", err))
+		}
+	}
 	if ent.state != nil && e.fitsPrewarm(ent.state) {
 		if err := e.copyPrewarm(ent.state); err != nil {
 			return false, fmt.Errorf("copying the shared prewarm (a bug; please report it): %v", err)
@@ -182,10 +231,23 @@ func (e *engine) sharedPrewarm(s *PrewarmShare, n int64) (bool, error) {
 		return false, nil
 	}
 	s.count(true)
-	if ent.state == nil && (ent.expected == 0 || ent.used+1 < ent.expected) {
+	keep := ent.state == nil && (ent.expected == 0 || ent.used+1 < ent.expected)
+	if keep || s.dir != "" {
 		// Kept only when a later run will use it: a failure to save
 		// (a policy that cannot copy its state) just means no sharing.
-		ent.state, _ = e.savePrewarm()
+		st, err := e.savePrewarm()
+		if err == nil && s.dir != "" {
+			if werr := writePrewarmFile(s.dir, key, st); werr != nil {
+				s.note(false, false, fmt.Sprintf("prewarm cache: not written: %v", werr))
+			} else {
+				s.note(false, true, "")
+			}
+		} else if err != nil && s.dir != "" {
+			s.note(false, false, fmt.Sprintf("prewarm cache: not written: %v", err))
+		}
+		if keep {
+			ent.state = st
+		}
 	}
 	e.prewarmDone(n)
 	return true, nil

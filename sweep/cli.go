@@ -60,6 +60,7 @@ type invocation struct {
 	force, dryRun, q bool
 	maxMemory        string
 	separatePrewarms bool
+	prewarmCache     string
 }
 
 // parse parses and checks a sweep's command line and loads its plan; on a
@@ -85,6 +86,7 @@ func parse(args []string, stderr io.Writer) (*invocation, int) {
 		dryRun     = fs.Bool("dry-run", false, "load and check the sweep, list its points with their memory estimates, run nothing")
 		quiet      = fs.Bool("q", false, "do not print the comparison table on stdout")
 		separate   = fs.Bool("separate-prewarms", false, "make every run do its own workload.prewarm, instead of once per distinct prewarm (same results, more time)")
+		pwCache    = fs.String("prewarm-cache", "", "keep each distinct workload.prewarm in DIR and reuse it in later sweeps and runs (docs/sweeps.md \"Prewarms kept on disk\")")
 		costs      = fs.String("costs", "", "a costs file for every run (docs/calibration.md): its prices replace the defaults, the scenario's costs keys and -set win over it")
 		sets, axes multiFlag
 	)
@@ -148,7 +150,7 @@ func parse(args []string, stderr io.Writer) (*invocation, int) {
 	if dir == "" {
 		dir = filepath.Join("out", outdir.SafeName(plan.Name)+"-sweep")
 	}
-	return &invocation{plan: plan, dir: dir, parallel: *parallel, shardI: shardI, shardN: shardN, force: *force, dryRun: *dryRun, q: *quiet, maxMemory: *maxMemory, separatePrewarms: *separate}, exitOK
+	return &invocation{plan: plan, dir: dir, parallel: *parallel, shardI: shardI, shardN: shardN, force: *force, dryRun: *dryRun, q: *quiet, maxMemory: *maxMemory, separatePrewarms: *separate, prewarmCache: *pwCache}, exitOK
 }
 
 // Plan parses and checks a sweep's command line as Main does before it
@@ -189,7 +191,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	stop := interrupt.Start()
 	defer stop.Stop()
 	pr := newProgress(stderr, plan.Metrics)
-	res, err := Run(plan, Options{Dir: dir, Parallel: *parallel, Shard: shardI, Shards: shardN, Force: *force, Progress: pr.event, Interrupted: stop.Interrupted, SeparatePrewarms: inv.separatePrewarms})
+	res, err := Run(plan, Options{Dir: dir, Parallel: *parallel, Shard: shardI, Shards: shardN, Force: *force, Progress: pr.event, Interrupted: stop.Interrupted, SeparatePrewarms: inv.separatePrewarms,
+		PrewarmCache: inv.prewarmCache, PrewarmNotes: func(n string) { fmt.Fprintf(stderr, "sweep: %s\n", n) }})
 	if err != nil {
 		if errors.Is(err, model.ErrInterrupted) && res != nil {
 			return fail(exitFailure, "interrupted by %s: %d of %d runs finished and are kept in %s; re-run the same command to resume", stop.Signal(), len(res.Rows), plan.Runs(), dir)

@@ -13,17 +13,7 @@ import (
 // the replicate can, so 4 of the 8 runs prewarm and 4 copy. Every file
 // is the same as when each run prewarms itself, at any parallelism.
 func TestSharedPrewarmSweepGivesTheSameFiles(t *testing.T) {
-	plan, err := configs.ParseSweep("tiny.yaml", []byte(tinyBase), []string{"sweep.replicates=2", "workload.prewarm=5000"},
-		[]string{"server.shared_buffers=1MB,2MB", "server.bgwriter_delay=50ms,200ms"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := t.TempDir()
-	sep := filepath.Join(root, "separate")
-	res, err := Run(plan, Options{Dir: sep, Parallel: 1, SeparatePrewarms: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	plan, root, sep, res := prewarmSweep(t)
 	if res.PrewarmsMade != 0 || res.PrewarmsCopied != 0 {
 		t.Fatalf("separate prewarms: %d made and %d copied through a share, want none", res.PrewarmsMade, res.PrewarmsCopied)
 	}
@@ -38,4 +28,47 @@ func TestSharedPrewarmSweepGivesTheSameFiles(t *testing.T) {
 		}
 		sameTree(t, "shared against separate prewarms", dir, sep)
 	}
+}
+
+// With a prewarm cache (-prewarm-cache DIR) the first sweep writes its 4
+// distinct prewarms to the directory and a second sweep, in a new share as
+// another process's would be, reads all 4 instead of prewarming; every
+// file is the same as when each run prewarms itself.
+func TestPrewarmCacheSweepReusesItsPrewarms(t *testing.T) {
+	plan, root, sep, _ := prewarmSweep(t)
+	cache := filepath.Join(root, "cache")
+	var notes []string
+	for i, want := range []int{4, 0} {
+		dir := filepath.Join(root, "cached", string(rune('0'+i)))
+		res, err := Run(plan, Options{Dir: dir, Parallel: 2, PrewarmCache: cache, PrewarmNotes: func(n string) { notes = append(notes, n) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.PrewarmsMade != want {
+			t.Fatalf("sweep %d: %d prewarms made, want %d", i+1, res.PrewarmsMade, want)
+		}
+		sameTree(t, "cached against separate prewarms", dir, sep)
+	}
+	files, _ := filepath.Glob(filepath.Join(cache, "prewarm-*.bin"))
+	if len(files) != 4 || len(notes) != 0 {
+		t.Fatalf("%d prewarm files, notes %v; want 4 and none", len(files), notes)
+	}
+}
+
+// prewarmSweep is the sweep of the prewarm tests (8 runs, 4 distinct
+// prewarms), run once with separate prewarms into root/separate.
+func prewarmSweep(t *testing.T) (plan *configs.SweepPlan, root, sep string, res *Results) {
+	t.Helper()
+	plan, err := configs.ParseSweep("tiny.yaml", []byte(tinyBase), []string{"sweep.replicates=2", "workload.prewarm=5000"},
+		[]string{"server.shared_buffers=1MB,2MB", "server.bgwriter_delay=50ms,200ms"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root = t.TempDir()
+	sep = filepath.Join(root, "separate")
+	res, err = Run(plan, Options{Dir: sep, Parallel: 1, SeparatePrewarms: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plan, root, sep, res
 }

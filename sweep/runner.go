@@ -44,6 +44,13 @@ type Options struct {
 	// seed and replicate) share one: it is made once and copied, with
 	// the same results.
 	SeparatePrewarms bool
+	// PrewarmCache, if set, keeps each distinct prewarm in that directory
+	// and reuses it in later sweeps and runs (model.NewPrewarmCache;
+	// simulate -prewarm-cache). Ignored with SeparatePrewarms.
+	PrewarmCache string
+	// PrewarmNotes, if set, gets what the prewarm cache could not read or
+	// write, one sentence each, once the runs are done.
+	PrewarmNotes func(string)
 }
 
 // Event reports progress.
@@ -148,7 +155,15 @@ func Run(plan *configs.SweepPlan, opt Options) (*Results, error) {
 	}
 	var prewarms *model.PrewarmShare
 	if !opt.SeparatePrewarms {
-		prewarms = sharePrewarms(plan, jobs)
+		prewarms = sharePrewarms(plan, jobs, opt.PrewarmCache)
+		if prewarms != nil && opt.PrewarmNotes != nil {
+			defer func() {
+				_, _, notes := prewarms.Files()
+				for _, n := range notes {
+					opt.PrewarmNotes(n)
+				}
+			}()
+		}
 	}
 	ev := Event{Total: len(share), Skipped: len(share) - len(jobs)}
 	ev.Done = ev.Skipped
@@ -208,9 +223,13 @@ func Run(plan *configs.SweepPlan, opt Options) (*Results, error) {
 // the jobs so that runs sharing one follow each other (in the order their
 // first run had), which keeps few prewarms in memory at once. The order
 // runs are made in changes no output (see Run). It returns nil when no
-// two jobs share a prewarm.
-func sharePrewarms(plan *configs.SweepPlan, jobs [][2]int) *model.PrewarmShare {
+// two jobs share a prewarm and there is no cache directory (cacheDir) to
+// keep them in.
+func sharePrewarms(plan *configs.SweepPlan, jobs [][2]int, cacheDir string) *model.PrewarmShare {
 	share := model.NewPrewarmShare()
+	if cacheDir != "" {
+		share = model.NewPrewarmCache(cacheDir)
+	}
 	keys := make([]string, len(jobs))
 	first := map[string]int{}
 	shared := false
@@ -226,7 +245,7 @@ func sharePrewarms(plan *configs.SweepPlan, jobs [][2]int) *model.PrewarmShare {
 			first[keys[i]] = i
 		}
 	}
-	if !shared {
+	if !shared && (cacheDir == "" || len(first) == 0) {
 		return nil
 	}
 	rank := func(i int) int {

@@ -246,6 +246,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 
 	opt := model.Options{}
+	if *f.prewarmCache != "" && sc.Workload.Prewarm > 0 {
+		opt.Prewarms = model.NewPrewarmCache(*f.prewarmCache)
+		defer func() {
+			_, _, notes := opt.Prewarms.Files()
+			for _, n := range notes {
+				fmt.Fprintf(stderr, "simulate: %s\n", n)
+			}
+		}()
+	}
 	var tw *trace.Writer
 	if *writeTrace != "" {
 		if tw, err = trace.Create(*writeTrace, ""); err != nil {
@@ -368,6 +377,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // runFlags are a single run's flags.
 type runFlags struct {
 	configPath, outDir, duration, writeTrace, cpuProfile, memProfile, maxMemory, costs *string
+	prewarmCache                                                                       *string
 	seed                                                                               *int64
 	listPolicies, quiet, dryRun, version                                               *bool
 	sets                                                                               multiFlag
@@ -409,6 +419,7 @@ func newRunFlags(w io.Writer) (*flag.FlagSet, *runFlags) {
 		maxMemory:    fs.String("max-memory", "", "refuse a run whose estimated memory exceeds this size (e.g. 8GB; default: the memory available to this process)"),
 		version:      fs.Bool("version", false, "print pgbufsim's version and exit"),
 		costs:        fs.String("costs", "", "a costs file (simulate calibrate writes one; docs/calibration.md): its prices replace the defaults, the scenario's own costs keys and -set win over it"),
+		prewarmCache: fs.String("prewarm-cache", "", "keep the workload.prewarm's result in DIR and reuse it in later runs with the same prewarm (docs/sweeps.md \"Prewarms kept on disk\")"),
 	}
 	fs.Var(&f.sets, "set", "override a configuration key, path=value (repeatable), e.g. -set server.shared_buffers=64MB")
 	script := func(flag string) func(string) error {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -364,5 +365,41 @@ func TestStdoutWriteErrorIsAFailure(t *testing.T) {
 	ok := &checkedWriter{w: io.Discard}
 	if code := ok.exitCode(exitOK, &stderr); code != exitOK {
 		t.Errorf("a written summary: exit %d", code)
+	}
+}
+
+// -prewarm-cache DIR: the first run writes its prewarm to DIR, the second
+// reads it; both give the bytes of a run without the flag. A DIR that is a
+// file is said so on stderr and the run still succeeds, the same.
+func TestPrewarmCacheFlag(t *testing.T) {
+	tmp := t.TempDir()
+	args := tinyArgs("-set", "workload.prewarm=10000", "-set", "workload.phases.run.duration=3s")
+	cache := filepath.Join(tmp, "cache")
+	var sums []string
+	for i, extra := range [][]string{nil, {"-prewarm-cache", cache}, {"-prewarm-cache", cache}, {"-prewarm-cache", filepath.Join(tmp, "afile")}} {
+		if i == 3 {
+			os.WriteFile(filepath.Join(tmp, "afile"), []byte("x"), 0o644)
+		}
+		out := filepath.Join(tmp, fmt.Sprint("out", i))
+		var o, e bytes.Buffer
+		if code := run(append(append(args, extra...), "-out", out), &o, &e); code != 0 {
+			t.Fatalf("run %d: exit %d: %s", i, code, e.String())
+		}
+		if (i == 3) != strings.Contains(e.String(), "prewarm cache: not written") {
+			t.Errorf("run %d: stderr %q", i, e.String())
+		}
+		sums = append(sums, stripWall(t, filepath.Join(out, "summary.json")))
+		if i > 0 && sums[i] != sums[0] {
+			t.Errorf("run %d with %v: summary.json differs from the run without a prewarm cache", i, extra)
+		}
+		if i == 1 || i == 2 {
+			files, _ := filepath.Glob(filepath.Join(cache, "prewarm-*.bin"))
+			if len(files) != 1 {
+				t.Errorf("run %d: %d prewarm files in the cache, want 1", i, len(files))
+			}
+		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(tmp, "afile")); string(got) != "x" {
+		t.Error("a file given as the cache directory was changed")
 	}
 }

@@ -660,6 +660,25 @@ func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys
 
 // Failures lists the asserted rows that are out of tolerance and not a
 // known deviation.
+// BackgroundCounters are the counters whose values depend on how long
+// the statements take against the background processes' pace:
+// pg_stat_bgwriter's allocations, the background writer's cleaning and
+// the backends' own writes.
+var BackgroundCounters = []string{"buffers_alloc", "buffers_clean", "buffers_backend"}
+
+// CalibratedRows compares PostgreSQL's measures with the simulation at
+// the calibrated prices (Case.Costs; CaseResult.Calibrated), by the rules
+// and tolerances of the comparison at the defaults; it returns nil when
+// the case ran no calibrated simulation.
+func (cr *CaseResult) CalibratedRows() []Row {
+	if len(cr.Calibrated) == 0 {
+		return nil
+	}
+	cal := &CaseResult{Case: cr.Case, Steps: cr.Steps, PG: cr.PG, Sim: cr.Calibrated}
+	cal.compare()
+	return cal.Rows
+}
+
 func (cr *CaseResult) Failures() []Row {
 	var out []Row
 	for _, r := range cr.Rows {

@@ -424,3 +424,70 @@ func (p *Pool) CopyStateFrom(src *Pool) error {
 
 // HaveFreeList reports whether the pool keeps a free list (PostgreSQL <= 18).
 func (p *Pool) HaveFreeList() bool { return p.useFreeList }
+
+// EncodeState writes the pool's state and its policy's (a prewarm kept on
+// disk: model/prewarmcache.go). It fails for a policy that cannot write
+// its state (policies.StateEncoder).
+func (p *Pool) EncodeState(w *policies.StateWriter) error {
+	enc, ok := p.Policy.(policies.StateEncoder)
+	if !ok {
+		return fmt.Errorf("policy %s cannot write its state", p.Policy.Name())
+	}
+	// The page map is not written: it is the inverse of Tag.
+	w.Put(p.N, p.useFreeList, p.Frames.Pins, p.Tag, p.Flags, p.LSN, p.freeList, p.nDirty, p.nEmpty)
+	w.Put(p.Stats)
+	enc.EncodeState(w)
+	return w.Err()
+}
+
+// DecodeState replaces the state of a new pool of as many slots, with the
+// same policy and free-list rule, by what EncodeState wrote; maxGid bounds
+// the page ids it may map. A state that does not fit is an error and
+// leaves the pool unusable.
+func (p *Pool) DecodeState(r *policies.StateReader, maxGid int32) error {
+	dec, ok := p.Policy.(policies.StateEncoder)
+	if !ok {
+		return fmt.Errorf("policy %s cannot read its state", p.Policy.Name())
+	}
+	var n, nDirty, nEmpty int32
+	var freeList bool
+	r.Get(0, &n, &freeList)
+	if r.Err() == nil && (n != p.N || freeList != p.useFreeList) {
+		return fmt.Errorf("a pool of %d buffers (free list %v) saved, one of %d (free list %v) wanted", n, freeList, p.N, p.useFreeList)
+	}
+	var pins, tag, free []int32
+	var flags []uint8
+	var lsn []int64
+	m := int64(p.N)
+	r.Get(m, &pins, &tag, &flags, &lsn, &free, &nDirty, &nEmpty)
+	r.Get(0, &p.Stats)
+	if err := r.Err(); err != nil {
+		return err
+	}
+	if int64(len(pins)) != m || int64(len(tag)) != m || int64(len(flags)) != m || int64(len(lsn)) != m {
+		return fmt.Errorf("the saved pool's slots do not match its size")
+	}
+	slotOf := make([]int32, int(maxGid)+1)
+	for i := range slotOf {
+		slotOf[i] = -1
+	}
+	for s, g := range tag {
+		if g > maxGid || (g >= 0 && slotOf[g] >= 0) {
+			return fmt.Errorf("the saved pool holds a page twice or one beyond the run's")
+		}
+		if g >= 0 {
+			slotOf[g] = int32(s)
+		}
+	}
+	for _, s := range free {
+		if s < 0 || s >= p.N {
+			return fmt.Errorf("the saved pool's free list names no slot")
+		}
+	}
+	copy(p.Frames.Pins, pins)
+	copy(p.Tag, tag)
+	copy(p.Flags, flags)
+	copy(p.LSN, lsn)
+	p.slotOf, p.freeList, p.nDirty, p.nEmpty = slotOf, free, nDirty, nEmpty
+	return dec.DecodeState(r)
+}

@@ -26,6 +26,7 @@ import (
 	"slices"
 
 	"github.com/pgbufsim/pgbufsim/model/storage"
+	"github.com/pgbufsim/pgbufsim/policies"
 	"github.com/pgbufsim/pgbufsim/sim"
 )
 
@@ -918,3 +919,36 @@ func (c *Cache) RestoreLRU(l *LRU) error {
 
 // Order returns the saved pages, the most recently used first.
 func (l *LRU) Order() []int32 { return slices.Clone(l.order) }
+
+// Encode writes the saved cache (a prewarm kept on disk:
+// model/prewarmcache.go).
+func (l *LRU) Encode(w *policies.StateWriter) error {
+	w.Put(int64(l.size), l.order, l.stats)
+	return w.Err()
+}
+
+// DecodeLRU reads what Encode wrote, for a cache of at most capacity pages
+// over page ids below gidSpace.
+func DecodeLRU(r *policies.StateReader, capacity int64, gidSpace int32) (*LRU, error) {
+	l := &LRU{}
+	var size int64
+	r.Get(0, &size)
+	r.Get(capacity, &l.order)
+	r.Get(0, &l.stats)
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	// The cache's arrays grow ahead of the page ids in use (grow).
+	if size < 0 || size > 2*int64(gidSpace)+1<<16 {
+		return nil, fmt.Errorf("the saved page cache covers %d page ids, the run %d", size, gidSpace)
+	}
+	seen := make([]bool, gidSpace)
+	for _, g := range l.order {
+		if g < 0 || g >= gidSpace || seen[g] {
+			return nil, fmt.Errorf("the saved page cache lists a page twice or one the run has not")
+		}
+		seen[g] = true
+	}
+	l.size = int(size)
+	return l, nil
+}
