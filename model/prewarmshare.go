@@ -309,9 +309,6 @@ func (e *engine) copyPrewarm(st *prewarmState) error {
 	if err := e.pool.CopyStateFrom(st.pool); err != nil {
 		return err
 	}
-	if err := e.os.RestoreLRU(st.os); err != nil {
-		return err
-	}
 	e.stats = pgStats{}
 	return nil
 }
