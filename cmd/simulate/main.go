@@ -248,6 +248,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	opt := model.Options{}
 	if *f.prewarmCache != "" && sc.Workload.Prewarm > 0 {
 		opt.Prewarms = model.NewPrewarmCache(*f.prewarmCache)
+		// One run: its copy of the prewarm is dropped once written or
+		// read, not kept for runs to come.
+		opt.Prewarms.Expect(sc)
 		defer func() {
 			_, _, notes := opt.Prewarms.Files()
 			for _, n := range notes {
