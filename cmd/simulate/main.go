@@ -197,6 +197,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return exitConfig
 	}
+	if *f.prewarmCache != "" {
+		// The prewarm written to or read from the cache is a copy beside
+		// the run's own, while it is written or copied.
+		est.Bytes += est.SharedPrewarm
+	}
 	if *dryRun {
 		printDryRun(stdout, sc, est, limit, limitFrom)
 		return exitOK
