@@ -76,18 +76,18 @@ func TestPrewarmCacheGivesTheSameRun(t *testing.T) {
 		t.Fatalf("a file that is not pgbufsim's was overwritten")
 	}
 	// A policy without a state encoder: the run is the same, nothing kept.
-	lru := bhScenario(t, sharedPrewarmYAML, "policies.replacement.name=lru")
+	twoQ := bhScenario(t, sharedPrewarmYAML, "policies.replacement.name=2q")
 	dir2 := t.TempDir()
 	share := model.NewPrewarmCache(dir2)
-	r, err := model.RunWith(lru, model.Options{Prewarms: share})
+	r, err := model.RunWith(twoQ, model.Options{Prewarms: share})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(resultBytes(t, r), resultBytes(t, bhRun(t, lru))) {
-		t.Fatalf("an lru run with the prewarm cache differs from its own run")
+	if !bytes.Equal(resultBytes(t, r), resultBytes(t, bhRun(t, twoQ))) {
+		t.Fatalf("a 2q run with the prewarm cache differs from its own run")
 	}
 	if _, written, notes := share.Files(); written != 0 || len(notes) != 1 || !strings.Contains(notes[0], "cannot write its state") {
-		t.Fatalf("lru: %d written, notes %v", written, notes)
+		t.Fatalf("2q: %d written, notes %v", written, notes)
 	}
 	if left, _ := os.ReadDir(dir2); len(left) != 0 {
 		t.Fatalf("files left for a policy that cannot be kept: %v", left)

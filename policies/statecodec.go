@@ -174,3 +174,137 @@ func (c *ClockSweep) DecodeState(r *StateReader) error {
 	}
 	return nil
 }
+
+// putLinks and putList write a policy's slot lists; getLinks and getList
+// read them back for n slots, checking that every link names a slot.
+func putLinks(w *StateWriter, k links) { w.Put(k.prev, k.next) }
+
+func putList(w *StateWriter, l slotList) { w.Put(l.head, l.tail, int64(l.n)) }
+
+func getLinks(r *StateReader, n int64) links {
+	var k links
+	r.Get(n, &k.prev, &k.next)
+	if r.Err() != nil {
+		return k
+	}
+	if int64(len(k.prev)) != n || int64(len(k.next)) != n {
+		r.Fail(errStateMismatch)
+		return k
+	}
+	for i := range k.prev {
+		if !slotOrNone(k.prev[i], n) || !slotOrNone(k.next[i], n) {
+			r.Fail(errStateMismatch)
+			return k
+		}
+	}
+	return k
+}
+
+func getList(r *StateReader, n int64) slotList {
+	var l slotList
+	var count int64
+	r.Get(0, &l.head, &l.tail, &count)
+	if r.Err() == nil && (!slotOrNone(l.head, n) || !slotOrNone(l.tail, n) || count < 0 || count > n) {
+		r.Fail(errStateMismatch)
+	}
+	l.n = int(count)
+	return l
+}
+
+func slotOrNone(s int32, n int64) bool { return s == noSlot || (s >= 0 && int64(s) < n) }
+
+// getFlags reads a slice of n bools.
+func getFlags(r *StateReader, n int64) []bool {
+	var v []bool
+	r.Get(n, &v)
+	if r.Err() == nil && int64(len(v)) != n {
+		r.Fail(errStateMismatch)
+	}
+	return v
+}
+
+// EncodeState implements StateEncoder.
+func (c *Clock) EncodeState(w *StateWriter) {
+	putLinks(w, c.k)
+	putList(w, c.empty)
+	putList(w, c.queue)
+	w.Put(c.occupied, c.ref)
+}
+
+// DecodeState implements StateEncoder.
+func (c *Clock) DecodeState(r *StateReader) error {
+	n := int64(len(c.occupied))
+	k, empty, queue := getLinks(r, n), getList(r, n), getList(r, n)
+	occupied, ref := getFlags(r, n), getFlags(r, n)
+	if err := r.Err(); err != nil {
+		return err
+	}
+	c.k, c.empty, c.queue, c.occupied, c.ref = k, empty, queue, occupied, ref
+	return nil
+}
+
+// EncodeState implements StateEncoder.
+func (l *LRU) EncodeState(w *StateWriter) {
+	putLinks(w, l.k)
+	putList(w, l.order)
+	w.Put(l.occupied, int64(l.resident))
+}
+
+// DecodeState implements StateEncoder.
+func (l *LRU) DecodeState(r *StateReader) error {
+	n := int64(len(l.occupied))
+	k, order, occupied := getLinks(r, n), getList(r, n), getFlags(r, n)
+	var resident int64
+	r.Get(0, &resident)
+	if err := r.Err(); err != nil {
+		return err
+	}
+	if resident < 0 || resident > n {
+		return errStateMismatch
+	}
+	l.k, l.order, l.occupied, l.resident = k, order, occupied, int(resident)
+	return nil
+}
+
+// EncodeState implements StateEncoder.
+func (f *FIFO) EncodeState(w *StateWriter) {
+	putLinks(w, f.k)
+	putList(w, f.order)
+	w.Put(f.occupied)
+}
+
+// DecodeState implements StateEncoder.
+func (f *FIFO) DecodeState(r *StateReader) error {
+	n := int64(len(f.occupied))
+	k, order, occupied := getLinks(r, n), getList(r, n), getFlags(r, n)
+	if err := r.Err(); err != nil {
+		return err
+	}
+	f.k, f.order, f.occupied = k, order, occupied
+	return nil
+}
+
+// EncodeState implements StateEncoder.
+func (v *Sieve) EncodeState(w *StateWriter) {
+	putLinks(w, v.k)
+	putList(w, v.empty)
+	putList(w, v.queue)
+	w.Put(v.occupied, v.visited, v.hand)
+}
+
+// DecodeState implements StateEncoder.
+func (v *Sieve) DecodeState(r *StateReader) error {
+	n := int64(len(v.occupied))
+	k, empty, queue := getLinks(r, n), getList(r, n), getList(r, n)
+	occupied, visited := getFlags(r, n), getFlags(r, n)
+	var hand int32
+	r.Get(0, &hand)
+	if err := r.Err(); err != nil {
+		return err
+	}
+	if !slotOrNone(hand, n) {
+		return errStateMismatch
+	}
+	v.k, v.empty, v.queue, v.occupied, v.visited, v.hand = k, empty, queue, occupied, visited, hand
+	return nil
+}
