@@ -308,3 +308,242 @@ func (v *Sieve) DecodeState(r *StateReader) error {
 	v.k, v.empty, v.queue, v.occupied, v.visited, v.hand = k, empty, queue, occupied, visited, hand
 	return nil
 }
+
+// ghostLimit bounds a ghost arena read back for n slots: ghost lists
+// remember at most a few times as many pages as there are slots.
+func ghostLimit(n int64) int64 { return 8*n + 1024 }
+
+func (g *ghosts) encode(w *StateWriter) {
+	w.Put(g.key, g.prev, g.next, g.list, g.free, int64(len(g.lists)))
+	for _, l := range g.lists {
+		w.Put(l.head, l.tail, int64(l.n))
+	}
+}
+
+// decodeGhosts reads ghosts of nlists lists for n slots and rebuilds
+// their index by walking the lists.
+func decodeGhosts(r *StateReader, n int64, nlists int) ghosts {
+	g := newGhosts(nlists, 0)
+	max := ghostLimit(n)
+	var count int64
+	r.Get(max, &g.key, &g.prev, &g.next, &g.list, &g.free)
+	r.Get(0, &count)
+	if r.Err() != nil {
+		return g
+	}
+	m := int64(len(g.key))
+	if int64(len(g.prev)) != m || int64(len(g.next)) != m || int64(len(g.list)) != m || count != int64(nlists) {
+		r.Fail(errStateMismatch)
+		return g
+	}
+	for i := range g.lists {
+		var head, tail int32
+		var ln int64
+		r.Get(0, &head, &tail, &ln)
+		if r.Err() != nil || !slotOrNone(head, m) || !slotOrNone(tail, m) || ln < 0 || ln > m {
+			r.Fail(errStateMismatch)
+			return g
+		}
+		g.lists[i] = ghostList{head: head, tail: tail, n: int(ln)}
+		steps := int64(0)
+		for x := head; x != noSlot; x = g.next[x] {
+			if steps++; steps > m || !slotOrNone(g.next[x], m) {
+				r.Fail(errStateMismatch)
+				return g
+			}
+			g.index[g.key[x]] = x
+		}
+	}
+	return g
+}
+
+func (g *ghostFIFO) encode(w *StateWriter) {
+	w.Put(int64(g.cap), g.key, g.prev, g.next, g.head, g.tail, g.free)
+}
+
+// decodeGhostFIFO reads a ghost queue for n slots and rebuilds its index
+// by walking it.
+func decodeGhostFIFO(r *StateReader, n int64) ghostFIFO {
+	var capacity int64
+	r.Get(0, &capacity)
+	if r.Err() == nil && (capacity < 0 || capacity > ghostLimit(n)) {
+		r.Fail(errStateMismatch)
+	}
+	g := newGhostFIFO(int(max(capacity, 0)))
+	r.Get(ghostLimit(n), &g.key, &g.prev, &g.next, &g.head, &g.tail, &g.free)
+	if r.Err() != nil {
+		return g
+	}
+	m := int64(len(g.key))
+	if int64(len(g.prev)) != m || int64(len(g.next)) != m || !slotOrNone(g.head, m) || !slotOrNone(g.tail, m) {
+		r.Fail(errStateMismatch)
+		return g
+	}
+	steps := int64(0)
+	for x := g.head; x != noSlot; x = g.next[x] {
+		if steps++; steps > m || !slotOrNone(g.next[x], m) {
+			r.Fail(errStateMismatch)
+			return g
+		}
+		g.pos[g.key[x]] = x
+	}
+	return g
+}
+
+// getBytes reads a slice of n uint8s, getPages one of n uint64s.
+func getBytes(r *StateReader, n int64) []uint8 {
+	var v []uint8
+	r.Get(n, &v)
+	if r.Err() == nil && int64(len(v)) != n {
+		r.Fail(errStateMismatch)
+	}
+	return v
+}
+
+func getPages(r *StateReader, n int64) []uint64 {
+	var v []uint64
+	r.Get(n, &v)
+	if r.Err() == nil && int64(len(v)) != n {
+		r.Fail(errStateMismatch)
+	}
+	return v
+}
+
+// EncodeState implements StateEncoder.
+func (q *TwoQ) EncodeState(w *StateWriter) {
+	w.PutString(q.name)
+	putLinks(w, q.k)
+	putList(w, q.empty)
+	putList(w, q.a1in)
+	putList(w, q.am)
+	w.Put(q.where, q.page, q.outPaged)
+	q.a1out.encode(w)
+}
+
+// DecodeState implements StateEncoder.
+func (q *TwoQ) DecodeState(r *StateReader) error {
+	n := int64(len(q.where))
+	if r.GetString(1<<16) != q.name {
+		r.Fail(errStateMismatch)
+	}
+	k, empty, a1in, am := getLinks(r, n), getList(r, n), getList(r, n), getList(r, n)
+	where, page := getBytes(r, n), getPages(r, n)
+	var outPaged bool
+	r.Get(0, &outPaged)
+	a1out := decodeGhosts(r, n, len(q.a1out.lists))
+	if err := r.Err(); err != nil {
+		return err
+	}
+	q.k, q.empty, q.a1in, q.am, q.where, q.page, q.outPaged, q.a1out = k, empty, a1in, am, where, page, outPaged, a1out
+	return nil
+}
+
+// EncodeState implements StateEncoder.
+func (a *ARC) EncodeState(w *StateWriter) {
+	w.Put(int64(a.c), a.p, int64(a.lastGhost))
+	putLinks(w, a.k)
+	putList(w, a.empty)
+	putList(w, a.t1)
+	putList(w, a.t2)
+	w.Put(a.where, a.page)
+	a.b.encode(w)
+}
+
+// DecodeState implements StateEncoder.
+func (a *ARC) DecodeState(r *StateReader) error {
+	n := int64(len(a.where))
+	var c, lastGhost int64
+	var p float64
+	r.Get(0, &c, &p, &lastGhost)
+	if r.Err() == nil && c != int64(a.c) {
+		r.Fail(errStateMismatch)
+	}
+	k, empty, t1, t2 := getLinks(r, n), getList(r, n), getList(r, n), getList(r, n)
+	where, page := getBytes(r, n), getPages(r, n)
+	b := decodeGhosts(r, n, len(a.b.lists))
+	if err := r.Err(); err != nil {
+		return err
+	}
+	a.p, a.lastGhost, a.k, a.empty, a.t1, a.t2, a.where, a.page, a.b = p, int(lastGhost), k, empty, t1, t2, where, page, b
+	return nil
+}
+
+// EncodeState implements StateEncoder.
+func (q *S3FIFO) EncodeState(w *StateWriter) {
+	w.Put(int64(q.smallCap))
+	putLinks(w, q.k)
+	putList(w, q.empty)
+	putList(w, q.small)
+	putList(w, q.main)
+	w.Put(q.where, q.freq, q.page)
+	q.ghost.encode(w)
+}
+
+// DecodeState implements StateEncoder.
+func (q *S3FIFO) DecodeState(r *StateReader) error {
+	n := int64(len(q.where))
+	var smallCap int64
+	r.Get(0, &smallCap)
+	if r.Err() == nil && smallCap != int64(q.smallCap) {
+		r.Fail(errStateMismatch)
+	}
+	k, empty, small, main := getLinks(r, n), getList(r, n), getList(r, n), getList(r, n)
+	where, freq, page := getBytes(r, n), getBytes(r, n), getPages(r, n)
+	ghost := decodeGhostFIFO(r, n)
+	if err := r.Err(); err != nil {
+		return err
+	}
+	q.k, q.empty, q.small, q.main, q.where, q.freq, q.page, q.ghost = k, empty, small, main, where, freq, page, ghost
+	return nil
+}
+
+// EncodeState implements StateEncoder.
+func (l *LFU) EncodeState(w *StateWriter) {
+	putLinks(w, l.k)
+	putList(w, l.empty)
+	w.Put(int64(len(l.buckets)))
+	for _, b := range l.buckets {
+		w.Put(b.count, b.prev, b.next)
+		putList(w, b.pages)
+	}
+	w.Put(l.free, l.lowest, l.bucketOf)
+}
+
+// DecodeState implements StateEncoder.
+func (l *LFU) DecodeState(r *StateReader) error {
+	n := int64(len(l.bucketOf))
+	k, empty := getLinks(r, n), getList(r, n)
+	var nb int64
+	r.Get(0, &nb)
+	if r.Err() == nil && (nb < 0 || nb > 2*n+2) {
+		r.Fail(errStateMismatch)
+	}
+	buckets := make([]lfuBucket, 0, max(min(nb, 2*n+2), 0))
+	for i := int64(0); i < nb && r.Err() == nil; i++ {
+		var b lfuBucket
+		r.Get(0, &b.count, &b.prev, &b.next)
+		b.pages = getList(r, n)
+		if r.Err() == nil && (!slotOrNone(b.prev, nb) || !slotOrNone(b.next, nb)) {
+			r.Fail(errStateMismatch)
+		}
+		buckets = append(buckets, b)
+	}
+	var free, bucketOf []int32
+	var lowest int32
+	r.Get(nb, &free)
+	r.Get(0, &lowest)
+	r.Get(n, &bucketOf)
+	if err := r.Err(); err != nil {
+		return err
+	}
+	if int64(len(bucketOf)) != n || !slotOrNone(lowest, nb) {
+		return errStateMismatch
+	}
+	for _, x := range bucketOf {
+		if !slotOrNone(x, nb) {
+			return errStateMismatch
+		}
+	}
+	l.k, l.empty, l.buckets, l.free, l.lowest, l.bucketOf = k, empty, buckets, free, lowest, bucketOf
+	return nil
+}
