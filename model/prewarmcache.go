@@ -71,9 +71,10 @@ func executableDigest() string {
 var errNoPrewarmFile = errors.New("no prewarm file")
 
 // maxPrewarmFile bounds the size of the file the run may read: its pool,
-// page map, page cache and slack.
+// page map, page cache and slack (a policy with ghost lists or
+// frequency buckets writes up to about 70 bytes a buffer, the pool 21).
 func (e *engine) maxPrewarmFile() int64 {
-	return int64(e.pool.N)*64 + int64(e.cat.GIDSpace())*4 + e.os.Config().CapacityPages*4 + 1<<20
+	return int64(e.pool.N)*256 + int64(e.cat.GIDSpace())*4 + e.os.Config().CapacityPages*4 + 1<<20
 }
 
 // readPrewarmFile reads key's file in dir into a state for this run.
