@@ -70,9 +70,9 @@ func executableDigest() string {
 // errNoPrewarmFile says there is no file for the key (not a failure).
 var errNoPrewarmFile = errors.New("no prewarm file")
 
-// maxPrewarmFile bounds the size of the file the run may read: its pool,
-// page map, page cache and slack (a policy with ghost lists or
-// frequency buckets writes up to about 70 bytes a buffer, the pool 21).
+// maxPrewarmFile bounds the size of the file the run may read: its pool
+// (21 bytes a buffer) and policy (up to about 70 with ghost lists or
+// frequency buckets), the page cache's list (4 bytes a page) and slack.
 func (e *engine) maxPrewarmFile() int64 {
 	return int64(e.pool.N)*256 + int64(e.cat.GIDSpace())*4 + e.os.Config().CapacityPages*4 + 1<<20
 }
