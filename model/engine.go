@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 
@@ -52,6 +53,50 @@ type Options struct {
 	// made copies that run's pool and page cache instead, with the same
 	// result. A sweep sets it for all its runs.
 	Prewarms *PrewarmShare
+	// MemoryLimit, if positive, stops the run with a *MemoryError when
+	// the process's live heap exceeds it. The model's state grows with
+	// the row versions that UPDATEs and INSERTs leave until VACUUM
+	// removes them, which no estimate made before the run can bound for
+	// every workload; the check only reads the heap's size between
+	// events, so a run that stays below the limit is unchanged.
+	MemoryLimit int64
+}
+
+// MemoryError is the error of a run stopped by Options.MemoryLimit.
+type MemoryError struct {
+	Live, Limit int64
+	At          int64 // simulated nanoseconds since the run began
+	Phase       string
+}
+
+func (m *MemoryError) Error() string {
+	return fmt.Sprintf("the run's state outgrew the memory allowed: %s simulated into phase %q it held %s of live state, over its limit of %s. "+
+		"The state grows with every row version UPDATEs and INSERTs leave until VACUUM removes it (about 250 bytes a tpcb-like transaction on a large table that autovacuum does not reach): "+
+		"shorten the phases (workload.phases[].duration), raise -max-memory, or make autovacuum keep up",
+		formatSeconds(m.At), m.Phase, SizeText(m.Live), SizeText(m.Limit))
+}
+
+// formatSeconds writes simulated nanoseconds as hours, minutes or seconds.
+func formatSeconds(ns int64) string {
+	switch s := float64(ns) / 1e9; {
+	case s >= 3600:
+		return fmt.Sprintf("%.1f h", s/3600)
+	case s >= 60:
+		return fmt.Sprintf("%.1f min", s/60)
+	default:
+		return fmt.Sprintf("%.1f s", s)
+	}
+}
+
+// liveHeapBytes is the Go heap's live bytes after the last collection
+// (runtime/metrics), or 0 where the runtime does not report it.
+func liveHeapBytes() int64 {
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(sample[0].Value.Uint64())
 }
 
 // Run simulates the scenario and returns its result. The same scenario
@@ -428,6 +473,15 @@ func (e *engine) run(opt Options) (*Result, error) {
 		}
 		if opt.Interrupted != nil && n%4096 == 0 && opt.Interrupted() {
 			return nil, ErrInterrupted
+		}
+		if opt.MemoryLimit > 0 && n%(1<<16) == 0 {
+			if live := liveHeapBytes(); live > opt.MemoryLimit {
+				phase := ""
+				if e.cur != nil {
+					phase = e.cur.cfg.Name
+				}
+				return nil, &MemoryError{Live: live, Limit: opt.MemoryLimit, At: e.k.Now() - e.t0, Phase: phase}
+			}
 		}
 	}
 	if e.err != nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -185,14 +186,22 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if err := outdir.Check(dir, outdir.Sweep); err != nil {
 		return fail(exitConfig, "-out %v", err)
 	}
-	if code := checkMemory(plan, *parallel, *maxMemory, !inv.separatePrewarms, stderr); code >= 0 {
+	code, limit := checkMemory(plan, *parallel, *maxMemory, !inv.separatePrewarms, stderr)
+	if code >= 0 {
 		return code
+	}
+	if limit > 0 {
+		// As for a single run: the runs' state grows in ways the
+		// estimate cannot bound, so the collector keeps the process
+		// under the limit while it can and a run stops with a clear
+		// error (model.MemoryError) before the heap reaches it.
+		debug.SetMemoryLimit(limit)
 	}
 	stop := interrupt.Start()
 	defer stop.Stop()
 	pr := newProgress(stderr, plan.Metrics)
 	res, err := Run(plan, Options{Dir: dir, Parallel: *parallel, Shard: shardI, Shards: shardN, Force: *force, Progress: pr.event, Interrupted: stop.Interrupted, SeparatePrewarms: inv.separatePrewarms,
-		PrewarmCache: inv.prewarmCache, PrewarmNotes: func(n string) { fmt.Fprintf(stderr, "sweep: %s\n", n) }})
+		MemoryLimit: limit / 10 * 9, PrewarmCache: inv.prewarmCache, PrewarmNotes: func(n string) { fmt.Fprintf(stderr, "sweep: %s\n", n) }})
 	if err != nil {
 		if errors.Is(err, model.ErrInterrupted) && res != nil {
 			return fail(exitFailure, "interrupted by %s: %d of %d runs finished and are kept in %s; re-run the same command to resume", stop.Signal(), len(res.Rows), plan.Runs(), dir)
@@ -237,20 +246,20 @@ func isBadInput(err error) bool {
 
 // checkMemory refuses a sweep whose largest point, times the runs at once,
 // would not fit; it returns -1 to go on, else the exit code.
-func checkMemory(plan *configs.SweepPlan, parallel int, maxMemory string, sharePrewarms bool, stderr io.Writer) int {
+func checkMemory(plan *configs.SweepPlan, parallel int, maxMemory string, sharePrewarms bool, stderr io.Writer) (int, int64) {
 	limit, from := int64(0), ""
 	if maxMemory != "" {
 		v, err := strictyaml.ParseBytes(maxMemory)
 		if err != nil {
 			fmt.Fprintf(stderr, "simulate: -max-memory %s: %v\n", maxMemory, err)
-			return exitConfig
+			return exitConfig, 0
 		}
 		limit, from = v, "-max-memory"
 	} else if v, ok := sysmem.Available(); ok {
 		limit, from = v, "the memory available on this machine"
 	}
 	if limit == 0 {
-		return -1
+		return -1, 0
 	}
 	if parallel <= 0 {
 		parallel = runtime.GOMAXPROCS(0)
@@ -262,7 +271,7 @@ func checkMemory(plan *configs.SweepPlan, parallel int, maxMemory string, shareP
 		est, err := model.EstimateRun(p.Scenario)
 		if err != nil {
 			fmt.Fprintf(stderr, "simulate: point %s: %v\n", p.ID, err)
-			return exitConfig
+			return exitConfig, 0
 		}
 		if sharePrewarms {
 			// A kept prewarm per run at once, at most (sharePrewarms
@@ -277,9 +286,9 @@ func checkMemory(plan *configs.SweepPlan, parallel int, maxMemory string, shareP
 		d := worst.Driver()
 		fmt.Fprintf(stderr, "simulate: %d runs at once need up to %s of memory (point %s: %s each), more than %s (%s); lower -parallel or %s\n",
 			at, model.SizeText(need), worstID, model.SizeText(worst.Bytes), model.SizeText(limit), from, d.Key)
-		return exitConfig
+		return exitConfig, 0
 	}
-	return -1
+	return -1, limit
 }
 
 // finish prints the comparison table and where the outputs are.

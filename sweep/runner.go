@@ -48,6 +48,10 @@ type Options struct {
 	// and reuses it in later sweeps and runs (model.NewPrewarmCache;
 	// simulate -prewarm-cache). Ignored with SeparatePrewarms.
 	PrewarmCache string
+	// MemoryLimit, if positive, stops a run whose process's live heap
+	// outgrows it (model.Options.MemoryLimit); the sweep then fails with
+	// its model.MemoryError.
+	MemoryLimit int64
 	// PrewarmNotes, if set, gets what the prewarm cache could not read or
 	// write, one sentence each, once the runs are done.
 	PrewarmNotes func(string)
@@ -324,7 +328,7 @@ func runOne(p configs.SweepPoint, rep int, hash string, prewarms *model.PrewarmS
 	}()
 	sc := p.Scenario
 	sc.Replicate = rep
-	res, err := runModel(sc, model.Options{Interrupted: opt.Interrupted, Prewarms: prewarms})
+	res, err := runModel(sc, model.Options{Interrupted: opt.Interrupted, Prewarms: prewarms, MemoryLimit: opt.MemoryLimit})
 	if err != nil {
 		return Row{}, err
 	}

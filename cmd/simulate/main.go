@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -292,6 +293,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	stop := startWatch()
 	defer stop.Stop()
 	opt.Interrupted = stop.Interrupted
+	if limit > 0 {
+		// The state grows during the run in ways the estimate cannot
+		// bound (row versions awaiting VACUUM): the collector keeps the
+		// process under the limit while it can, and the run stops with a
+		// clear error before the heap it needs reaches it.
+		debug.SetMemoryLimit(limit)
+		opt.MemoryLimit = limit / 10 * 9
+	}
 	var profErr error
 	if *memProfile != "" {
 		opt.AtEnd = func() { profErr = writeHeapProfile(*memProfile) }
@@ -320,6 +329,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if errors.Is(err, model.ErrInterrupted) {
 		return fail(exitFailure, "interrupted by %s after %.1f s: nothing written", stop.Signal(), wall)
+	}
+	var memErr *model.MemoryError
+	if errors.As(err, &memErr) {
+		return fail(exitConfig, "%v (the limit is 90 %% of %s, %s): nothing written", err, model.SizeText(limit), limitFrom)
 	}
 	if err != nil {
 		return fail(exitFailure, "run failed: %v", err)

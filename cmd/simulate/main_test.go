@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/pgbufsim/pgbufsim/model"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -256,5 +257,29 @@ func TestRandomSeedFlag(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
 			t.Errorf("a refused run left %s behind", name)
 		}
+	}
+}
+
+// A run whose state outgrows the memory allowed (model.MemoryError) is
+// refused like one whose estimate does: exit 1, the limit and where it
+// came from named, nothing written; the limit handed to the model is 90 %
+// of -max-memory.
+func TestMemoryOverrunExitsOne(t *testing.T) {
+	defer func(f func(model.Scenario, model.Options) (*model.Result, error)) { modelRun = f }(modelRun)
+	var got int64
+	modelRun = func(sc model.Scenario, opt model.Options) (*model.Result, error) {
+		got = opt.MemoryLimit
+		return nil, &model.MemoryError{Live: 9 << 30, Limit: opt.MemoryLimit, At: 3600e9, Phase: "run"}
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	code, _, errs := runCLI(t, "-config", "../../configs/quickstart.yaml", "-out", dir, "-max-memory", "10GB", "-set", short)
+	if code != 1 || !strings.Contains(errs, "outgrew the memory allowed") || !strings.Contains(errs, "-max-memory") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if want := int64(10<<30) / 10 * 9; got != want {
+		t.Errorf("the model's limit %d, want %d (90 %% of 10 GB)", got, want)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Error("a refused run left an output directory")
 	}
 }
