@@ -54,7 +54,7 @@ func (b *backend) btDescend(ix *index, key int64) bool {
 // in TID order: the entries older versions left behind (not yet marked
 // dead) and the current version's.
 func (t *table) indexEntries(row int64, out []int32) []int32 {
-	out = append(out, t.oldEntries[row]...)
+	out = t.oldEntries.appendTo(row, out)
 	cur := t.heap.BlockOf(row)
 	if !slices.Contains(out, cur) {
 		out = append(out, cur)
@@ -65,25 +65,87 @@ func (t *table) indexEntries(row int64, out []int32) []int32 {
 
 // addOldEntry records that row's entry for block blk stays in the index
 // after a non-HOT update moved the row away from it.
-func (t *table) addOldEntry(row int64, blk int32) {
-	if t.oldEntries == nil {
-		t.oldEntries = map[int64][]int32{}
+func (t *table) addOldEntry(row int64, blk int32) { t.oldEntries.add(row, blk) }
+
+// killEntry marks row's entry for block blk LP_DEAD: scans skip it.
+func (t *table) killEntry(row int64, blk int32) { t.oldEntries.remove(row, blk) }
+
+// oldEntryMap holds, per row, the blocks of the index entries its older
+// versions left behind. Most rows have one (a row updated once since
+// the last VACUUM of a large table): it is a value of one map, 16 bytes
+// a row, and only rows with more keep a list in the other. A table that
+// autovacuum does not reach keeps an entry per non-HOT update; a list per
+// row had cost about 60 bytes each.
+type oldEntryMap struct {
+	one  map[int64]int32
+	more map[int64][]int32 // two or more, in the order they were added
+}
+
+// appendTo appends row's blocks to out.
+func (m *oldEntryMap) appendTo(row int64, out []int32) []int32 {
+	if blk, ok := m.one[row]; ok {
+		return append(out, blk)
 	}
-	if !slices.Contains(t.oldEntries[row], blk) {
-		t.oldEntries[row] = append(t.oldEntries[row], blk)
+	return append(out, m.more[row]...)
+}
+
+// add records blk for row unless it is there.
+func (m *oldEntryMap) add(row int64, blk int32) {
+	if m.one == nil {
+		m.one, m.more = map[int64]int32{}, map[int64][]int32{}
+	}
+	if first, ok := m.one[row]; ok {
+		if first != blk {
+			delete(m.one, row)
+			m.more[row] = []int32{first, blk}
+		}
+		return
+	}
+	if es, ok := m.more[row]; ok {
+		if !slices.Contains(es, blk) {
+			m.more[row] = append(es, blk)
+		}
+		return
+	}
+	m.one[row] = blk
+}
+
+// remove drops blk from row's blocks.
+func (m *oldEntryMap) remove(row int64, blk int32) {
+	if first, ok := m.one[row]; ok {
+		if first == blk {
+			delete(m.one, row)
+		}
+		return
+	}
+	m.set(row, slices.DeleteFunc(m.more[row], func(b int32) bool { return b == blk }))
+}
+
+// set replaces row's blocks with es (which may be row's own list).
+func (m *oldEntryMap) set(row int64, es []int32) {
+	switch len(es) {
+	case 0:
+		delete(m.one, row)
+		delete(m.more, row)
+	case 1:
+		delete(m.more, row)
+		m.one[row] = es[0]
+	default:
+		delete(m.one, row)
+		m.more[row] = es
 	}
 }
 
-// killEntry marks row's entry for block blk LP_DEAD: scans skip it.
-func (t *table) killEntry(row int64, blk int32) {
-	es := t.oldEntries[row]
-	if i := slices.Index(es, blk); i >= 0 {
-		es = slices.Delete(es, i, i+1)
-		if len(es) == 0 {
-			delete(t.oldEntries, row)
-		} else {
-			t.oldEntries[row] = es
+// filter keeps, for every row, the blocks keep accepts. The rows are
+// visited in no particular order: keep must not depend on it.
+func (m *oldEntryMap) filter(keep func(row int64, blk int32) bool) {
+	for row, blk := range m.one {
+		if !keep(row, blk) {
+			delete(m.one, row)
 		}
+	}
+	for row, es := range m.more {
+		m.set(row, slices.DeleteFunc(es, func(b int32) bool { return !keep(row, b) }))
 	}
 }
 

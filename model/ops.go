@@ -661,7 +661,7 @@ func (b *backend) execTruncate(t *table) {
 			e.extend(t.pkey.rel)
 		}
 	}
-	t.oldEntries = nil
+	t.oldEntries = oldEntryMap{}
 	t.nextKey = 0
 	t.reltuples, t.relpages, t.relallvisible = 0, 0, 0
 	t.createdInXact = b.xid

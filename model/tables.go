@@ -25,7 +25,7 @@ type table struct {
 	// oldEntries lists, per row, the heap blocks of its index entries
 	// that older versions left behind (non-HOT updates) and no scan has
 	// marked dead yet (nbtree.go).
-	oldEntries map[int64][]int32
+	oldEntries oldEntryMap
 	// nextKey is the key of the last row inserted (keys after the loaded
 	// rows, for the primary key).
 	nextKey int64

@@ -216,19 +216,10 @@ func (b *backend) execVacuum(o *op) bool {
 // of older versions no longer on their page.
 func (t *table) vacuumIndexEntries() {
 	var buf []heap.Group
-	for row, blks := range t.oldEntries {
-		kept := blks[:0]
-		for _, blk := range blks {
-			if buf = t.heap.RowChain(row, blk, buf[:0]); len(buf) > 0 {
-				kept = append(kept, blk)
-			}
-		}
-		if len(kept) == 0 {
-			delete(t.oldEntries, row)
-		} else {
-			t.oldEntries[row] = kept
-		}
-	}
+	t.oldEntries.filter(func(row int64, blk int32) bool {
+		buf = t.heap.RowChain(row, blk, buf[:0])
+		return len(buf) > 0
+	})
 }
 
 // vacuumPinVM is visibilitymap_pin for blk: VACUUM keeps the VM page
