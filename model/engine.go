@@ -71,7 +71,7 @@ type MemoryError struct {
 
 func (m *MemoryError) Error() string {
 	return fmt.Sprintf("the run's state outgrew the memory allowed: %s simulated into phase %q it held %s of live state, over its limit of %s. "+
-		"The state grows with every row version UPDATEs and INSERTs leave until VACUUM removes it (about 250 bytes a tpcb-like transaction on a large table that autovacuum does not reach): "+
+		"The state grows with every row version UPDATEs and INSERTs leave until VACUUM removes it (about 150 bytes a tpcb-like transaction on a large table that autovacuum does not reach): "+
 		"shorten the phases (workload.phases[].duration), raise -max-memory, or make autovacuum keep up",
 		formatSeconds(m.At), m.Phase, SizeText(m.Live), SizeText(m.Limit))
 }
