@@ -213,11 +213,13 @@ func getList(r *StateReader, n int64) slotList {
 
 func slotOrNone(s int32, n int64) bool { return s == noSlot || (s >= 0 && int64(s) < n) }
 
-// getFlags reads a slice of n bools.
-func getFlags(r *StateReader, n int64) []bool {
-	var v []bool
-	r.Get(n, &v)
-	if r.Err() == nil && int64(len(v)) != n {
+// getExactly reads a slice of exactly n values, one per slot.
+func getExactly[T uint8 | bool | int32 | int64 | uint64](r *StateReader, n int64) []T {
+	if r.err != nil {
+		return nil
+	}
+	v := getSlice[T](r, n)
+	if r.err == nil && int64(len(v)) != n {
 		r.Fail(errStateMismatch)
 	}
 	return v
@@ -235,7 +237,7 @@ func (c *Clock) EncodeState(w *StateWriter) {
 func (c *Clock) DecodeState(r *StateReader) error {
 	n := int64(len(c.occupied))
 	k, empty, queue := getLinks(r, n), getList(r, n), getList(r, n)
-	occupied, ref := getFlags(r, n), getFlags(r, n)
+	occupied, ref := getExactly[bool](r, n), getExactly[bool](r, n)
 	if err := r.Err(); err != nil {
 		return err
 	}
@@ -253,7 +255,7 @@ func (l *LRU) EncodeState(w *StateWriter) {
 // DecodeState implements StateEncoder.
 func (l *LRU) DecodeState(r *StateReader) error {
 	n := int64(len(l.occupied))
-	k, order, occupied := getLinks(r, n), getList(r, n), getFlags(r, n)
+	k, order, occupied := getLinks(r, n), getList(r, n), getExactly[bool](r, n)
 	var resident int64
 	r.Get(0, &resident)
 	if err := r.Err(); err != nil {
@@ -276,7 +278,7 @@ func (f *FIFO) EncodeState(w *StateWriter) {
 // DecodeState implements StateEncoder.
 func (f *FIFO) DecodeState(r *StateReader) error {
 	n := int64(len(f.occupied))
-	k, order, occupied := getLinks(r, n), getList(r, n), getFlags(r, n)
+	k, order, occupied := getLinks(r, n), getList(r, n), getExactly[bool](r, n)
 	if err := r.Err(); err != nil {
 		return err
 	}
@@ -296,7 +298,7 @@ func (v *Sieve) EncodeState(w *StateWriter) {
 func (v *Sieve) DecodeState(r *StateReader) error {
 	n := int64(len(v.occupied))
 	k, empty, queue := getLinks(r, n), getList(r, n), getList(r, n)
-	occupied, visited := getFlags(r, n), getFlags(r, n)
+	occupied, visited := getExactly[bool](r, n), getExactly[bool](r, n)
 	var hand int32
 	r.Get(0, &hand)
 	if err := r.Err(); err != nil {
@@ -390,25 +392,6 @@ func decodeGhostFIFO(r *StateReader, n int64) ghostFIFO {
 	return g
 }
 
-// getBytes reads a slice of n uint8s, getPages one of n uint64s.
-func getBytes(r *StateReader, n int64) []uint8 {
-	var v []uint8
-	r.Get(n, &v)
-	if r.Err() == nil && int64(len(v)) != n {
-		r.Fail(errStateMismatch)
-	}
-	return v
-}
-
-func getPages(r *StateReader, n int64) []uint64 {
-	var v []uint64
-	r.Get(n, &v)
-	if r.Err() == nil && int64(len(v)) != n {
-		r.Fail(errStateMismatch)
-	}
-	return v
-}
-
 // EncodeState implements StateEncoder.
 func (q *TwoQ) EncodeState(w *StateWriter) {
 	w.PutString(q.name)
@@ -427,7 +410,7 @@ func (q *TwoQ) DecodeState(r *StateReader) error {
 		r.Fail(errStateMismatch)
 	}
 	k, empty, a1in, am := getLinks(r, n), getList(r, n), getList(r, n), getList(r, n)
-	where, page := getBytes(r, n), getPages(r, n)
+	where, page := getExactly[uint8](r, n), getExactly[uint64](r, n)
 	var outPaged bool
 	r.Get(0, &outPaged)
 	a1out := decodeGhosts(r, n, len(q.a1out.lists))
@@ -459,7 +442,7 @@ func (a *ARC) DecodeState(r *StateReader) error {
 		r.Fail(errStateMismatch)
 	}
 	k, empty, t1, t2 := getLinks(r, n), getList(r, n), getList(r, n), getList(r, n)
-	where, page := getBytes(r, n), getPages(r, n)
+	where, page := getExactly[uint8](r, n), getExactly[uint64](r, n)
 	b := decodeGhosts(r, n, len(a.b.lists))
 	if err := r.Err(); err != nil {
 		return err
@@ -488,7 +471,7 @@ func (q *S3FIFO) DecodeState(r *StateReader) error {
 		r.Fail(errStateMismatch)
 	}
 	k, empty, small, main := getLinks(r, n), getList(r, n), getList(r, n), getList(r, n)
-	where, freq, page := getBytes(r, n), getBytes(r, n), getPages(r, n)
+	where, freq, page := getExactly[uint8](r, n), getExactly[uint8](r, n), getExactly[uint64](r, n)
 	ghost := decodeGhostFIFO(r, n)
 	if err := r.Err(); err != nil {
 		return err

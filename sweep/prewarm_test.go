@@ -1,6 +1,10 @@
 package sweep
 
 import (
+	"errors"
+	"runtime"
+
+	"github.com/pgbufsim/pgbufsim/model"
 	"path/filepath"
 	"testing"
 
@@ -71,4 +75,21 @@ func prewarmSweep(t *testing.T) (plan *configs.SweepPlan, root, sep string, res 
 		t.Fatal(err)
 	}
 	return plan, root, sep, res
+}
+
+// A sweep hands its memory limit to every run: a run whose live heap
+// passes it stops the sweep with its model.MemoryError.
+func TestSweepRunsStopAtTheMemoryLimit(t *testing.T) {
+	plan, err := configs.ParseSweep("tiny.yaml", []byte(tinyBase), nil, []string{"server.shared_buffers=1MB,2MB"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The limit is checked against the live heap of the last collection:
+	// make sure there was one.
+	runtime.GC()
+	_, err = Run(plan, Options{Parallel: 1, MemoryLimit: 1})
+	var me *model.MemoryError
+	if !errors.As(err, &me) {
+		t.Fatalf("a sweep over its memory limit: %v, want a *model.MemoryError", err)
+	}
 }
