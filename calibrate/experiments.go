@@ -103,9 +103,16 @@ func NewPlan(sharedBuffers int64, scale int) *Plan {
 	nbuf := sharedBuffers / 8192
 	warm := min(450, max(16, nbuf/10)) // pages of a warm narrow table
 	wideWarm := min(1000, max(16, nbuf/10))
+	mediumWarm := min(1750, max(16, nbuf/10))
 	p := &Plan{}
 	narrow := &Table{Name: "cal_narrow", Rows: warm * narrowPerPage, State: "vacuumed"}
 	wide := &Table{Name: "cal_wide", Wide: true, Rows: wideWarm * widePerPage, State: "vacuumed"}
+	// A medium table (char(100): 136 bytes a tuple on the page) against
+	// the narrow one (32 bytes, four tuples to 128 bytes) determines
+	// tuple_cold: a warm scan's tuples cost more per row once each has
+	// 128 bytes of its own (docs/model.md "Pages read in and pages
+	// found").
+	medium := &Table{Name: "cal_medium", Wide: true, Pad: 100, Rows: mediumWarm * mediumPerPage, State: "vacuumed"}
 	hinted := &Table{Name: "cal_hinted", Rows: warm * narrowPerPage, State: "hinted"}
 	upd := &Table{Name: "cal_update", Rows: warm * narrowPerPage, State: "vacuumed"}
 	ins := &Table{Name: "cal_insert", State: "empty"}
@@ -113,12 +120,13 @@ func NewPlan(sharedBuffers int64, scale int) *Plan {
 	bulkWide := &Table{Name: "cal_bulk_wide", State: "bulk", NoIndex: true, TextPad: 100}
 	bulkPK := &Table{Name: "cal_bulk_pk", State: "empty"}
 	del := &Table{Name: "cal_delete", Rows: bulkRows, State: "vacuumed", NoIndex: true}
-	p.Tables = []*Table{narrow, wide, hinted, upd, ins, bulk, bulkWide, bulkPK, del}
+	p.Tables = []*Table{narrow, wide, medium, hinted, upd, ins, bulk, bulkWide, bulkPK, del}
 	scans := int(max(10, min(80, 30000/warm)))
 	p.Experiments = []Experiment{
 		{Name: "select-one", Script: "SELECT 1;\n", Warmup: 200, Transactions: 3000}, // 3000: its tail measures the stalls
 		{Name: "scan-narrow", Script: "SELECT count(*) FROM cal_narrow;\n", Tables: []string{"cal_narrow"}, Warmup: 5, Transactions: scans},
 		{Name: "scan-wide", Script: "SELECT count(*) FROM cal_wide;\n", Tables: []string{"cal_wide"}, Warmup: 5, Transactions: scans},
+		{Name: "scan-medium", Script: "SELECT count(*) FROM cal_medium;\n", Tables: []string{"cal_medium"}, Warmup: 5, Transactions: scans},
 		{Name: "scan-hinted", Script: "SELECT count(*) FROM cal_hinted;\n", Tables: []string{"cal_hinted"}, Warmup: 5, Transactions: scans},
 		{Name: "lookup", Script: fmt.Sprintf("\\set k random(1, %d)\nSELECT v FROM cal_narrow WHERE id = :k;\n", narrow.Rows),
 			Tables: []string{"cal_narrow"}, Warmup: 500, Transactions: 1000},

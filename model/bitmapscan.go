@@ -137,7 +137,9 @@ func (b *backend) execBitmapScan(o *op) bool {
 		var slot int32
 		var ok bool
 		if e.bitmapUsesStream() {
-			slot, _, ok = b.streamNextBlock(t, blk, false, "a bitmap heap scan")
+			var miss bool
+			slot, miss, ok = b.streamNextBlock(t, blk, false, "a bitmap heap scan")
+			b.lastMiss = miss // the streamed block's own access, for costs.tuple_cold
 		} else {
 			slot, ok = b.readBuffer(gid, nil, false, false)
 		}

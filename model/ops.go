@@ -302,7 +302,9 @@ func (b *backend) execScan(o *op) bool {
 			var slot int32
 			var ok bool
 			if e.usesReadStream() {
-				slot, _, ok = b.streamNextBlock(t, blk, o.kind != opSeqscan, "a sequential scan")
+				var miss bool
+				slot, miss, ok = b.streamNextBlock(t, blk, o.kind != opSeqscan, "a sequential scan")
+				b.lastMiss = miss // the streamed block's own access, for costs.tuple_cold
 			} else {
 				slot, ok = b.readBuffer(gid, b.ring, false, o.kind != opSeqscan)
 			}
@@ -321,6 +323,7 @@ func (b *backend) execScan(o *op) bool {
 			b.cpu += tuples * e.costs.TupleDeform
 			if b.skipAV && t.heap.AllVisible(blk) && o.kind == opSeqscan {
 				e.vis.allVisibleSkips++
+				b.chargeColdTuples(t, tuples)
 			} else {
 				b.checkPage(t, blk, slot, gid, groups)
 			}

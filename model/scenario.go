@@ -461,13 +461,14 @@ type Costs struct {
 	HintFPI          int64 `yaml:"hint_fpi" unit:"duration" range:"0,1s"`
 	HintCacheProbe   int64 `yaml:"hint_cache_probe" unit:"duration" range:"0,1s"`
 	VMTest           int64 `yaml:"vm_test" unit:"duration" range:"0,1s"`
-	// TupleCold is what a visibility check's read of a tuple header
-	// costs more on a page found in shared buffers than on one the
+	// TupleCold is what a tuple a scan visits (or a visibility check
+	// reads) costs more on a page found in shared buffers than on one the
 	// backend has just read in: a pread() copies the page through the
-	// CPU's caches, a buffer hit finds it in memory they no longer hold
-	// (HeapTupleSatisfiesVisibility reads each tuple's t_infomask; an
-	// all-visible page's scan reads none). 0 by default (simulate
-	// calibrate fits it from its warm and ring scans of a hinted table).
+	// CPU's caches, a buffer hit finds it in memory they no longer hold.
+	// A tuple pays min(1, its bytes on the page / 128) of it: narrow
+	// tuples share the 128 bytes the processor fetches at once. 0 by
+	// default (simulate calibrate fits it from its warm scans of narrow
+	// and medium rows and its warm and ring scans of a hinted table).
 	TupleCold int64 `yaml:"tuple_cold" unit:"duration" range:"0,1s"`
 	// VacuumTuple is HeapTupleSatisfiesVacuum plus pruning work per tuple.
 	VacuumTuple int64 `yaml:"vacuum_tuple" unit:"duration" range:"0,1s"`

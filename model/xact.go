@@ -433,6 +433,34 @@ type visCounters struct {
 	vmLookups, clogWrites, clogDiskReads, allVisiblePagesSet, pruned int64
 }
 
+// chargeColdTuples charges costs.tuple_cold for n tuples of t on the page
+// the backend last accessed, when that access was a buffer hit: the page
+// is in memory the CPU's caches no longer hold, where a page a pread() has
+// just copied in is in them. A scan touches each tuple it returns
+// (HeapTupleSatisfiesVisibility reads its header where the page is not
+// all-visible; measured on PostgreSQL 15, a warm count(*) of all-visible
+// pages costs more per row for wider tuples too), and the CPU fetches
+// memory in 128-byte pairs of cache lines, so narrower tuples share one:
+// a tuple pays its share min(1, its bytes on the page / 128)
+// (docs/model.md "A backend").
+func (b *backend) chargeColdTuples(t *table, n int64) {
+	c := b.e.costs.TupleCold
+	if c == 0 || b.lastMiss || n == 0 {
+		return
+	}
+	b.cpu += c * n * t.coldShare() / coldLineBytes
+}
+
+// coldLineBytes is the memory the CPU fetches at once (two 64-byte cache
+// lines: the adjacent-line prefetch of x86 processors).
+const coldLineBytes = 128
+
+// coldShare is a tuple's bytes on the page (its 24-byte header and its
+// MAXALIGNed data), at most coldLineBytes.
+func (t *table) coldShare() int64 {
+	return min(coldLineBytes, 24+(t.tupleData+7)&^7)
+}
+
 // checkPage runs the visibility checks of one page visit over groups (the
 // whole page for a scan, one tuple for an index fetch) and returns how many
 // tuples are visible. It charges CPU, sets hint bits and dirties the page
@@ -448,13 +476,11 @@ func (b *backend) checkPage(t *table, blk int32, slot, gid int32, groups []heap.
 	visible := 0
 	dirtied := false
 	if c.TupleCold > 0 && !b.lastMiss {
-		// The page was a buffer hit: its tuple headers are read from
-		// memory, not from the CPU's caches its read would have filled.
 		n := int64(0)
 		for _, g := range groups {
 			n += int64(g.N)
 		}
-		b.cpu += c.TupleCold * n
+		b.chargeColdTuples(t, n)
 	}
 	// xids whose hints to set, per kind (page-local sets, reused buffers)
 	setMin, setMax, invMin, invMax := b.hintSets[0][:0], b.hintSets[1][:0], b.hintSets[2][:0], b.hintSets[3][:0]
