@@ -36,8 +36,9 @@ type Table struct {
 	// Pages is the heap's size as PostgreSQL built it (pg_relation_size),
 	// which the simulation declares as it is.
 	Pages int64
-	// TextPad, for a bulk table, adds a text column of that many
-	// characters to its integer: (id int, pad text).
+	// TextPad adds a text column of that many characters to its integer:
+	// (id int, pad text) for a bulk table, (id int PRIMARY KEY, pad text)
+	// with Rows loaded for another, each row's pad repeat('x', TextPad).
 	TextPad int
 	// OutOfBuffers: after loading, VACUUM FULL rewrites the table through
 	// smgr, bypassing shared buffers (rewriteheap.c raw_heap_insert), and
@@ -87,6 +88,9 @@ const (
 	narrowPerPage = 226 // (int, int): 24-byte header + 8 bytes, MAXALIGNed, + line pointer
 	widePerPage   = 11  // (int, char(700))
 	mediumPerPage = 58  // (int, char(100))
+	// Keys per statement of the range experiments.
+	rangeFetchRows     = 2000
+	rangeIndexOnlyRows = 5000
 	// maxRingPages bounds the table that has to outgrow the BULKREAD ring's
 	// threshold (shared_buffers / 4): 2 GB; maxRingScanPages each of the
 	// four ring-scan experiments' tables: 512 MB (2 GB for the four, with
@@ -104,6 +108,7 @@ func NewPlan(sharedBuffers int64, scale int) *Plan {
 	warm := min(450, max(16, nbuf/10)) // pages of a warm narrow table
 	wideWarm := min(1000, max(16, nbuf/10))
 	mediumWarm := min(1750, max(16, nbuf/10))
+	textWarm := min(800, max(16, nbuf/20))
 	p := &Plan{}
 	narrow := &Table{Name: "cal_narrow", Rows: warm * narrowPerPage, State: "vacuumed"}
 	wide := &Table{Name: "cal_wide", Wide: true, Rows: wideWarm * widePerPage, State: "vacuumed"}
@@ -113,6 +118,9 @@ func NewPlan(sharedBuffers int64, scale int) *Plan {
 	// 128 bytes of its own (docs/model.md "Pages read in and pages
 	// found").
 	medium := &Table{Name: "cal_medium", Wide: true, Pad: 100, Rows: mediumWarm * mediumPerPage, State: "vacuumed"}
+	// A text column of 100 characters, whose length() walks every byte
+	// in a multibyte encoding (text_char).
+	text := &Table{Name: "cal_text", TextPad: 100, Rows: textWarm * mediumPerPage, State: "vacuumed"}
 	hinted := &Table{Name: "cal_hinted", Rows: warm * narrowPerPage, State: "hinted"}
 	upd := &Table{Name: "cal_update", Rows: warm * narrowPerPage, State: "vacuumed"}
 	ins := &Table{Name: "cal_insert", State: "empty"}
@@ -120,16 +128,26 @@ func NewPlan(sharedBuffers int64, scale int) *Plan {
 	bulkWide := &Table{Name: "cal_bulk_wide", State: "bulk", NoIndex: true, TextPad: 100}
 	bulkPK := &Table{Name: "cal_bulk_pk", State: "empty"}
 	del := &Table{Name: "cal_delete", Rows: bulkRows, State: "vacuumed", NoIndex: true}
-	p.Tables = []*Table{narrow, wide, medium, hinted, upd, ins, bulk, bulkWide, bulkPK, del}
+	p.Tables = []*Table{narrow, wide, medium, text, hinted, upd, ins, bulk, bulkWide, bulkPK, del}
 	scans := int(max(10, min(80, 30000/warm)))
+	fetchRows, indexOnlyRows := min(rangeFetchRows, narrow.Rows/4), min(rangeIndexOnlyRows, narrow.Rows/2)
 	p.Experiments = []Experiment{
 		{Name: "select-one", Script: "SELECT 1;\n", Warmup: 200, Transactions: 3000}, // 3000: its tail measures the stalls
 		{Name: "scan-narrow", Script: "SELECT count(*) FROM cal_narrow;\n", Tables: []string{"cal_narrow"}, Warmup: 5, Transactions: scans},
 		{Name: "scan-wide", Script: "SELECT count(*) FROM cal_wide;\n", Tables: []string{"cal_wide"}, Warmup: 5, Transactions: scans},
 		{Name: "scan-medium", Script: "SELECT count(*) FROM cal_medium;\n", Tables: []string{"cal_medium"}, Warmup: 5, Transactions: scans},
+		{Name: "scan-length", Script: "SELECT sum(length(pad)) FROM cal_text;\n", Tables: []string{"cal_text"}, Warmup: 3, Transactions: max(5, scans/3)},
 		{Name: "scan-hinted", Script: "SELECT count(*) FROM cal_hinted;\n", Tables: []string{"cal_hinted"}, Warmup: 5, Transactions: scans},
 		{Name: "lookup", Script: fmt.Sprintf("\\set k random(1, %d)\nSELECT v FROM cal_narrow WHERE id = :k;\n", narrow.Rows),
 			Tables: []string{"cal_narrow"}, Warmup: 500, Transactions: 1000},
+		// Ranges of keys: 2000 rows by an index scan, each a heap fetch
+		// (tuple_fetch, which the lookup shares with the statement's
+		// prices), and 5000 keys by an index-only scan of the all-visible
+		// table (index_only_tuple).
+		{Name: "range-fetch", Script: fmt.Sprintf("\\set k random(1, %d)\nSELECT sum(v) FROM cal_narrow WHERE id BETWEEN :k AND :k + %d;\n", narrow.Rows-fetchRows+1, fetchRows-1),
+			Tables: []string{"cal_narrow"}, Warmup: 20, Transactions: 100},
+		{Name: "range-index-only", Script: fmt.Sprintf("\\set k random(1, %d)\nSELECT count(*) FROM cal_narrow WHERE id BETWEEN :k AND :k + %d;\n", narrow.Rows-indexOnlyRows+1, indexOnlyRows-1),
+			Tables: []string{"cal_narrow"}, Warmup: 20, Transactions: 100},
 		// Four SELECT 1 in one transaction: against select-one (one per
 		// transaction) it separates a transaction's start and end from a
 		// statement's price, which single-statement experiments cannot.
@@ -237,6 +255,9 @@ func (p *Plan) Setup(ctx context.Context, s *Server, pg *Pgbench) error {
 		switch {
 		case t.State == "empty":
 			cols = "id bigserial PRIMARY KEY, v int"
+		case t.TextPad > 0 && t.State != "bulk":
+			cols = "id int PRIMARY KEY, pad text"
+			fill = fmt.Sprintf("SELECT g, repeat('x', %d) FROM generate_series(1, %%d) g", t.TextPad)
 		case t.TextPad > 0:
 			cols = "id int, pad text"
 		case t.NoIndex && t.Wide:

@@ -18,7 +18,7 @@ import (
 // tell from os_read) keep their values: the experiments do not separate
 // them (docs/calibration.md).
 var Prices = []string{"statement", "client_round_trip", "statement_table", "statement_update", "buffer_hit", "scan_page", "tuple_deform", "hinted_check",
-	"index_level", "tuple_fetch", "tuple_update", "tuple_delete", "index_insert", "wal_record", "commit", "transaction", "context_switch", "cpu_wakeup", "tuple_cold", "os_read", "tuple_byte"}
+	"index_level", "tuple_fetch", "index_only_tuple", "tuple_update", "tuple_delete", "index_insert", "wal_record", "commit", "transaction", "context_switch", "cpu_wakeup", "tuple_cold", "os_read", "tuple_byte", "text_char"}
 
 // costField returns the model.Costs field of a YAML key.
 func costField(c *model.Costs, key string) reflect.Value {
@@ -95,6 +95,9 @@ func (sm *Simulator) scenario(e Experiment, costs model.Costs) (model.Scenario, 
 				return model.Scenario{}, fmt.Errorf("experiment %s: no table %s", e.Name, name)
 			}
 			switch {
+			case t.TextPad > 0 && t.State != "bulk":
+				// id, and the text's 1-byte varlena header and characters
+				fmt.Fprintf(&b, "    - {name: %s, rows: %d, row_width: %d, state: %s, index: %v}\n", t.Name, t.Rows, 4+1+t.TextPad, t.State, !t.NoIndex)
 			case t.State == "bulk" && t.TextPad > 0:
 				// id, and the text's 1-byte varlena header and characters
 				fmt.Fprintf(&b, "    - {name: %s, rows: 0, row_width: %d}\n", t.Name, 4+1+t.TextPad)

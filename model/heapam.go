@@ -32,6 +32,7 @@ import (
 // keyedState is the progress of one keyed statement.
 type keyedState struct {
 	seq       bool    // the plan is a sequential scan
+	textBytes int64   // op.textBytes: text walked per row returned (costs.text_char)
 	entries   []int32 // heap blocks of the key's index entries, TID order
 	ei        int     // next entry to fetch
 	curBlk    int32   // the scan's current heap page (ReleaseAndReadBuffer), -1 none
@@ -65,7 +66,7 @@ func (b *backend) execKeyed(o *op) bool {
 	t := o.t
 	k := &b.k
 	if b.sub == 1 {
-		*k = keyedState{entries: k.entries[:0], kills: k.kills[:0], chain: k.chain[:0], curBlk: -1, curSlot: -1, foundBlk: -1, newBlk: -1, vmBlk: -1}
+		*k = keyedState{entries: k.entries[:0], kills: k.kills[:0], chain: k.chain[:0], curBlk: -1, curSlot: -1, foundBlk: -1, newBlk: -1, vmBlk: -1, textBytes: int64(o.textBytes)}
 		k.indexOnly = o.kind == opFetch && o.indexOnly
 		k.seq = !e.useIndexScan(t, k.indexOnly)
 		b.touched = 0
@@ -206,6 +207,7 @@ func (b *backend) fetchEntry(t *table, row int64) bool {
 	switch {
 	case visible && !k.found:
 		k.found, k.foundBlk, k.foundSlot = true, blk, k.curSlot
+		b.cpu += k.textBytes * e.costs.TextChar // the SELECT list's text calls on the row
 	case !visible && b.surelyDead(k.chain):
 		k.kills = append(k.kills, blk)
 	}
@@ -463,6 +465,7 @@ func (b *backend) execKeyedSeq(o *op) bool {
 				// version goes on with this one (checkUpdated below).
 				if ch := b.chain(t, o.key, blk); len(ch) > 0 && (o.kind != opFetch || b.judgedVisible(ch[len(ch)-1])) {
 					k.found, k.foundBlk, k.foundSlot = true, blk, slot
+					b.cpu += k.textBytes * e.costs.TextChar // the SELECT list's text calls on the row
 				}
 			}
 			if !(k.found && k.foundSlot == slot) {

@@ -31,12 +31,14 @@ func (b *backend) indexOnlyVisible(t *table, blk int32) (visible, ok bool) {
 		}
 		k.vmPinned, k.vmPinBlk, k.vmPinSlot = true, vmBlk, slot
 	}
+	b.cpu += e.costs.VMTest
 	return t.heap.AllVisible(blk), true
 }
 
 // nextEntry is a keyed statement's next index entry: from the index alone
-// when an index-only scan finds its heap page all-visible, else
-// index_fetch_heap (fetchEntry).
+// when an index-only scan finds its heap page all-visible (costs
+// index_only_tuple), else index_fetch_heap (fetchEntry, costs
+// tuple_fetch).
 func (b *backend) nextEntry(t *table, row int64) bool {
 	k := &b.k
 	if k.indexOnly {
@@ -45,7 +47,7 @@ func (b *backend) nextEntry(t *table, row int64) bool {
 			return false
 		}
 		if visible {
-			b.cpu += b.e.costs.TupleFetch
+			b.cpu += b.e.costs.IndexOnlyTuple
 			k.found = true
 			k.ei++
 			return true

@@ -320,7 +320,7 @@ func (b *backend) execScan(o *op) bool {
 			for _, g := range groups {
 				tuples += int64(g.N)
 			}
-			b.cpu += tuples * e.costs.TupleDeform
+			b.cpu += tuples * (e.costs.TupleDeform + int64(o.textBytes)*e.costs.TextChar)
 			if b.skipAV && t.heap.AllVisible(blk) && o.kind == opSeqscan {
 				e.vis.allVisibleSkips++
 				b.chargeColdTuples(t, tuples)

@@ -45,6 +45,7 @@ type fileStep struct {
 	kind      opKind
 	stmt      bool
 	indexOnly bool // a lookup's or range's SELECT list reads only the key
+	textWalks int  // pgscript.Statement.TextWalks
 	table     string
 	pick      string
 	// A keyed statement's key: vals[keySlot], or keyConst if keySlot < 0,
@@ -527,7 +528,7 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 			p.kind, p.keyConst = opNone, plannedNoTable
 		case pgscript.Range:
 			// Without an index on the column the planner scans the table.
-			p.kind = opSeqscan
+			p.kind, p.textWalks = opSeqscan, st.TextWalks
 			if tc.Index && st.Column == tc.Key {
 				p.kind, p.indexOnly = opRange, st.KeyOnly
 				if p.fromSlot, p.fromConst, err = value(st.From); err != nil {
@@ -544,9 +545,15 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 				}
 			}
 		case pgscript.Lookup, pgscript.Scan:
-			p.kind = opSeqscan
+			p.kind, p.textWalks = opSeqscan, st.TextWalks
+			if st.Kind == pgscript.Lookup {
+				// A scan for one key: the SELECT list's calls run on
+				// the one row the filter passes, which the scan's own
+				// work dwarfs.
+				p.textWalks = 0
+			}
 			if st.Kind == pgscript.Lookup && keyed {
-				p.kind, p.indexOnly = opFetch, st.KeyOnly
+				p.kind, p.indexOnly, p.textWalks = opFetch, st.KeyOnly, st.TextWalks
 				if p.keySlot, p.keyConst, err = value(st.Key); err != nil {
 					return nil, nil, err
 				}
@@ -685,6 +692,7 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 			o := op{kind: p.kind, stmt: p.stmt, cmdNo: p.cmdNo, analyze: p.analyze, indexOnly: p.indexOnly}
 			if p.table != "" {
 				o.t = b.pickTable(p.table, p.pick)
+				o.textBytes = int32(min(int64(p.textWalks)*o.t.textBytes(), math.MaxInt32))
 			}
 			switch p.kind {
 			case opNone:

@@ -198,7 +198,7 @@ func (e *engine) rangePlanFor(t *table, n int64, indexOnly bool) rangePlan {
 func (b *backend) execRange(o *op) bool {
 	e, t, k := b.e, o.t, &b.k
 	if b.sub == 1 {
-		*k = keyedState{entries: k.entries[:0], kills: k.kills[:0], chain: k.chain[:0], rangeKills: k.rangeKills[:0], curBlk: -1, curSlot: -1, foundBlk: -1, newBlk: -1, vmBlk: -1}
+		*k = keyedState{entries: k.entries[:0], kills: k.kills[:0], chain: k.chain[:0], rangeKills: k.rangeKills[:0], curBlk: -1, curSlot: -1, foundBlk: -1, newBlk: -1, vmBlk: -1, textBytes: int64(o.textBytes)}
 		b.touched = 0
 		b.probeGids = b.actualRangeProbes(t, o.key, o.n, b.probeGids[:0])
 		b.sub = 40
@@ -214,7 +214,12 @@ func (b *backend) execRange(o *op) bool {
 		b.touched = 0
 		switch e.rangePlanFor(t, o.n-o.key+1, o.indexOnly) {
 		case planSeqScan:
-			// A sequential scan of every row, as SELECT count(*) does.
+			// A sequential scan of every row, as SELECT count(*) does;
+			// the SELECT list's text calls run on the range's rows only
+			// (the filter passes them).
+			if rows := min(o.n, t.heap.Rows) - max(o.key, 1) + 1; rows > 0 {
+				b.cpu += rows * int64(o.textBytes) * e.costs.TextChar
+			}
 			*o = op{kind: opSeqscan, stmt: o.stmt, t: o.t, cmdNo: o.cmdNo}
 			b.sub = 1
 			return b.execScan(o)
@@ -252,7 +257,7 @@ func (b *backend) execRange(o *op) bool {
 						return false
 					}
 					if visible {
-						b.cpu += e.costs.TupleFetch
+						b.cpu += e.costs.IndexOnlyTuple
 						k.ei++
 						continue
 					}
@@ -393,6 +398,9 @@ func (b *backend) fetchRangeEntry(t *table, row int64) bool {
 	k.chain = b.chain(t, row, blk)
 	b.cpu += e.costs.TupleFetch
 	visible := len(k.chain) > 0 && b.checkPage(t, blk, k.curSlot, gid, k.chain) > 0
+	if visible {
+		b.cpu += k.textBytes * e.costs.TextChar // the SELECT list's text calls on the row
+	}
 	if !visible && b.surelyDead(k.chain) {
 		k.rangeKills = append(k.rangeKills, rangeKill{row, blk})
 	}

@@ -58,6 +58,11 @@ type op struct {
 	// cmdNo is the script command the op belongs to, from 1 (pgbench -r's
 	// per-statement latencies); 0: part of the command before it.
 	cmdNo int16
+	// textBytes: bytes of a column's text the statement's expressions
+	// walk per row it returns (pgscript.Statement.TextWalks times the
+	// table's text: textBytes), at costs.text_char each. An int32 in the
+	// struct's padding: an op stays 64 bytes.
+	textBytes int32
 }
 
 // script builds the ops of one execution of a script, with keys drawn by

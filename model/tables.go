@@ -68,6 +68,13 @@ type table struct {
 	relstats bool
 }
 
+// textBytes is the text a SELECT's character-walking call reads in one of
+// t's rows (costs.text_char): the row's data less a 4-byte key and the
+// text's 1-byte varlena header. The model knows a row's width, not its
+// columns': for a table of a key and one text column it is the text's
+// length exactly (row_width 105: 100 characters).
+func (t *table) textBytes() int64 { return max(0, t.tupleData-5) }
+
 // hasRow reports whether key names a row of the table's initial load, the
 // keys its primary key holds (rows 1..Rows; later inserts are not indexed).
 func (t *table) hasRow(key int64) bool { return key >= 1 && key <= t.heap.Rows }

@@ -103,7 +103,7 @@ func TestShape(t *testing.T) {
 		{"INSERT INTO t VALUES (1), (2), (3)", Statement{Kind: Insert, Table: "t", Rows: 3}},
 		{"INSERT INTO t SELECT g, 'x' FROM generate_series(1, :n) g", Statement{Kind: Insert, Table: "t", Series: true, From: Value{Const: 1}, To: Value{Var: "n"}, Vars: []string{"n"}, Lookups: []string{"fn:generate_series"}}},
 		{"VACUUM t", Statement{Kind: Vacuum, Table: "t"}},
-		{"SELECT sum(length(pad)) FROM t WHERE id BETWEEN 1 AND 9", Statement{Kind: Range, Table: "t", Column: "id", From: Value{Const: 1}, To: Value{Const: 9}, Targets: []string{"?column?"}, Lookups: []string{"agg:sum", "fn:length", "op:<=", "op:>="}}},
+		{"SELECT sum(length(pad)) FROM t WHERE id BETWEEN 1 AND 9", Statement{Kind: Range, Table: "t", Column: "id", From: Value{Const: 1}, To: Value{Const: 9}, Targets: []string{"?column?"}, TextWalks: 1, Lookups: []string{"agg:sum", "fn:length", "op:<=", "op:>="}}},
 		{"SELECT count(*), max(id) FROM t WHERE id != 3", Statement{Kind: Scan, Table: "t", Filter: true, Lookups: []string{"agg:max", "op:<>"}}},
 		{"VACUUM (VERBOSE) t", Statement{Kind: Vacuum, Table: "t"}},
 		{"VACUUM ANALYZE t", Statement{Kind: Vacuum, Table: "t", Analyze: true}},

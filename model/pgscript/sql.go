@@ -80,6 +80,10 @@ type Statement struct {
 	// Column (count(*), the key itself, expressions on it), so an index
 	// on Column can answer it alone (an index-only scan).
 	KeyOnly bool
+	// TextWalks is, per row, how many times the statement's expressions
+	// walk a column's text character by character (Lookup, Range, Scan;
+	// textWalks): costs.text_char per byte each.
+	TextWalks int
 	// Vars are the script variables the statement refers to, in order.
 	Vars []string
 	// Analyze: VACUUM ANALYZE (Vacuum only).
@@ -287,7 +291,7 @@ func (s shaper) selectStmt(q *pg_query.SelectStmt) (Statement, error) {
 			q.SortClause[0].GetSortBy().SortbyDir != pg_query.SortByDir_SORTBY_DESC) {
 			return Statement{}, fmt.Errorf("ORDER BY other than the range's column ascending is not modelled")
 		}
-		return Statement{Kind: Range, Table: name, Column: col, From: from, To: to, Targets: targets(q.TargetList), KeyOnly: keyOnly(q.TargetList, col)}, nil
+		return Statement{Kind: Range, Table: name, Column: col, From: from, To: to, Targets: targets(q.TargetList), KeyOnly: keyOnly(q.TargetList, col), TextWalks: textWalks(q.TargetList)}, nil
 	}
 	col, key, ok, err := s.equality(q.WhereClause)
 	if err != nil {
@@ -296,7 +300,7 @@ func (s shaper) selectStmt(q *pg_query.SelectStmt) (Statement, error) {
 	if ok {
 		// A point lookup returns its row whatever the order or limit:
 		// ORDER BY and LIMIT change nothing the model counts.
-		return Statement{Kind: Lookup, Table: name, Column: col, Key: key, Targets: targets(q.TargetList), KeyOnly: keyOnly(q.TargetList, col)}, nil
+		return Statement{Kind: Lookup, Table: name, Column: col, Key: key, Targets: targets(q.TargetList), KeyOnly: keyOnly(q.TargetList, col), TextWalks: textWalks(q.TargetList)}, nil
 	}
 	if q.LimitCount != nil || q.LimitOffset != nil {
 		return Statement{}, fmt.Errorf("LIMIT or OFFSET on a scan is not modelled (a scan stops early)")
@@ -304,7 +308,55 @@ func (s shaper) selectStmt(q *pg_query.SelectStmt) (Statement, error) {
 	if len(q.SortClause) > 0 {
 		return Statement{}, fmt.Errorf("ORDER BY on a scan is not modelled (a sort, or an index scan in key order)")
 	}
-	return Statement{Kind: Scan, Table: name, Filter: q.WhereClause != nil}, nil
+	walks := textWalks(q.TargetList)
+	if q.WhereClause != nil {
+		walks += textWalks([]*pg_query.Node{q.WhereClause})
+	}
+	return Statement{Kind: Scan, Table: name, Filter: q.WhereClause != nil, TextWalks: walks}, nil
+}
+
+// textWalks counts, per row, the calls under nodes that walk a column's
+// text character by character, weighted by what each costs per byte
+// against length() (measured on PostgreSQL 15, UTF8, 1000-byte values:
+// length and char_length 1.8 ns a byte, upper 5.2): length, char_length
+// and character_length (textlen: pg_mbstrlen_with_len counts the
+// characters of a multibyte encoding) 1; upper and lower (str_toupper,
+// str_tolower: a wide-character copy) 3. Only calls whose argument names
+// a column count: a constant's work is done once. Other functions and
+// operators are not priced (docs/model.md "A backend").
+func textWalks(nodes []*pg_query.Node) int {
+	n := 0
+	for _, root := range nodes {
+		if root == nil {
+			continue
+		}
+		visit(root.ProtoReflect(), func(m protoreflect.Message) {
+			switch x := m.Interface().(type) {
+			case *pg_query.FuncCall:
+				w := 0
+				switch strings.ToLower(funcName(x)) {
+				case "length", "char_length", "character_length":
+					w = 1
+				case "upper", "lower":
+					w = 3
+				}
+				if w > 0 && len(x.Args) == 1 && refersToColumn(x.Args[0]) {
+					n += w
+				}
+			}
+		})
+	}
+	return n
+}
+
+// refersToColumn reports whether a column reference is under n.
+func refersToColumn(n *pg_query.Node) bool {
+	if n == nil {
+		return false
+	}
+	found := false
+	walk(n.ProtoReflect(), &found, func(m protoreflect.Message) bool { return m.Descriptor().Name() == "ColumnRef" })
+	return found
 }
 
 func (s shaper) update(q *pg_query.UpdateStmt) (Statement, error) {
