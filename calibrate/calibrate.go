@@ -464,6 +464,10 @@ func nsText(ns float64) string {
 	if n >= 1000 {
 		return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", float64(n)/1000), "0"), ".") + "us"
 	}
+	if ps := int64(math.Round(ns * 1000)); ps%1000 != 0 {
+		// A price per byte, held in picoseconds (1.8ns).
+		return strings.TrimRight(fmt.Sprintf("%.3f", float64(ps)/1000), "0") + "ns"
+	}
 	return fmt.Sprintf("%dns", n)
 }
 

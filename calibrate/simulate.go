@@ -20,24 +20,34 @@ import (
 var Prices = []string{"statement", "client_round_trip", "statement_table", "statement_update", "buffer_hit", "scan_page", "tuple_deform", "hinted_check",
 	"index_level", "tuple_fetch", "index_only_tuple", "tuple_update", "tuple_delete", "index_insert", "wal_record", "commit", "transaction", "context_switch", "cpu_wakeup", "tuple_cold", "os_read", "tuple_byte", "text_char"}
 
-// costField returns the model.Costs field of a YAML key.
-func costField(c *model.Costs, key string) reflect.Value {
+// costField returns the model.Costs field of a YAML key and how many of
+// its units make a nanosecond (1000 for a price held in picoseconds, unit
+// duration_ps; 1 for the others).
+func costField(c *model.Costs, key string) (reflect.Value, float64) {
 	v := reflect.ValueOf(c).Elem()
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
 		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); name == key {
-			return v.Field(i)
+			if t.Field(i).Tag.Get("unit") == "duration_ps" {
+				return v.Field(i), 1000
+			}
+			return v.Field(i), 1
 		}
 	}
 	panic("calibrate: no costs key " + key)
 }
 
 // Price returns a price in ns.
-func Price(c model.Costs, key string) float64 { return float64(costField(&c, key).Int()) }
+func Price(c model.Costs, key string) float64 {
+	f, per := costField(&c, key)
+	return float64(f.Int()) / per
+}
 
-// SetPrice sets a price in ns (rounded to whole ns, at least 1).
+// SetPrice sets a price in ns, rounded to the field's unit (a whole ns, or
+// a whole ps for a price per byte), at least one of it.
 func SetPrice(c *model.Costs, key string, ns float64) {
-	costField(c, key).SetInt(max(1, int64(ns+0.5)))
+	f, per := costField(c, key)
+	f.SetInt(max(1, int64(ns*per+0.5)))
 }
 
 // Simulator runs the experiments in the model, on a server like the one

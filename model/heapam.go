@@ -207,7 +207,7 @@ func (b *backend) fetchEntry(t *table, row int64) bool {
 	switch {
 	case visible && !k.found:
 		k.found, k.foundBlk, k.foundSlot = true, blk, k.curSlot
-		b.cpu += k.textBytes * e.costs.TextChar // the SELECT list's text calls on the row
+		b.cpu += perByte(e.costs.TextChar, k.textBytes) // the SELECT list's text calls on the row
 	case !visible && b.surelyDead(k.chain):
 		k.kills = append(k.kills, blk)
 	}
@@ -342,7 +342,7 @@ func (b *backend) modifyRow(o *op, t *table, blk, slot int32) bool {
 		if o.kind == opDeleteKey {
 			b.cpu += e.costs.TupleDelete // heap_delete
 		} else {
-			b.cpu += e.costs.TupleUpdate + e.costs.TupleByte*t.tupleData // heap_update: the new version
+			b.cpu += e.costs.TupleUpdate + perByte(e.costs.TupleByte, t.tupleData) // heap_update: the new version
 		}
 		t.heap.DeleteRow(o.key, blk, b.xid)
 		b.noteDead(t, 1)
@@ -465,7 +465,7 @@ func (b *backend) execKeyedSeq(o *op) bool {
 				// version goes on with this one (checkUpdated below).
 				if ch := b.chain(t, o.key, blk); len(ch) > 0 && (o.kind != opFetch || b.judgedVisible(ch[len(ch)-1])) {
 					k.found, k.foundBlk, k.foundSlot = true, blk, slot
-					b.cpu += k.textBytes * e.costs.TextChar // the SELECT list's text calls on the row
+					b.cpu += perByte(e.costs.TextChar, k.textBytes) // the SELECT list's text calls on the row
 				}
 			}
 			if !(k.found && k.foundSlot == slot) {

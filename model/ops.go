@@ -196,7 +196,7 @@ func (b *backend) execInsert(o *op) bool {
 			b.releaseVM()
 			b.noteIns(t, 1)
 			e.countTuples(t, 1, 0, 0, 0)
-			b.cpu += e.costs.TupleUpdate + e.costs.TupleByte*t.tupleData
+			b.cpu += e.costs.TupleUpdate + perByte(e.costs.TupleByte, t.tupleData)
 			b.modify(slot, gid, e.walInsertRecord(t))
 			b.rowsLeft--
 			b.sinceCommit++
@@ -320,7 +320,7 @@ func (b *backend) execScan(o *op) bool {
 			for _, g := range groups {
 				tuples += int64(g.N)
 			}
-			b.cpu += tuples * (e.costs.TupleDeform + int64(o.textBytes)*e.costs.TextChar)
+			b.cpu += tuples*e.costs.TupleDeform + perByte(e.costs.TextChar, tuples*int64(o.textBytes))
 			if b.skipAV && t.heap.AllVisible(blk) && o.kind == opSeqscan {
 				e.vis.allVisibleSkips++
 				b.chargeColdTuples(t, tuples)
@@ -423,7 +423,7 @@ func (b *backend) changeTuples(o *op, t *table, blk int32) bool {
 		if o.kind == opDeleteAll {
 			b.cpu += b.scanN * e.costs.TupleDelete // heap_delete per tuple
 		} else {
-			b.cpu += b.scanN * (e.costs.TupleUpdate + e.costs.TupleByte*t.tupleData) // heap_update per tuple
+			b.cpu += b.scanN * (e.costs.TupleUpdate + perByte(e.costs.TupleByte, t.tupleData)) // heap_update per tuple
 		}
 		b.clearVMBit(t, blk)
 		if o.kind == opDeleteAll {

@@ -218,7 +218,7 @@ func (b *backend) execRange(o *op) bool {
 			// the SELECT list's text calls run on the range's rows only
 			// (the filter passes them).
 			if rows := min(o.n, t.heap.Rows) - max(o.key, 1) + 1; rows > 0 {
-				b.cpu += rows * int64(o.textBytes) * e.costs.TextChar
+				b.cpu += perByte(e.costs.TextChar, rows*int64(o.textBytes))
 			}
 			*o = op{kind: opSeqscan, stmt: o.stmt, t: o.t, cmdNo: o.cmdNo}
 			b.sub = 1
@@ -399,7 +399,7 @@ func (b *backend) fetchRangeEntry(t *table, row int64) bool {
 	b.cpu += e.costs.TupleFetch
 	visible := len(k.chain) > 0 && b.checkPage(t, blk, k.curSlot, gid, k.chain) > 0
 	if visible {
-		b.cpu += k.textBytes * e.costs.TextChar // the SELECT list's text calls on the row
+		b.cpu += perByte(e.costs.TextChar, k.textBytes) // the SELECT list's text calls on the row
 	}
 	if !visible && b.surelyDead(k.chain) {
 		k.rangeKills = append(k.rangeKills, rangeKill{row, blk})

@@ -398,17 +398,19 @@ type Costs struct {
 	// TupleByte is what a new tuple (heap_insert's, heap_update's new
 	// version) costs more per byte of its user data: heap_form_tuple and
 	// the executor's projection of wider rows, the copy into the page,
-	// the WAL record's data and its CRC. 0 by default (simulate calibrate
-	// fits it from bulk inserts of narrow and of wide rows).
-	TupleByte int64 `yaml:"tuple_byte" unit:"duration" range:"0,1s"`
+	// the WAL record's data and its CRC. In picoseconds (duration_ps:
+	// "1.9ns"), as whole nanoseconds would round it by half. 0 by default
+	// (simulate calibrate fits it from bulk inserts of narrow and of wide
+	// rows).
+	TupleByte int64 `yaml:"tuple_byte" unit:"duration_ps" range:"0,1s"`
 	// TextChar is what a SELECT's expression spends per byte of a
 	// column's text it walks character by character, for each such call
 	// a row evaluates (length, char_length and character_length:
 	// pg_mbstrlen_with_len in a multibyte encoding, once; upper and lower
-	// three times: pgscript.Statement.TextWalks). Measured on PostgreSQL
-	// 15 on the development machine (UTF8): 1.8 ns a byte, a fifth of a
-	// 100-byte row's scan beside it 0.05 us.
-	TextChar int64 `yaml:"text_char" unit:"duration" range:"0,1s"`
+	// three times: pgscript.Statement.TextWalks), in picoseconds.
+	// Measured on PostgreSQL 15 on the development machine (UTF8): 1.7-1.8
+	// ns a byte, where a 100-byte row's scan beside it costs 0.05 us.
+	TextChar int64 `yaml:"text_char" unit:"duration_ps" range:"0,1s"`
 	// WALRecord is XLogInsert of one record; Commit the commit work
 	// besides the WAL flush.
 	WALRecord int64 `yaml:"wal_record" unit:"duration" range:"0,1s"`
@@ -925,7 +927,7 @@ func DefaultCosts() Costs {
 		IndexLevel:       300,
 		TupleFetch:       300,
 		IndexOnlyTuple:   85,
-		TextChar:         2,
+		TextChar:         1800,
 		TupleUpdate:      1500,
 		TupleDelete:      1500,
 		IndexInsert:      1000,
@@ -949,6 +951,10 @@ func DefaultCosts() Costs {
 		AnalyzeValue:     600,
 	}
 }
+
+// perByte is a price in picoseconds per byte (costs.tuple_byte,
+// costs.text_char) for n bytes, in nanoseconds.
+func perByte(ps, n int64) int64 { return ps * n / 1000 }
 
 // Validate checks rules that involve several keys of a phase. The
 // configuration loader calls it after decoding the phase, and places the

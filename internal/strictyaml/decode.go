@@ -229,7 +229,7 @@ func expectation(t reflect.Type, o *fieldOpts) string {
 		return "a number"
 	case o.unit.kind == unitBytes:
 		return "a size"
-	case o.unit.kind == unitDuration:
+	case o.unit.kind == unitDuration, o.unit.kind == unitFineDuration:
 		return "a duration"
 	case isSignedInt(k) || isUnsignedInt(k):
 		return "an integer"

@@ -40,6 +40,9 @@
 //     stored as int64 nanoseconds. A bare number needs the tag's default unit
 //     (unit:"duration,ms"); without one it is an error asking for a unit.
 //     Zero may always be written bare.
+//   - unit:"duration_ps": the same, with ps too, stored as int64
+//     picoseconds (1.8ns is 1800), for prices per byte that whole
+//     nanoseconds would round by half.
 //     For both units a number may have a fraction (1.5s, 0.5MB) when the
 //     result is a whole number of bytes or nanoseconds, may be negative
 //     (restrict that with range), and may have spaces before the unit.

@@ -168,7 +168,7 @@ func parseFieldOpts(f reflect.StructField) (*fieldOpts, error) {
 		}
 		u, ok := parseUnitTag(unitTag)
 		if !ok {
-			return nil, fmt.Errorf("bad unit tag %q (want bytes, bytes,<unit>, duration or duration,<unit>)", unitTag)
+			return nil, fmt.Errorf("bad unit tag %q (want bytes, bytes,<unit>, duration, duration,<unit> or duration_ps)", unitTag)
 		}
 		o.unit = u
 	}

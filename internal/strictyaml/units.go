@@ -23,6 +23,10 @@ const (
 	unitNone unitKind = iota
 	unitBytes
 	unitDuration
+	// unitFineDuration is a duration held in picoseconds (tag
+	// duration_ps), for prices per byte that a whole nanosecond would
+	// round by half: "1.8ns" is 1800.
+	unitFineDuration
 )
 
 type unitDef struct {
@@ -38,6 +42,11 @@ var byteUnits = []unitDef{
 var durationUnits = []unitDef{
 	{"d", 24 * 3600 * 1e9}, {"h", 3600 * 1e9}, {"min", 60 * 1e9}, {"s", 1e9},
 	{"ms", 1e6}, {"us", 1e3}, {"ns", 1},
+}
+
+var fineDurationUnits = []unitDef{
+	{"d", 24 * 3600 * 1e12}, {"h", 3600 * 1e12}, {"min", 60 * 1e12}, {"s", 1e12},
+	{"ms", 1e9}, {"us", 1e6}, {"ns", 1e3}, {"ps", 1},
 }
 
 // unitAliases maps spellings people commonly try to the unit they meant; they
@@ -61,6 +70,14 @@ var unitAliases = map[unitKind]map[string]string{
 	},
 }
 
+func init() {
+	fine := map[string]string{"ps": "ps", "psec": "ps", "picosecond": "ps", "picoseconds": "ps"}
+	for k, v := range unitAliases[unitDuration] {
+		fine[k] = v
+	}
+	unitAliases[unitFineDuration] = fine
+}
+
 // unitSpec is a parsed `unit:"..."` tag.
 type unitSpec struct {
 	kind     unitKind
@@ -69,8 +86,11 @@ type unitSpec struct {
 }
 
 func (u unitSpec) table() []unitDef {
-	if u.kind == unitBytes {
+	switch u.kind {
+	case unitBytes:
 		return byteUnits
+	case unitFineDuration:
+		return fineDurationUnits
 	}
 	return durationUnits
 }
@@ -84,6 +104,8 @@ func parseUnitTag(tag string) (unitSpec, bool) {
 		u = unitSpec{kind: unitBytes, bare: 1, bareName: "B"}
 	case "duration":
 		u = unitSpec{kind: unitDuration}
+	case "duration_ps":
+		u = unitSpec{kind: unitFineDuration}
 	default:
 		return u, false
 	}
@@ -190,8 +212,11 @@ func parseQuantity(text string, u unitSpec) (int64, quantityError, string) {
 // quantityMsg renders a parse failure of text in user terms.
 func quantityMsg(e quantityError, text string, u unitSpec, meant string) string {
 	what, hint, base := "size", "use a number with a unit: 8kB, 128MB, 1GB", "bytes"
-	if u.kind == unitDuration {
+	switch u.kind {
+	case unitDuration:
 		what, hint, base = "duration", "use a number with a unit: us, ms, s, min, h, d; e.g. 200ms or 5min", "nanoseconds"
+	case unitFineDuration:
+		what, hint, base = "duration", "use a number with a unit: ps, ns, us, ms, s; e.g. 1.8ns", "picoseconds"
 	}
 	switch e {
 	case qNoUnit:
