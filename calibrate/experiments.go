@@ -581,6 +581,56 @@ func (p *Plan) MeasureOSRead(ctx context.Context, s *Server, passes int) (ns flo
 	return median(per), ""
 }
 
+// MeasureFirstTouch measures buffer_first_touch directly: in a new
+// connection, EXPLAIN (ANALYZE, TIMING OFF) of a warm scan of cal_medium
+// (every page in shared buffers) twice; the first pays the page faults
+// that map each buffer into the new process, the second none. Their
+// difference per page, the median over passes (at least 0).
+func (p *Plan) MeasureFirstTouch(ctx context.Context, s *Server, passes int) (ns float64, why string) {
+	t := p.Table("cal_medium")
+	if t == nil || t.Pages < 100 {
+		return 0, "no warm table of 100 pages or more"
+	}
+	const q = "EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) SELECT count(*) FROM cal_medium"
+	// The table into shared buffers first (it is under a quarter of them:
+	// no ring), whatever ran before (the cold reads restart the server).
+	if err := s.Exec(ctx, "SET max_parallel_workers_per_gather = 0", "SELECT count(*) FROM cal_medium", "SELECT count(*) FROM cal_medium", "RESET max_parallel_workers_per_gather"); err != nil {
+		return 0, err.Error()
+	}
+	var per []float64
+	for range max(passes, 1) {
+		conn, err := s.NewConn(ctx)
+		if err != nil {
+			return 0, err.Error()
+		}
+		var ms [2]float64
+		_, err = conn.Exec(ctx, "SET max_parallel_workers_per_gather = 0")
+		for i := 0; i < 2 && err == nil; i++ {
+			var js string
+			if err = conn.QueryRow(ctx, q).Scan(&js); err == nil {
+				ms[i], err = executionTime(js)
+			}
+		}
+		conn.Close(ctx)
+		if err != nil {
+			return 0, err.Error()
+		}
+		per = append(per, 1e6*(ms[0]-ms[1])/float64(t.Pages))
+	}
+	return max(0, median(per)), ""
+}
+
+// executionTime reads EXPLAIN ANALYZE's Execution Time (ms) from its JSON.
+func executionTime(js string) (float64, error) {
+	var out []struct {
+		ExecutionTime *float64 `json:"Execution Time"`
+	}
+	if err := json.Unmarshal([]byte(js), &out); err != nil || len(out) == 0 || out[0].ExecutionTime == nil {
+		return 0, fmt.Errorf("EXPLAIN's JSON has no Execution Time: %v", err)
+	}
+	return *out[0].ExecutionTime, nil
+}
+
 // readTiming reads the top node's shared read blocks and read time from
 // EXPLAIN's JSON ("I/O Read Time" up to 15, "Shared I/O Read Time" from 16).
 func readTiming(js string) (reads int64, ms float64, err error) {

@@ -88,6 +88,9 @@ func (r *Result) CostsYAML() ([]byte, error) {
 		fmt.Fprintf(&b, "  os_read: %s   # default %s; %s\n", nsText(Price(r.Costs, "os_read")), nsText(Price(model.DefaultCosts(), "os_read")), r.OSRead)
 	}
 	fmt.Fprintf(&b, "  client: %s   # default %s; %s\n", nsText(Price(r.Costs, "client")), nsText(Price(model.DefaultCosts(), "client")), r.Client)
+	if r.FirstTouch != "" {
+		fmt.Fprintf(&b, "  buffer_first_touch: %s   # default %s; %s\n", nsText(Price(r.Costs, "buffer_first_touch")), nsText(Price(model.DefaultCosts(), "buffer_first_touch")), r.FirstTouch)
+	}
 	if r.RoundTrip != "" {
 		fmt.Fprintf(&b, "  client_round_trip: %s   # default %s; %s\n", nsText(Price(r.Costs, "client_round_trip")), nsText(Price(model.DefaultCosts(), "client_round_trip")), r.RoundTrip)
 	}
@@ -111,7 +114,7 @@ func (r *Result) CostsYAML() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("calibrate: the costs file does not load back: %v", err)
 	}
-	for _, f := range append(r.Fitted, Fitted{Key: "os_read"}, Fitted{Key: "client"}, Fitted{Key: "client_round_trip"}, Fitted{Key: "stall_interval"}, Fitted{Key: "stall"}) {
+	for _, f := range append(r.Fitted, Fitted{Key: "os_read"}, Fitted{Key: "client"}, Fitted{Key: "buffer_first_touch"}, Fitted{Key: "client_round_trip"}, Fitted{Key: "stall_interval"}, Fitted{Key: "stall"}) {
 		if got, want := Price(costs, f.Key), Price(r.Costs, f.Key); got != want {
 			return nil, fmt.Errorf("calibrate: %s loads back as %v ns, not %v", f.Key, got, want)
 		}

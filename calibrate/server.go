@@ -146,6 +146,14 @@ func Connect(ctx context.Context, dsn, database string, iKnow bool) (*Server, er
 	return s, nil
 }
 
+// NewConn opens a new connection to the scratch database: a new backend
+// process.
+func (s *Server) NewConn(ctx context.Context) (*pgx.Conn, error) {
+	cfg := s.cfg.Copy()
+	cfg.Database = s.Database
+	return pgx.ConnectConfig(ctx, cfg)
+}
+
 // Exec runs statements in the scratch database.
 func (s *Server) Exec(ctx context.Context, sql ...string) error {
 	for _, q := range sql {

@@ -204,6 +204,9 @@ type backend struct {
 	// start, the relations it has opened, the statement kinds it has
 	// planned.
 	catConnected bool
+	// touchedSlots: the buffer slots this process has accessed, a bit
+	// each (firstTouch; nil while costs.buffer_first_touch is 0).
+	touchedSlots []uint64
 	catSetupDone bool
 	catSeen      []uint8 // by table ord: catOpened or catPlanned once its relation work is done
 	catPlanned   []int

@@ -30,8 +30,30 @@ func (b *backend) readBuffer(gid int32, ring *bufpool.Ring, extend, write bool) 
 	slot, ok := b.access(gid, ring, extend, write)
 	if ok {
 		b.held = append(b.held, slot)
+		if c := b.e.costs.BufferFirstTouch; c > 0 {
+			b.firstTouch(slot, c)
+		}
 	}
 	return slot, ok
+}
+
+// firstTouch charges costs.buffer_first_touch the first time this backend
+// process accesses buffer slot. A backend is forked from the postmaster
+// with its shared memory mapped but, for a shared mapping, none of its
+// page-table entries copied (Linux's fork copies them only for private
+// memory): the first access to each 4 kB page of a buffer is a minor page
+// fault that maps it, two a buffer, once per process (with huge pages one
+// fault maps 256 buffers, and the price is about 0). The slots touched are
+// a bit each, allocated with the first.
+func (b *backend) firstTouch(slot int32, c int64) {
+	if b.touchedSlots == nil {
+		b.touchedSlots = make([]uint64, (len(b.e.pool.Tag)+63)/64)
+	}
+	w, bit := slot>>6, uint64(1)<<(slot&63)
+	if b.touchedSlots[w]&bit == 0 {
+		b.touchedSlots[w] |= bit
+		b.cpu += c
+	}
 }
 
 // releaseBuffer is ReleaseBuffer: it drops one of b's pins on slot.

@@ -229,6 +229,9 @@ func EstimateRun(sc Scenario) (Estimate, error) {
 		key := "workload.phases[" + strconv.Itoa(i) + "].clients"
 		c := float64(ph.Clients)
 		add(key, "client backends and their hint caches", c*(bytesPerBackend+hint))
+		if sc.Costs.BufferFirstTouch > 0 {
+			add(key, "each backend's map of the buffers it has touched (costs.buffer_first_touch)", c*nbuf/8)
+		}
 		if bitmapBytes > 0 {
 			add(key, "bitmap heap scans' bitmaps (ranges of "+bitmapKey[:strings.LastIndex(bitmapKey, ".")]+", loaded in random order)", c*bitmapBytes)
 		}

@@ -353,6 +353,15 @@ type Costs struct {
 	ClientWakeup int64 `yaml:"client_wakeup" unit:"duration" range:"0,1s"`
 	// BufferHit is a shared-buffer lookup plus pin/unpin.
 	BufferHit int64 `yaml:"buffer_hit" unit:"duration" range:"0,1s"`
+	// BufferFirstTouch is what a backend process's first access to a
+	// shared buffer costs more: the minor page faults that map the
+	// buffer's pages into the process, which fork does not copy for a
+	// shared mapping (docs/model.md "A backend"). Once per buffer slot
+	// and process: a new session pays it for every buffer it touches, a
+	// long one only at first. 0 by default (simulate calibrate measures
+	// it: a new connection's first warm scan against its second; 0.17 us
+	// a buffer on the development machine, without huge pages).
+	BufferFirstTouch int64 `yaml:"buffer_first_touch" unit:"duration" range:"0,1s"`
 	// BufferAlloc is what a buffer miss costs besides the lookup, the
 	// victim search and the I/O: bufmgr.c BufferAlloc's remapping of the
 	// victim (BufTableDelete of its old tag and BufTableInsert of the new
