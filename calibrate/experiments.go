@@ -115,8 +115,7 @@ func NewPlan(sharedBuffers int64, scale int) *Plan {
 	// A medium table (char(100): 136 bytes a tuple on the page) against
 	// the narrow one (32 bytes, four tuples to 128 bytes) determines
 	// tuple_cold: a warm scan's tuples cost more per row once each has
-	// 128 bytes of its own (docs/model.md "Pages read in and pages
-	// found").
+	// 128 bytes of its own (docs/model.md "A backend").
 	medium := &Table{Name: "cal_medium", Wide: true, Pad: 100, Rows: mediumWarm * mediumPerPage, State: "vacuumed"}
 	// A text column of 100 characters, whose length() walks every byte
 	// in a multibyte encoding (text_char).

@@ -154,7 +154,7 @@ func (b *backend) execBitmapScan(o *op) bool {
 			k.chain = b.chain(t, bm.entries[bm.next].row, blk)
 			b.cpu += e.costs.TupleFetch
 			if len(k.chain) > 0 && b.checkPage(t, blk, slot, gid, k.chain) > 0 {
-				b.cpu += perByte(e.costs.TextChar, k.textBytes) // the SELECT list's text calls on the row
+				b.chargeSelectListText()
 				// A tuple returned: "continuing in previously obtained
 				// page", the next call raises the target by one.
 				if bm.pfTarget < b.bitmapPrefetchMaximum() {

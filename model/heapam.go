@@ -59,6 +59,11 @@ type keyedState struct {
 	vmPinBlk, vmPinSlot int32
 }
 
+// chargeSelectListText charges, for one row the statement returns, its
+// SELECT list's calls that walk a column's text (costs.text_char per byte
+// of keyedState.textBytes).
+func (b *backend) chargeSelectListText() { b.cpu += perByte(b.e.costs.TextChar, b.k.textBytes) }
+
 // execKeyed runs a keyed statement from its current sub-step; false means
 // blocked (or aborted, then b.pc is past the script).
 func (b *backend) execKeyed(o *op) bool {
@@ -207,7 +212,7 @@ func (b *backend) fetchEntry(t *table, row int64) bool {
 	switch {
 	case visible && !k.found:
 		k.found, k.foundBlk, k.foundSlot = true, blk, k.curSlot
-		b.cpu += perByte(e.costs.TextChar, k.textBytes) // the SELECT list's text calls on the row
+		b.chargeSelectListText()
 	case !visible && b.surelyDead(k.chain):
 		k.kills = append(k.kills, blk)
 	}
@@ -465,7 +470,7 @@ func (b *backend) execKeyedSeq(o *op) bool {
 				// version goes on with this one (checkUpdated below).
 				if ch := b.chain(t, o.key, blk); len(ch) > 0 && (o.kind != opFetch || b.judgedVisible(ch[len(ch)-1])) {
 					k.found, k.foundBlk, k.foundSlot = true, blk, slot
-					b.cpu += perByte(e.costs.TextChar, k.textBytes) // the SELECT list's text calls on the row
+					b.chargeSelectListText()
 				}
 			}
 			if !(k.found && k.foundSlot == slot) {

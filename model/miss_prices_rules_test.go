@@ -3,6 +3,7 @@ package model_test
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -99,6 +100,35 @@ workload:
 		rows := float64(500 * tc.perPage)
 		if d, want := warm.CPU.BusySeconds-warmFree.CPU.BusySeconds, rows*100e-9*tc.share; math.Abs(d-want) > 2e-6 {
 			t.Errorf("%d rows a page, the warm scan: busy %.6f s more, want %.0f rows x 100 ns x %.3f = %.6f s", tc.perPage, d, rows, tc.share, want)
+		}
+	}
+}
+
+// A scan through a read stream (17, 18) pays costs.tuple_cold by each
+// block's own access: a table whose blocks are cached in runs of 10 out of
+// 20 pays it on the 200 cached pages only, whatever the stream read
+// ahead of the block it returns.
+func TestTupleColdByEachStreamedBlock(t *testing.T) {
+	var prewarm strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&prewarm, "SELECT pg_prewarm('t', 'buffer', 'main', %d, %d);\n", 20*i, 20*i+9)
+	}
+	for _, version := range []string{"16", "17", "18"} {
+		doc := fmt.Sprintf(`name: tuple-cold-stream
+server: {version: %q, autovacuum: false, cpus: 2, shared_buffers: 128MB}
+tables:
+  relations:
+    - {name: t, pages: 400, rows_per_page: 100, state: vacuumed, index: false}
+workload:
+  phases:
+    - {name: cache, transactions: 1, restart: true, script: {text: %q}}
+    - {name: scan, transactions: 1, script: [{seqscan: {table: t}}]}
+`, version, prewarm.String())
+		free := bhPhase(t, bhRunYAML(t, doc), "scan")
+		priced := bhPhase(t, bhRunYAML(t, doc, "costs.tuple_cold=100ns"), "scan")
+		// 200 cached pages of 100 tuples of 80 bytes: 80/128 of the price.
+		if d, want := priced.CPU.BusySeconds-free.CPU.BusySeconds, 200*100*100e-9*80/128; math.Abs(d-want) > 2e-6 {
+			t.Errorf("%s: busy %.6f s more with the price, want 200 cached pages x 100 tuples x 100 ns x 80/128 = %.6f s", version, d, want)
 		}
 	}
 }

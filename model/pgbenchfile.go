@@ -545,12 +545,12 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 				}
 			}
 		case pgscript.Lookup, pgscript.Scan:
-			p.kind, p.textWalks = opSeqscan, st.TextWalks
-			if st.Kind == pgscript.Lookup {
-				// A scan for one key: the SELECT list's calls run on
-				// the one row the filter passes, which the scan's own
-				// work dwarfs.
-				p.textWalks = 0
+			// A lookup by a scan (no index on its column) prices no
+			// text calls: they run on the one row the filter passes,
+			// which the scan's own work dwarfs.
+			p.kind = opSeqscan
+			if st.Kind == pgscript.Scan {
+				p.textWalks = st.TextWalks
 			}
 			if st.Kind == pgscript.Lookup && keyed {
 				p.kind, p.indexOnly, p.textWalks = opFetch, st.KeyOnly, st.TextWalks

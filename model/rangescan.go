@@ -399,7 +399,7 @@ func (b *backend) fetchRangeEntry(t *table, row int64) bool {
 	b.cpu += e.costs.TupleFetch
 	visible := len(k.chain) > 0 && b.checkPage(t, blk, k.curSlot, gid, k.chain) > 0
 	if visible {
-		b.cpu += perByte(e.costs.TextChar, k.textBytes) // the SELECT list's text calls on the row
+		b.chargeSelectListText()
 	}
 	if !visible && b.surelyDead(k.chain) {
 		k.rangeKills = append(k.rangeKills, rangeKill{row, blk})

@@ -43,8 +43,9 @@
 //   - unit:"duration_ps": the same, with ps too, stored as int64
 //     picoseconds (1.8ns is 1800), for prices per byte that whole
 //     nanoseconds would round by half.
-//     For both units a number may have a fraction (1.5s, 0.5MB) when the
-//     result is a whole number of bytes or nanoseconds, may be negative
+//     For all of them a number may have a fraction (1.5s, 0.5MB, 1.8ns)
+//     when the result is a whole number of bytes, nanoseconds or (for
+//     duration_ps) picoseconds, may be negative
 //     (restrict that with range), and may have spaces before the unit.
 //   - range:"min,max": inclusive bounds in the field's own notation, either
 //     side may be empty: range:"1,15", range:"128kB,", range:"10ms,10s",

@@ -22,8 +22,7 @@ func Lookups(n *pg_query.Node) []string {
 			out = append(out, s)
 		}
 	}
-	var visit func(m protoreflect.Message)
-	visit = func(m protoreflect.Message) {
+	visit(n.ProtoReflect(), func(m protoreflect.Message) {
 		switch x := m.Interface().(type) {
 		case *pg_query.FuncCall:
 			name := funcName(x)
@@ -57,20 +56,7 @@ func Lookups(n *pg_query.Node) []string {
 				add("sort")
 			}
 		}
-		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-			switch {
-			case fd.IsList() && fd.Kind() == protoreflect.MessageKind:
-				l := v.List()
-				for i := 0; i < l.Len(); i++ {
-					visit(l.Get(i).Message())
-				}
-			case fd.Kind() == protoreflect.MessageKind && !fd.IsMap():
-				visit(v.Message())
-			}
-			return true
-		})
-	}
-	visit(n.ProtoReflect())
+	})
 	slices.Sort(out)
 	return out
 }

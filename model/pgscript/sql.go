@@ -340,23 +340,13 @@ func textWalks(nodes []*pg_query.Node) int {
 				case "upper", "lower":
 					w = 3
 				}
-				if w > 0 && len(x.Args) == 1 && refersToColumn(x.Args[0]) {
+				if w > 0 && len(x.Args) == 1 && hasNode(x.Args[0], "ColumnRef") {
 					n += w
 				}
 			}
 		})
 	}
 	return n
-}
-
-// refersToColumn reports whether a column reference is under n.
-func refersToColumn(n *pg_query.Node) bool {
-	if n == nil {
-		return false
-	}
-	found := false
-	walk(n.ProtoReflect(), &found, func(m protoreflect.Message) bool { return m.Descriptor().Name() == "ColumnRef" })
-	return found
 }
 
 func (s shaper) update(q *pg_query.UpdateStmt) (Statement, error) {
@@ -743,12 +733,16 @@ func hasCall(n *pg_query.Node, name string) bool {
 }
 
 // hasSubquery reports whether a subquery appears anywhere under n.
-func hasSubquery(n *pg_query.Node) bool {
+func hasSubquery(n *pg_query.Node) bool { return hasNode(n, "SubLink") }
+
+// hasNode reports whether a node of the kind (SubLink, ColumnRef) appears
+// anywhere under n.
+func hasNode(n *pg_query.Node, kind protoreflect.Name) bool {
 	if n == nil {
 		return false
 	}
 	found := false
-	walk(n.ProtoReflect(), &found, func(m protoreflect.Message) bool { return m.Descriptor().Name() == "SubLink" })
+	walk(n.ProtoReflect(), &found, func(m protoreflect.Message) bool { return m.Descriptor().Name() == kind })
 	return found
 }
 
