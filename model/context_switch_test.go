@@ -85,6 +85,38 @@ func TestCPUWakeupPrice(t *testing.T) {
 	}
 }
 
+// costs.cpu_wakeup_cold: after a burst wakes an idle core, the first
+// cpu_wakeup_cold of its process's work runs at half speed. One client on
+// two cores wakes a core twice a statement (its pgbench thread's burst,
+// 12 us of client CPU, and its backend's, a statement's 25 us and more):
+// a span of 5 us shorter than either adds 10 us a statement to the
+// latency and to the cores' busy time, all of it reported as
+// cpu.wake_cold_seconds. Eight clients on two cores almost never wake a
+// core, so their throughput hardly changes.
+func TestCPUWakeupColdWork(t *testing.T) {
+	doc := selectOnlyTwoCores
+	woke := bhRunYAML(t, doc, "costs.cpu_wakeup=25us")
+	cold := bhRunYAML(t, doc, "costs.cpu_wakeup=25us", "costs.cpu_wakeup_cold=5us")
+	tx := float64(cold.Totals.Transactions)
+	if d, want := cold.Totals.LatencyMS.Mean-woke.Totals.LatencyMS.Mean, 2*0.005; math.Abs(d-want) > 0.02*want {
+		t.Errorf("one client: latency grew %.4f ms, want two wake-ups' cold 5 us = %.4f", d, want)
+	}
+	if d, want := cold.Totals.CPU.BusySeconds-woke.Totals.CPU.BusySeconds, 2*5e-6*tx; math.Abs(d-want) > 0.02*want {
+		t.Errorf("one client: busy %.6f s more, want %.6f", d, want)
+	}
+	if got, want := cold.Totals.CPU.WakeColdSeconds, 2*5e-6*float64(cold.Totals.CPU.Wakeups)/2; math.Abs(got-want) > 1e-6 {
+		t.Errorf("wake_cold_seconds %.6f, want 5 us per wake-up = %.6f", got, want)
+	}
+	if woke.Totals.CPU.WakeColdSeconds != 0 {
+		t.Errorf("without the price wake_cold_seconds is %.6f, want 0", woke.Totals.CPU.WakeColdSeconds)
+	}
+	eight := bhRunYAML(t, doc, "workload.phases.run.clients=8", "workload.phases.run.threads=2", "costs.cpu_wakeup=25us")
+	eightCold := bhRunYAML(t, doc, "workload.phases.run.clients=8", "workload.phases.run.threads=2", "costs.cpu_wakeup=25us", "costs.cpu_wakeup_cold=5us")
+	if a, b := eight.Totals.TPS, eightCold.Totals.TPS; b < 0.99*a {
+		t.Errorf("eight clients: %.0f tps with the price, %.0f without; want nearly the same", b, a)
+	}
+}
+
 // costs.stall_interval and costs.stall: stalls arrive as a Poisson process
 // in CPU time, each of exponentially distributed length, on whatever burst
 // runs then. With one client on two cores running SELECT 1: the stall count is the busy

@@ -337,6 +337,7 @@ func build(sc Scenario) (*engine, error) {
 
 	// CPU and locks.
 	e.cpuRes = sim.NewResource(e.k, "cpu", sc.Server.CPUs)
+	e.cpuRes.SetWakeColdSpan(e.costs.CPUWakeupCold)
 	if ver <= 904 {
 		e.stratLock = sim.NewResource(e.k, "BufFreelistLock", 1)
 	}

@@ -82,6 +82,7 @@ const (
 	fDiskBusy
 	fDiskQueue
 	fWALBusy
+	fCPUCold
 	nIntegrals
 )
 
@@ -163,6 +164,7 @@ func (e *engine) snapshot() counters {
 	cs := e.cpuRes.Stats()
 	// A core waking from idle holds it but runs nothing: not busy time.
 	c.f[fCPUBusy], c.n[cCtxSwitches], c.n[cCPUWakeups] = cs.BusyNs-cs.WakeNs, int64(cs.Switches), int64(cs.Wakeups)
+	c.f[fCPUCold] = cs.ColdNs
 	c.n[cCPUStalls] = e.stallCount
 	c.f[fDiskBusy], c.f[fDiskQueue] = e.dataDev.Resource().Stats().BusyNs, e.dataDev.QueueNs()
 	if e.walDev != e.dataDev {
@@ -417,6 +419,7 @@ func (e *engine) metrics(c counters, rel []relCounters, dur int64, txns, skipped
 	m.CPU.BusySeconds = round6(c.f[fCPUBusy] / 1e9)
 	m.CPU.ContextSwitches = c.n[cCtxSwitches]
 	m.CPU.Wakeups = c.n[cCPUWakeups]
+	m.CPU.WakeColdSeconds = round6(c.f[fCPUCold] / 1e9)
 	m.CPU.Stalls = c.n[cCPUStalls]
 	m.Visibility = Visibility{
 		TuplesChecked:      c.n[cTuplesChecked],

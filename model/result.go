@@ -396,6 +396,10 @@ type CPU struct {
 	// their core idle and waited costs.cpu_wakeup for it to wake (counted
 	// only when that price is set; the wake is not busy time).
 	Wakeups int64 `json:"wakeups,omitempty"`
+	// WakeColdSeconds is the CPU time the work after those wake-ups took
+	// more on cold caches (costs.cpu_wakeup_cold; present only when that
+	// price is set): busy time, part of BusySeconds.
+	WakeColdSeconds float64 `json:"wake_cold_seconds,omitempty"`
 	// Stalls counts the CPU's stalls (costs.stall_interval, costs.stall;
 	// counted only when both are set): the stall holds its core and is
 	// busy time.

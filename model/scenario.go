@@ -449,6 +449,18 @@ type Costs struct {
 	// client's latency exceed what several clients' throughput says the
 	// CPU work costs. 0 by default (simulate calibrate fits it).
 	CPUWakeup int64 `yaml:"cpu_wakeup" unit:"duration" range:"0,1s"`
+	// CPUWakeupCold is how much of a process's CPU work after such a
+	// wake-up runs at half speed: the process finds little of its working
+	// set in the core's caches after sleeping long enough for the core to
+	// idle, and fetches it again as it runs, so the first CPUWakeupCold of
+	// its work (over however many bursts, until it next wakes a core)
+	// takes twice as long and the rest runs at full speed. Measured on the
+	// development machine (PostgreSQL 15, 2 vCPUs): one client's index
+	// lookup costs 8-10 us more over SELECT 1 than four clients'
+	// throughput says, while lookups of 10 to 3000 keys cost one client
+	// the same per key as four. 0 by default (simulate calibrate fits it
+	// beside cpu_wakeup).
+	CPUWakeupCold int64 `yaml:"cpu_wakeup_cold" unit:"duration" range:"0,1s"`
 	// StallInterval and Stall describe the rare stalls of a real server's
 	// CPU (the hypervisor running another guest on the vCPU, an interrupt
 	// storm, a page fault's reclaim): while a process runs, stalls arrive

@@ -37,6 +37,12 @@ type Resource struct {
 	// found their server idle) and wakeNs sums the time it held servers.
 	wakeups uint64
 	wakeNs  float64
+	// coldSpan (SetWakeColdSpan) is how much of its owner's service after
+	// a wake-up runs at half speed; coldLeft is what remains of it per
+	// owner, coldNs the service time it added.
+	coldSpan int64
+	coldLeft map[int32]int64
+	coldNs   float64
 
 	// Statistics since creation or the last ResetStats.
 	statsFrom int64   // start of the statistics window
@@ -82,6 +88,9 @@ type ResourceStats struct {
 	// they took to wake, which BusyNs includes.
 	Wakeups uint64
 	WakeNs  float64
+	// ColdNs is the service time the work after wake-ups took more
+	// (SetWakeColdSpan), which BusyNs includes.
+	ColdNs float64
 }
 
 // noOwner marks a Request (no owner) and a server nobody has used.
@@ -178,6 +187,21 @@ func (r *Resource) RequestAs(service int64, owner int32, switchCost, wakeCost in
 	r.enqueue(waiter{h: done, arg: arg, service: service, since: r.k.now, owner: owner, switchCost: switchCost})
 }
 
+// SetWakeColdSpan makes a RequestAs service that pays its wake cost leave
+// its owner running on cold caches: the owner's next span nanoseconds of
+// service (this service's first) take twice as long, whichever of its
+// services they fall in, until a later wake-up starts the span again. A
+// process that slept long enough for its core to idle finds little of its
+// working set in the core's caches and refetches it as it runs; its work
+// after that runs at full speed, so the slowdown is bounded. 0 (the
+// default) turns it off.
+func (r *Resource) SetWakeColdSpan(span int64) {
+	if span < 0 {
+		panic(fmt.Sprintf("sim: %s: SetWakeColdSpan(%d ns): must be >= 0", r.name, span))
+	}
+	r.coldSpan = span
+}
+
 // takeServer removes a free server from the stack for owner (see
 // RequestAs) and returns it.
 func (r *Resource) takeServer(owner int32) int32 {
@@ -254,10 +278,17 @@ func (r *Resource) enqueue(w waiter) {
 // now (a hand-over from the queue passes 0).
 func (r *Resource) startService(service int64, owner int32, switchCost, wakeCost int64, done Handler, arg int64) {
 	s := r.takeServer(owner)
+	woke := false
 	if wakeCost > 0 && r.freedAt[s] < r.k.now {
-		service += wakeCost
+		woke = true
 		r.wakeups++
 		r.wakeNs += float64(wakeCost)
+	}
+	if r.coldSpan > 0 && owner != noOwner {
+		service += r.coldWork(owner, service, woke)
+	}
+	if woke {
+		service += wakeCost
 	}
 	if owner != noOwner {
 		if prev := r.lastOwner[s]; prev != owner && prev != noOwner {
@@ -275,6 +306,26 @@ func (r *Resource) startService(service int64, owner int32, switchCost, wakeCost
 	}
 	r.slots[s] = slot{done: done, arg: arg}
 	r.k.After(service, (*completion)(r), int64(s))
+}
+
+// coldWork is what an owner's service of work ns takes more on cold
+// caches (SetWakeColdSpan): the part of it that falls in the span left
+// since the owner's last wake-up, which woke starts again.
+func (r *Resource) coldWork(owner int32, work int64, woke bool) int64 {
+	if r.coldLeft == nil {
+		r.coldLeft = map[int32]int64{}
+	}
+	left := r.coldLeft[owner]
+	if woke {
+		left = r.coldSpan
+	}
+	if left == 0 {
+		return 0
+	}
+	x := min(work, left)
+	r.coldLeft[owner] = left - x
+	r.coldNs += float64(x)
+	return x
 }
 
 // freeServer gives a server that just became free to the queue head, or
@@ -342,6 +393,7 @@ func (r *Resource) Stats() ResourceStats {
 		Switches:    r.switches,
 		Wakeups:     r.wakeups,
 		WakeNs:      r.wakeNs,
+		ColdNs:      r.coldNs,
 	}
 	if st.ElapsedNs > 0 {
 		el := float64(st.ElapsedNs)
@@ -363,6 +415,6 @@ func (r *Resource) ResetStats() {
 	r.statsFrom, r.last = now, now
 	r.busyNs, r.queueNs, r.waitNs = 0, 0, 0
 	r.served, r.switches = 0, 0
-	r.wakeups, r.wakeNs = 0, 0
+	r.wakeups, r.wakeNs, r.coldNs = 0, 0, 0
 	r.maxQueue = r.queue.len()
 }

@@ -295,3 +295,56 @@ func TestWakeCostOnlyOnIdleServers(t *testing.T) {
 		t.Fatalf("a Request: %d wakeups (want 2), done at %d (want 10100)", st.Wakeups, r.log[len(r.log)-1].at)
 	}
 }
+
+// SetWakeColdSpan: the service that pays its wake cost, and the same
+// owner's services after it, take twice as long for the first span of
+// their work; another owner's services, services after the span is used
+// up, and Requests take their own time; a new wake-up starts the span
+// again.
+func TestWakeColdSpanSlowsTheWorkAfterAWakeUp(t *testing.T) {
+	k := NewKernel()
+	cpu := NewResource(k, "cpu", 1)
+	cpu.SetWakeColdSpan(50)
+	r := &recorder{k: k}
+	k.RunUntil(1000)
+	// Owner 1 wakes the idle server: 30 + 20 + 20 cold, done at 1070.
+	// Owner 2's 100, queued at 1001, is handed the server then: no wake,
+	// no cold work (1170). Owner 1's next 100 (requested at 1070, behind
+	// it) has 30 of its span left (1300), the one after none (1400).
+	want := []firing{{1070, 0}, {1170, 100}, {1300, 1}, {1400, 2}}
+	steps := []int64{20, 100, 100}
+	r.hook = func(arg int64) {
+		if arg < int64(len(steps))-1 {
+			cpu.RequestAs(steps[arg+1], 1, 0, 30, r, arg+1)
+		}
+	}
+	cpu.RequestAs(steps[0], 1, 0, 30, r, 0)
+	k.RunUntil(1001)
+	cpu.RequestAs(100, 2, 0, 30, r, 100)
+	k.RunUntil(5000)
+	r.hook = nil
+	if len(r.log) != len(want) {
+		t.Fatalf("%d completions, want %d: %v", len(r.log), len(want), r.log)
+	}
+	if st := cpu.Stats(); st.ColdNs != 50 || st.Wakeups != 1 {
+		t.Fatalf("cold %.0f ns over %d wakeups, want 50 and 1 (log %v)", st.ColdNs, st.Wakeups, r.log)
+	}
+	for i, f := range r.log {
+		if f != want[i] {
+			t.Fatalf("completion %d: %v, want %v (log %v)", i, f, want[i], r.log)
+		}
+	}
+	// Idle again: a new wake-up starts a new span, cut short by a service
+	// smaller than it; a Request pays nothing.
+	r.log = nil
+	cpu.RequestAs(40, 1, 0, 30, r, 10)
+	k.RunUntil(6000)
+	cpu.Request(100, r, 11)
+	k.RunUntil(7000)
+	if r.log[0].at != 5000+30+40+40 || r.log[1].at != 6100 {
+		t.Fatalf("after a new wake-up: %v, want completions at 5110 and 6100", r.log)
+	}
+	if st := cpu.Stats(); st.ColdNs != 90 {
+		t.Fatalf("cold %.0f ns, want 90", st.ColdNs)
+	}
+}
