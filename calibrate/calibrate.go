@@ -199,6 +199,11 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
+			if len(e.Reset) > 0 {
+				if err := s.Exec(ctx, e.Reset...); err != nil {
+					return nil, err
+				}
+			}
 			m, err := pg.measure(ctx, s, e, dir)
 			if err != nil {
 				return nil, err

@@ -347,7 +347,7 @@ func (b *backend) modifyRow(o *op, t *table, blk, slot int32) bool {
 		if o.kind == opDeleteKey {
 			b.cpu += e.costs.TupleDelete // heap_delete
 		} else {
-			b.cpu += e.costs.TupleUpdate + perByte(e.costs.TupleByte, t.tupleData) // heap_update: the new version
+			b.cpu += e.costs.TupleUpdate + e.costs.TupleUpdateOld + perByte(e.costs.TupleByte, t.tupleData) // heap_update: the new version and the old
 		}
 		t.heap.DeleteRow(o.key, blk, b.xid)
 		b.noteDead(t, 1)

@@ -423,7 +423,7 @@ func (b *backend) changeTuples(o *op, t *table, blk int32) bool {
 		if o.kind == opDeleteAll {
 			b.cpu += b.scanN * e.costs.TupleDelete // heap_delete per tuple
 		} else {
-			b.cpu += b.scanN * (e.costs.TupleUpdate + perByte(e.costs.TupleByte, t.tupleData)) // heap_update per tuple
+			b.cpu += b.scanN * (e.costs.TupleUpdate + e.costs.TupleUpdateOld + perByte(e.costs.TupleByte, t.tupleData)) // heap_update per tuple
 		}
 		b.clearVMBit(t, blk)
 		if o.kind == opDeleteAll {
