@@ -43,6 +43,8 @@ const (
 	cWALFlushes
 	cFPI
 	cFPIHint
+	cWALBuffersFull
+	cWALWriteCalls
 	cWALBytes
 	cTuplesChecked
 	cAllVisibleSkips
@@ -128,6 +130,8 @@ func (e *engine) snapshot() counters {
 		cWALFlushes:      int64(e.wal.Stats.Flushes),
 		cFPI:             int64(e.wal.Stats.FPI),
 		cFPIHint:         int64(e.wal.Stats.FPIHint),
+		cWALBuffersFull:  int64(e.wal.Stats.BuffersFull),
+		cWALWriteCalls:   int64(e.wal.Stats.Writes),
 		cWALBytes:        e.wal.Stats.Bytes,
 
 		cTuplesChecked:    e.vis.tuplesChecked,
@@ -439,7 +443,8 @@ func (e *engine) metrics(c counters, rel []relCounters, dur int64, txns, skipped
 		AllVisiblePagesSet: c.n[cAllVisibleSet],
 		PrunedTuples:       c.n[cPruned],
 	}
-	m.WAL = WALM{Records: c.n[cWALRecords], Bytes: c.n[cWALBytes], Flushes: c.n[cWALFlushes], FPI: c.n[cFPI], FPIHint: c.n[cFPIHint]}
+	m.WAL = WALM{Records: c.n[cWALRecords], Bytes: c.n[cWALBytes], Flushes: c.n[cWALFlushes], FPI: c.n[cFPI], FPIHint: c.n[cFPIHint],
+		BuffersFull: c.n[cWALBuffersFull], Writes: c.n[cWALWriteCalls]}
 	e.pgViews(&m, c, rel)
 	return m
 }

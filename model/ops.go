@@ -127,6 +127,7 @@ func (b *backend) execCommit(commit bool) bool {
 			rec += 16 + 16*int64(b.invals)
 		}
 		b.commitLSN = e.wal.Insert(rec)
+		b.writeFullWALBuffers()
 		b.csub = 1
 		if e.sc.Server.SynchronousCommit || b.dropsFiles {
 			b.walTarget = b.commitLSN

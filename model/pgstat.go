@@ -202,11 +202,21 @@ func (e *engine) noteAccess(b *backend, gid int32, hits, reads, extends uint64, 
 func (b *backend) walInsert(n, bytes int64, fpi uint64) int64 {
 	e := b.e
 	lsn := e.wal.InsertN(n, bytes)
+	b.writeFullWALBuffers()
 	u := &e.stats.usage[b.backendType()]
 	u.walRecords += uint64(n)
 	u.walFPI += fpi
 	u.walBytes += n * bytes
 	return lsn
+}
+
+// writeFullWALBuffers pays the write() calls of the WAL buffer pages b
+// had to write itself to insert its record (xlog.c AdvanceXLInsertBuffer:
+// the WAL buffers are full), each a pwrite of a page into the OS cache.
+func (b *backend) writeFullWALBuffers() {
+	if pages := b.e.wal.WriteFullBuffers(); pages > 0 {
+		b.cpu += pages * b.e.costs.OSWrite
+	}
 }
 
 // noteDirtied counts a clean-to-dirty transition caused by b.

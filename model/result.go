@@ -382,6 +382,12 @@ type WALM struct {
 	Flushes int64 `json:"flushes"`
 	FPI     int64 `json:"fpi"`
 	FPIHint int64 `json:"fpi_hint"`
+	// BuffersFull is pg_stat_wal's wal_buffers_full (14+): WAL buffer
+	// pages a backend wrote itself because the WAL buffers were full;
+	// Writes its wal_write, every write() of WAL (a flush's, the WAL
+	// writer's, and those).
+	BuffersFull int64 `json:"buffers_full"`
+	Writes      int64 `json:"writes"`
 }
 
 // CPU describes the server's cores.

@@ -103,6 +103,13 @@ type Server struct {
 	// transaction cannot be set until its commit record is flushed.
 	SynchronousCommit bool  `yaml:"synchronous_commit"`
 	WALWriterDelay    int64 `yaml:"wal_writer_delay" unit:"duration,ms" range:"1ms,10s"`
+	// WALBuffers is wal_buffers (-1, the default: shared_buffers/32, at
+	// least 64 kB, at most a WAL segment, XLOGChooseNumBuffers in xlog.c;
+	// other values under 32 kB are taken as 32 kB, check_wal_buffers). A backend that inserts WAL into a
+	// buffer page whose previous contents are not yet written writes them
+	// itself (AdvanceXLInsertBuffer's XLogWrite: pg_stat_wal's
+	// wal_buffers_full), one write() of costs.os_write per page.
+	WALBuffers int64 `yaml:"wal_buffers" unit:"bytes,8kB" range:"-1,16MB"`
 	// TransactionBuffers is the clog SLRU size in 17+ (0 = auto:
 	// shared_buffers/512 in 16-buffer steps, 16..1024); earlier versions
 	// size it from shared_buffers (docs/versions.md).
@@ -892,6 +899,7 @@ func DefaultScenario() Scenario {
 			FullPageWrites:                    true,
 			SynchronousCommit:                 true,
 			WALWriterDelay:                    200 * ms,
+			WALBuffers:                        -8192, // -1 in its 8 kB units: auto
 			Autovacuum:                        true,
 			SystemCatalogs:                    true,
 			AutovacuumNaptime:                 60 * sec,

@@ -82,7 +82,7 @@ func readBgwriter(ctx context.Context, tx pgx.Tx, major int) (map[string]int64, 
 		// defined on (system_views.sql), as the view's expansion costs a
 		// new session ten catalog pages (pg_rewrite and its toast table,
 		// measured on PostgreSQL 15 right after a restart).
-		w, err := queryFlat(ctx, tx, "SELECT wal_records, wal_fpi, wal_bytes::bigint AS wal_bytes FROM pg_stat_get_wal()", "")
+		w, err := queryFlat(ctx, tx, "SELECT wal_records, wal_fpi, wal_bytes::bigint AS wal_bytes, wal_buffers_full FROM pg_stat_get_wal()", "")
 		if err != nil {
 			return nil, fmt.Errorf("snapshot: pg_stat_wal: %w", err)
 		}

@@ -68,6 +68,12 @@ type Stats struct {
 	Flushes uint64 // device flushes (fdatasync calls)
 	FPI     uint64 // full-page images for data changes
 	FPIHint uint64 // full-page images for hint bits (XLOG_FPI_FOR_HINT)
+	// BuffersFull counts WAL buffer pages an inserting backend found not
+	// yet written and wrote itself (pg_stat_wal's wal_buffers_full, 14+);
+	// Writes the write() calls of WAL, a flush's and each of those
+	// (wal_write).
+	BuffersFull uint64
+	Writes      uint64
 }
 
 // WAL is the log.
@@ -76,10 +82,15 @@ type WAL struct {
 	dev *storage.Device
 
 	insert, flushed int64
-	bytePos         int64 // usable bytes reserved so far (CurrBytePos)
-	flushing        bool
-	flushTarget     int64
-	waiters         []waiter
+	// written is what has been written to the kernel (LogwrtResult.Write):
+	// at least flushed, and a flush writes its range when it starts.
+	written int64
+	// buffers is wal_buffers in bytes (SetBuffers; 0: unbounded).
+	buffers     int64
+	bytePos     int64 // usable bytes reserved so far (CurrBytePos)
+	flushing    bool
+	flushTarget int64
+	waiters     []waiter
 
 	// OnSegment, if set, is called whenever Insert crosses into a new
 	// segment (the checkpointer's XLogCheckpointNeeded hook).
@@ -121,6 +132,36 @@ func (w *WAL) StartWriter(delay int64) {
 // New creates an empty log on dev.
 func New(k *sim.Kernel, dev *storage.Device) *WAL {
 	return &WAL{k: k, dev: dev}
+}
+
+// SetBuffers sets wal_buffers, in bytes (whole pages; 0: unbounded).
+func (w *WAL) SetBuffers(bytes int64) { w.buffers = bytes / pageSize * pageSize }
+
+// BuffersBytes is wal_buffers in bytes.
+func (w *WAL) BuffersBytes() int64 { return w.buffers }
+
+// WriteFullBuffers is AdvanceXLInsertBuffer's part in an insert that just
+// ended at the insert position: the WAL buffers are a ring of wal_buffers
+// pages, and a page can take new WAL only once the page wal_buffers
+// earlier, whose buffer it reuses, is written. The inserting backend
+// writes what is not (XLogWrite, no fsync), a page at a time (each
+// AdvanceXLInsertBuffer call asks for the one page it needs). It returns
+// the pages written, for the caller to pay their write() calls.
+func (w *WAL) WriteFullBuffers() int64 {
+	if w.buffers <= 0 || w.insert == 0 {
+		return 0
+	}
+	// The last inserted byte's page needs the buffer of the page
+	// wal_buffers earlier written out up to its end.
+	need := ((w.insert-1)/pageSize+1)*pageSize - w.buffers
+	if need <= w.written {
+		return 0
+	}
+	pages := (need - w.written + pageSize - 1) / pageSize
+	w.written = need
+	w.Stats.BuffersFull += uint64(pages)
+	w.Stats.Writes += uint64(pages)
+	return pages
 }
 
 // InsertLSN is the current end of WAL.
@@ -167,6 +208,12 @@ func (w *WAL) start() {
 	w.flushing = true
 	w.flushTarget = w.insert
 	w.Stats.Flushes++
+	if w.flushTarget > w.written {
+		// XLogWrite writes what is not yet written (one write() of the
+		// contiguous pages), then fsyncs.
+		w.written = w.flushTarget
+		w.Stats.Writes++
+	}
 	w.dev.SubmitSized(w.flushTarget-w.flushed, true, w, 0)
 }
 
