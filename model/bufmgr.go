@@ -30,11 +30,51 @@ func (b *backend) readBuffer(gid int32, ring *bufpool.Ring, extend, write bool) 
 	slot, ok := b.access(gid, ring, extend, write)
 	if ok {
 		b.held = append(b.held, slot)
-		if c := b.e.costs.BufferFirstTouch; c > 0 {
+		e := b.e
+		if e.usedSlots != nil && e.firstUse(slot) {
+			// The fault that allocates the page maps it too.
+			b.cpu += e.costs.BufferFirstUse
+			if e.costs.BufferFirstTouch > 0 {
+				b.firstTouch(slot, 0)
+			}
+		} else if c := e.costs.BufferFirstTouch; c > 0 {
 			b.firstTouch(slot, c)
 		}
 	}
 	return slot, ok
+}
+
+// firstUse reports whether slot is used for the first time since the
+// server started, and records that it is used. PostgreSQL maps its shared
+// buffers at start-up and never touches a buffer's 8 kB until it puts a
+// page there: the first copy into it (a read, an extension's zeroed page)
+// faults in and zeroes the segment's two 4 kB pages, a price
+// (costs.buffer_first_use) paid once per buffer until the next restart,
+// where buffer_first_touch is every later process's fault that only maps
+// them. The slots used are a bit each, only while that price is set.
+func (e *engine) firstUse(slot int32) bool {
+	w, bit := slot>>6, uint64(1)<<(slot&63)
+	if e.usedSlots[w]&bit != 0 {
+		return false
+	}
+	e.usedSlots[w] |= bit
+	return true
+}
+
+// startUsedSlots begins tracking costs.buffer_first_use: every slot that
+// holds a page when the run starts (a prewarm's, the loaded catalogs') has
+// been used.
+func (e *engine) startUsedSlots() {
+	if e.costs.BufferFirstUse <= 0 {
+		return
+	}
+	p := e.pool
+	e.usedSlots = make([]uint64, (p.N+63)/64)
+	for s := int32(0); s < p.N; s++ {
+		if p.Tag[s] >= 0 {
+			e.usedSlots[s>>6] |= uint64(1) << (s & 63)
+		}
+	}
 }
 
 // firstTouch charges costs.buffer_first_touch the first time this backend

@@ -464,6 +464,11 @@ func (e *engine) restartServer() {
 	if e.sc.Server.Autoprewarm {
 		e.autoprewarmDump()
 	}
+	if e.usedSlots != nil {
+		// A new shared memory segment: no buffer used since this start
+		// but the ones still held below (startUsedSlots).
+		defer e.startUsedSlots()
+	}
 	for s := p.N - 1; s >= 0; s-- {
 		if p.Tag[s] >= 0 && p.Frames.Pins[s] == 0 && p.Flags[s]&bufpool.Dirty == 0 {
 			p.Invalidate(s)

@@ -129,10 +129,13 @@ type engine struct {
 	ver        int       // e.g. 904 for 9.4, 1700 for 17
 	walFmt     walFormat // the release's WAL record format (walformat.go)
 
-	k         *sim.Kernel
-	cat       *catalog.Catalog
-	db        *database
-	pool      *bufpool.Pool
+	k    *sim.Kernel
+	cat  *catalog.Catalog
+	db   *database
+	pool *bufpool.Pool
+	// usedSlots: the buffer slots used since the server started, a bit
+	// each (firstUse; nil while costs.buffer_first_use is 0).
+	usedSlots []uint64
 	policy    string
 	os        *oscache.Cache
 	dataDev   *storage.Device
@@ -452,6 +455,7 @@ func (e *engine) run(opt Options) (*Result, error) {
 		opt.Stage("prewarmed")
 	}
 	e.t0 = e.k.Now()
+	e.startUsedSlots()
 	e.sampler.start()
 	e.bgw.start()
 	e.ckpt.start()
