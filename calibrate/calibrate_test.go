@@ -212,7 +212,8 @@ func TestCostsFileLoadsBack(t *testing.T) {
 	if got != costs {
 		t.Errorf("loaded %+v, want %+v", got, costs)
 	}
-	if !strings.HasPrefix(string(data), marker) || !strings.Contains(string(data), "statement: 46.821us") || !strings.Contains(string(data), "os_read: 2.4us") || !strings.Contains(string(data), `error: "-1.2%"`) {
+	if !strings.HasPrefix(string(data), marker) || !strings.Contains(string(data), "statement: 46.821us") || !strings.Contains(string(data), "os_read: 2.4us") || !strings.Contains(string(data), `error: "-1.2%"`) ||
+		!strings.Contains(string(data), "# buffer_first_use: not measured") {
 		t.Errorf("costs file:\n%s", data)
 	}
 }

@@ -91,6 +91,9 @@ func (r *Result) CostsYAML() ([]byte, error) {
 	if r.FirstTouch != "" {
 		fmt.Fprintf(&b, "  buffer_first_touch: %s   # default %s; %s\n", nsText(Price(r.Costs, "buffer_first_touch")), nsText(Price(model.DefaultCosts(), "buffer_first_touch")), r.FirstTouch)
 	}
+	// A buffer's first use since the server started needs a restart to
+	// measure, which calibration never does to a server.
+	b.WriteString("  # buffer_first_use: not measured (it needs a restart of the server); for scenarios that restart, measure it as docs/model.md (\"A backend\") says and set it here\n")
 	if r.RoundTrip != "" {
 		fmt.Fprintf(&b, "  client_round_trip: %s   # default %s; %s\n", nsText(Price(r.Costs, "client_round_trip")), nsText(Price(model.DefaultCosts(), "client_round_trip")), r.RoundTrip)
 	}
