@@ -206,7 +206,7 @@ type backend struct {
 	catConnected bool
 	// touchedSlots: the buffer slots this process has accessed, a bit
 	// each (firstTouch; nil while costs.buffer_first_touch is 0).
-	touchedSlots []uint64
+	touchedSlots slotBits
 	catSetupDone bool
 	catSeen      []uint8 // by table ord: catOpened or catPlanned once its relation work is done
 	catPlanned   []int

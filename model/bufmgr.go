@@ -44,6 +44,20 @@ func (b *backend) readBuffer(gid int32, ring *bufpool.Ring, extend, write bool) 
 	return slot, ok
 }
 
+// slotBits is a bit per buffer slot (the slots a process has touched,
+// the slots used since the server started).
+type slotBits []uint64
+
+func newSlotBits(n int32) slotBits { return make(slotBits, (n+63)/64) }
+
+// testAndSet sets slot's bit and reports whether it was already set.
+func (s slotBits) testAndSet(slot int32) bool {
+	w, bit := slot>>6, uint64(1)<<(slot&63)
+	was := s[w]&bit != 0
+	s[w] |= bit
+	return was
+}
+
 // firstUse reports whether slot is used for the first time since the
 // server started, and records that it is used. PostgreSQL maps its shared
 // buffers at start-up and never touches a buffer's 8 kB until it puts a
@@ -52,14 +66,7 @@ func (b *backend) readBuffer(gid int32, ring *bufpool.Ring, extend, write bool) 
 // (costs.buffer_first_use) paid once per buffer until the next restart,
 // where buffer_first_touch is every later process's fault that only maps
 // them. The slots used are a bit each, only while that price is set.
-func (e *engine) firstUse(slot int32) bool {
-	w, bit := slot>>6, uint64(1)<<(slot&63)
-	if e.usedSlots[w]&bit != 0 {
-		return false
-	}
-	e.usedSlots[w] |= bit
-	return true
-}
+func (e *engine) firstUse(slot int32) bool { return !e.usedSlots.testAndSet(slot) }
 
 // startUsedSlots begins tracking costs.buffer_first_use: every slot that
 // holds a page when the run starts (a prewarm's, the loaded catalogs') has
@@ -69,10 +76,10 @@ func (e *engine) startUsedSlots() {
 		return
 	}
 	p := e.pool
-	e.usedSlots = make([]uint64, (p.N+63)/64)
+	e.usedSlots = newSlotBits(p.N)
 	for s := int32(0); s < p.N; s++ {
 		if p.Tag[s] >= 0 {
-			e.usedSlots[s>>6] |= uint64(1) << (s & 63)
+			e.usedSlots.testAndSet(s)
 		}
 	}
 }
@@ -87,11 +94,9 @@ func (e *engine) startUsedSlots() {
 // a bit each, allocated with the first.
 func (b *backend) firstTouch(slot int32, c int64) {
 	if b.touchedSlots == nil {
-		b.touchedSlots = make([]uint64, (len(b.e.pool.Tag)+63)/64)
+		b.touchedSlots = newSlotBits(b.e.pool.N)
 	}
-	w, bit := slot>>6, uint64(1)<<(slot&63)
-	if b.touchedSlots[w]&bit == 0 {
-		b.touchedSlots[w] |= bit
+	if !b.touchedSlots.testAndSet(slot) {
 		b.cpu += c
 	}
 }

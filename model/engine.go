@@ -135,7 +135,7 @@ type engine struct {
 	pool *bufpool.Pool
 	// usedSlots: the buffer slots used since the server started, a bit
 	// each (firstUse; nil while costs.buffer_first_use is 0).
-	usedSlots []uint64
+	usedSlots slotBits
 	policy    string
 	os        *oscache.Cache
 	dataDev   *storage.Device
@@ -331,7 +331,7 @@ func build(sc Scenario) (*engine, error) {
 	}
 	e.os.Files = segmentFiles{e.cat}
 	e.wal = wal.New(e.k, e.walDev)
-	e.wal.SetBuffers(walBuffers(sc.Server))
+	e.wal.SetBuffers(wal.ChooseBuffers(sc.Server.WALBuffers, sc.Server.SharedBuffers))
 	e.fullPageWrites = sc.Server.FullPageWrites
 	e.hintWAL = sc.Server.WALLogHints || sc.Server.DataChecksums != nil && *sc.Server.DataChecksums
 	e.av = &autovacuum{e: e}
@@ -512,15 +512,3 @@ func (e *engine) run(opt Options) (*Result, error) {
 
 // ErrInterrupted is returned by a run that Options.Interrupted stopped.
 var ErrInterrupted = errors.New("interrupted")
-
-// walBuffers is wal_buffers in bytes: the setting, or with -1 (auto)
-// shared_buffers/32 between 64 kB and a WAL segment (xlog.c
-// XLOGChooseNumBuffers); a set value of fewer than 4 pages is 4 pages
-// (check_wal_buffers).
-func walBuffers(s Server) int64 {
-	const page = 8192
-	if s.WALBuffers >= 0 { // -1 (in 8 kB units) is auto
-		return max(s.WALBuffers/page, 4) * page
-	}
-	return min(max(s.SharedBuffers/page/32, 8), wal.SegmentSize/page) * page
-}

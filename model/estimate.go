@@ -204,6 +204,9 @@ func EstimateRun(sc Scenario) (Estimate, error) {
 		policyBytes = float64(spec.BytesPerSlot)
 	}
 	add("server.shared_buffers", "buffer descriptors and the replacement policy's state", nbuf*(bytesPerSlot+policyBytes))
+	if sc.Costs.BufferFirstUse > 0 {
+		add("costs.buffer_first_use", "the map of the buffers used since the server started", nbuf/8)
+	}
 	if sc.Workload.Prewarm > 0 {
 		// Tag, flags, LSN and pins per buffer (17 bytes) and the policy's,
 		// 4 bytes per page id of the buffer map, 4 per page-cache page.

@@ -137,8 +137,16 @@ func New(k *sim.Kernel, dev *storage.Device) *WAL {
 // SetBuffers sets wal_buffers, in bytes (whole pages; 0: unbounded).
 func (w *WAL) SetBuffers(bytes int64) { w.buffers = bytes / pageSize * pageSize }
 
-// BuffersBytes is wal_buffers in bytes.
-func (w *WAL) BuffersBytes() int64 { return w.buffers }
+// ChooseBuffers is wal_buffers in bytes for the setting (bytes; negative
+// is -1, auto) and shared_buffers (bytes): auto is shared_buffers/32
+// between 64 kB and a segment (xlog.c XLOGChooseNumBuffers); a set value
+// of fewer than 4 pages is 4 pages (check_wal_buffers).
+func ChooseBuffers(setting, sharedBuffers int64) int64 {
+	if setting >= 0 {
+		return max(setting/pageSize, 4) * pageSize
+	}
+	return min(max(sharedBuffers/pageSize/32, 8), SegmentSize/pageSize) * pageSize
+}
 
 // WriteFullBuffers is AdvanceXLInsertBuffer's part in an insert that just
 // ended at the insert position: the WAL buffers are a ring of wal_buffers

@@ -167,3 +167,22 @@ func TestLSNCountsAlignmentAndPageHeaders(t *testing.T) {
 		t.Fatalf("the next segment's first record ends at %d, want %d", lsn, SegmentSize+40+16)
 	}
 }
+
+// wal_buffers as XLOGChooseNumBuffers and check_wal_buffers size it:
+// -1 is shared_buffers/32, at least 8 pages and at most a segment; a set
+// value is whole pages, at least 4.
+func TestChooseBuffers(t *testing.T) {
+	for _, c := range []struct{ setting, shared, want int64 }{
+		{-8192, 128 << 20, 4 << 20},
+		{-8192, 32 << 20, 1 << 20},
+		{-8192, 1 << 20, 64 << 10},
+		{-8192, 8 << 30, SegmentSize},
+		{8192, 128 << 20, 32 << 10},
+		{0, 128 << 20, 32 << 10},
+		{1 << 20, 128 << 20, 1 << 20},
+	} {
+		if got := ChooseBuffers(c.setting, c.shared); got != c.want {
+			t.Errorf("wal_buffers %d with shared_buffers %d: %d bytes, want %d", c.setting, c.shared, got, c.want)
+		}
+	}
+}
