@@ -56,10 +56,11 @@ type Result struct {
 	Storage       Storage
 	Passes        int
 	SharedBuffers int64
-	// OSRead, Client and FirstTouch say how os_read, client and
-	// buffer_first_touch were found;
+	// OSRead, Client and FirstRuns say how os_read, client and a new
+	// process's first runs (executor_first_run, plan_first_run,
+	// buffer_map_fault) were found;
 	// RoundTrip, when not empty, why client_round_trip was not fitted.
-	OSRead, Client, RoundTrip, FirstTouch string
+	OSRead, Client, RoundTrip, FirstRuns string
 	// Spread is each experiment's spread over the kept passes (half the
 	// interquartile range over the median): how far one measurement of it
 	// is from the next on this machine, the precision any fit can have.
@@ -334,17 +335,17 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 	} else {
 		res.OSRead = "not measured (" + why + "): kept at its default " + nsText(Price(base, "os_read"))
 	}
-	// buffer_first_touch goes into the costs file but not into the fit:
-	// PostgreSQL's experiments measure transactions after a warm-up in
-	// the same sessions, which paid the faults, where the simulated
-	// measured phase has backends of its own.
-	firstTouch := -1.0
-	if ns, why := plan.MeasureFirstTouch(ctx, s, opts.Passes); why == "" {
-		firstTouch = ns
-		res.FirstTouch = fmt.Sprintf("measured directly: %s a buffer (a new connection's first warm scan of cal_medium against its second, EXPLAIN's Execution Time)", nsText(ns))
-		say("calibrate: buffer_first_touch %s a buffer, measured directly", nsText(ns))
+	// A new process's first runs go into the costs file but not into the
+	// fit: PostgreSQL's experiments measure transactions after a warm-up
+	// in the same sessions, which paid them, where the simulated measured
+	// phase has backends of its own.
+	firstRuns, firstRunsOK := FirstRuns{}, false
+	if fr, why := plan.MeasureFirstRuns(ctx, s, opts.Passes); why == "" {
+		firstRuns, firstRunsOK = fr, true
+		res.FirstRuns = fmt.Sprintf("measured directly: executor_first_run %s, plan_first_run %s, buffer_map_fault %s (a new connection's first SELECT 1, lookup and warm count(*) against their second, EXPLAIN's Execution Time)", nsText(fr.Executor), nsText(fr.Plan), nsText(fr.MapFault))
+		say("calibrate: first runs measured directly: executor_first_run %s, plan_first_run %s, buffer_map_fault %s", nsText(fr.Executor), nsText(fr.Plan), nsText(fr.MapFault))
 	} else {
-		res.FirstTouch = "not measured (" + why + "): kept at its default " + nsText(Price(base, "buffer_first_touch"))
+		res.FirstRuns = "not measured (" + why + "): kept at their defaults"
 	}
 	if len(clientCPU) > 0 {
 		ns := median(clientCPU)
@@ -412,8 +413,10 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if firstTouch >= 0 {
-		SetPrice(&res.Costs, "buffer_first_touch", firstTouch)
+	if firstRunsOK {
+		SetPrice(&res.Costs, "executor_first_run", firstRuns.Executor)
+		SetPrice(&res.Costs, "plan_first_run", firstRuns.Plan)
+		SetPrice(&res.Costs, "buffer_map_fault", firstRuns.MapFault)
 	}
 	for i := range res.Residuals {
 		x := &res.Residuals[i]
@@ -473,7 +476,7 @@ func (r *Result) Report(w io.Writer) {
 		fmt.Fprintf(w, "\nclient_round_trip: %s", r.RoundTrip)
 	}
 	fmt.Fprintf(w, "\nstalls: %s", r.Stalls.Text())
-	fmt.Fprintf(w, "\nos_read: %s\nclient: %s\nbuffer_first_touch: %s\nWAL flush (synchronous_commit on - off): %.3f ms\ncold reads: %s\n", r.OSRead, r.Client, r.FirstTouch, r.Storage.WALFlushMS, r.Storage.ColdRead)
+	fmt.Fprintf(w, "\nos_read: %s\nclient: %s\nfirst runs: %s\nWAL flush (synchronous_commit on - off): %.3f ms\ncold reads: %s\n", r.OSRead, r.Client, r.FirstRuns, r.Storage.WALFlushMS, r.Storage.ColdRead)
 	for _, s := range r.Skipped {
 		fmt.Fprintf(w, "skipped: %s\n", s)
 	}

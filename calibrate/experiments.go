@@ -594,43 +594,68 @@ func (p *Plan) MeasureOSRead(ctx context.Context, s *Server, passes int) (ns flo
 	return median(per), ""
 }
 
-// MeasureFirstTouch measures buffer_first_touch directly: in a new
-// connection, EXPLAIN (ANALYZE, TIMING OFF) of a warm scan of cal_medium
-// (every page in shared buffers) twice; the first pays the page faults
-// that map each buffer into the new process, the second none. Their
-// difference per page, the median over passes (at least 0).
-func (p *Plan) MeasureFirstTouch(ctx context.Context, s *Server, passes int) (ns float64, why string) {
-	t := p.Table("cal_medium")
-	if t == nil || t.Pages < 100 {
-		return 0, "no warm table of 100 pages or more"
+// FirstRuns are what a new backend process pays the first time, measured
+// directly (ns): executor_first_run, plan_first_run and buffer_map_fault.
+type FirstRuns struct {
+	Executor, Plan, MapFault float64
+}
+
+// MeasureFirstRuns measures a new backend's first runs directly, in new
+// connections, with EXPLAIN (ANALYZE, TIMING OFF)'s Execution Time of
+// warm statements (every page in shared buffers):
+//
+//   - SELECT 1 twice: the first pays executor_first_run;
+//   - a lookup by key in cal_narrow twice, then one of a key far from it:
+//     the first pays plan_first_run and the faults that map its pages
+//     (the index's root and leaf, the heap page), the far one only the
+//     faults of its own leaf and heap page, so their difference is the
+//     plan's first run;
+//   - a count(*) of cal_medium twice: the first pays plan_first_run and
+//     one fault per 64 kB of the buffers it reads (eight buffers: the
+//     table's pages lie in consecutive buffers, read right after the
+//     warm-up's restart), so the rest, over its pages / 8, is
+//     buffer_map_fault.
+//
+// Each price is the median over passes (at least 0).
+func (p *Plan) MeasureFirstRuns(ctx context.Context, s *Server, passes int) (FirstRuns, string) {
+	medium, narrow := p.Table("cal_medium"), p.Table("cal_narrow")
+	if medium == nil || medium.Pages < 100 || narrow == nil || narrow.Rows < 1000 {
+		return FirstRuns{}, "no warm tables of 100 pages and 1000 rows or more"
 	}
-	const q = "EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) SELECT count(*) FROM cal_medium"
-	// The table into shared buffers first (it is under a quarter of them:
-	// no ring), whatever ran before (the cold reads restart the server).
-	if err := s.Exec(ctx, "SET max_parallel_workers_per_gather = 0", "SELECT count(*) FROM cal_medium", "SELECT count(*) FROM cal_medium", "RESET max_parallel_workers_per_gather"); err != nil {
-		return 0, err.Error()
+	k1, k2 := narrow.Rows/4, 3*narrow.Rows/4
+	lookup := func(k int64) string { return fmt.Sprintf("SELECT v FROM cal_narrow WHERE id = %d", k) }
+	count := "SELECT count(*) FROM cal_medium"
+	// The tables into shared buffers first (each is under a quarter of
+	// them: no ring), whatever ran before (the cold reads restart the
+	// server).
+	if err := s.Exec(ctx, "SET max_parallel_workers_per_gather = 0", count, count, "SELECT count(*) FROM cal_narrow", lookup(k1), lookup(k2), "RESET max_parallel_workers_per_gather"); err != nil {
+		return FirstRuns{}, err.Error()
 	}
-	var per []float64
+	stmts := []string{"SELECT 1", "SELECT 1", lookup(k1), lookup(k1), lookup(k2), count, count}
+	var exec, plan, fault []float64
 	for range max(passes, 1) {
 		conn, err := s.NewConn(ctx)
 		if err != nil {
-			return 0, err.Error()
+			return FirstRuns{}, err.Error()
 		}
-		var ms [2]float64
+		ms := make([]float64, len(stmts))
 		_, err = conn.Exec(ctx, "SET max_parallel_workers_per_gather = 0")
-		for i := 0; i < 2 && err == nil; i++ {
+		for i := 0; i < len(stmts) && err == nil; i++ {
 			var js string
-			if err = conn.QueryRow(ctx, q).Scan(&js); err == nil {
+			if err = conn.QueryRow(ctx, "EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) "+stmts[i]).Scan(&js); err == nil {
 				ms[i], err = executionTime(js)
 			}
 		}
 		conn.Close(ctx)
 		if err != nil {
-			return 0, err.Error()
+			return FirstRuns{}, err.Error()
 		}
-		per = append(per, 1e6*(ms[0]-ms[1])/float64(t.Pages))
+		pl := 1e6 * (ms[2] - ms[4])
+		exec = append(exec, 1e6*(ms[0]-ms[1]))
+		plan = append(plan, pl)
+		fault = append(fault, (1e6*(ms[5]-ms[6])-max(0, pl))/float64((medium.Pages+7)/8))
 	}
-	return max(0, median(per)), ""
+	return FirstRuns{Executor: max(0, median(exec)), Plan: max(0, median(plan)), MapFault: max(0, median(fault))}, ""
 }
 
 // executionTime reads EXPLAIN ANALYZE's Execution Time (ms) from its JSON.

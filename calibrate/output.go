@@ -88,8 +88,14 @@ func (r *Result) CostsYAML() ([]byte, error) {
 		fmt.Fprintf(&b, "  os_read: %s   # default %s; %s\n", nsText(Price(r.Costs, "os_read")), nsText(Price(model.DefaultCosts(), "os_read")), r.OSRead)
 	}
 	fmt.Fprintf(&b, "  client: %s   # default %s; %s\n", nsText(Price(r.Costs, "client")), nsText(Price(model.DefaultCosts(), "client")), r.Client)
-	if r.FirstTouch != "" {
-		fmt.Fprintf(&b, "  buffer_first_touch: %s   # default %s; %s\n", nsText(Price(r.Costs, "buffer_first_touch")), nsText(Price(model.DefaultCosts(), "buffer_first_touch")), r.FirstTouch)
+	if r.FirstRuns != "" {
+		for i, k := range firstRunKeys {
+			how := r.FirstRuns
+			if strings.HasPrefix(how, "measured") {
+				how = "measured directly: " + firstRunHow[i] + " (EXPLAIN's Execution Time)"
+			}
+			fmt.Fprintf(&b, "  %s: %s   # default %s; %s\n", k, nsText(Price(r.Costs, k)), nsText(Price(model.DefaultCosts(), k)), how)
+		}
 	}
 	// A buffer's first use since the server started needs a restart to
 	// measure, which calibration never does to a server.
@@ -117,10 +123,21 @@ func (r *Result) CostsYAML() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("calibrate: the costs file does not load back: %v", err)
 	}
-	for _, f := range append(r.Fitted, Fitted{Key: "os_read"}, Fitted{Key: "client"}, Fitted{Key: "buffer_first_touch"}, Fitted{Key: "client_round_trip"}, Fitted{Key: "stall_interval"}, Fitted{Key: "stall"}) {
+	for _, f := range append(r.Fitted, Fitted{Key: "os_read"}, Fitted{Key: "client"}, Fitted{Key: "executor_first_run"}, Fitted{Key: "plan_first_run"}, Fitted{Key: "buffer_map_fault"}, Fitted{Key: "client_round_trip"}, Fitted{Key: "stall_interval"}, Fitted{Key: "stall"}) {
 		if got, want := Price(costs, f.Key), Price(r.Costs, f.Key); got != want {
 			return nil, fmt.Errorf("calibrate: %s loads back as %v ns, not %v", f.Key, got, want)
 		}
 	}
 	return out, nil
+}
+
+// firstRunKeys are the prices of a new process's first runs, which
+// calibrate measures directly (Plan.MeasureFirstRuns).
+var firstRunKeys = []string{"executor_first_run", "plan_first_run", "buffer_map_fault"}
+
+// firstRunHow says how each of firstRunKeys is measured.
+var firstRunHow = []string{
+	"a new connection's first SELECT 1 against its second",
+	"its first lookup by key against a lookup of a far key after it",
+	"its first warm count(*) of cal_medium against its second, less plan_first_run, per 64 kB of buffers read",
 }

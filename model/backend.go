@@ -207,6 +207,14 @@ type backend struct {
 	// touchedSlots: the buffer slots this process has accessed, a bit
 	// each (firstTouch; nil while costs.buffer_first_touch is 0).
 	touchedSlots slotBits
+	// mappedSlots: the 64 kB stretches of the buffer pool this process
+	// has mapped, a bit each (mapFault; nil while costs.buffer_map_fault
+	// is 0).
+	mappedSlots slotBits
+	// ranExecutor: the process has run the executor (executor_first_run);
+	// plansRun: the kinds of plan it has run, a bit each (planFirstRun).
+	ranExecutor  bool
+	plansRun     [2]uint64
 	catSetupDone bool
 	catSeen      []uint8 // by table ord: catOpened or catPlanned once its relation work is done
 	catPlanned   []int
@@ -436,6 +444,10 @@ func (b *backend) advance() {
 			// prices, CPU still due) and the round trip.
 			b.execStamp = false
 			b.execStart = e.k.Now() + b.cpu
+			if !b.ranExecutor && planned(o) && e.costs.ExecutorFirstRun > 0 {
+				b.ranExecutor = true
+				b.cpu += e.costs.ExecutorFirstRun
+			}
 		}
 		if !b.exec(o) {
 			if b.blocked {

@@ -235,6 +235,9 @@ func EstimateRun(sc Scenario) (Estimate, error) {
 		if sc.Costs.BufferFirstTouch > 0 {
 			add(key, "each backend's map of the buffers it has touched (costs.buffer_first_touch)", c*nbuf/8)
 		}
+		if sc.Costs.BufferMapFault > 0 {
+			add(key, "each backend's map of the 64 kB of buffers it has mapped (costs.buffer_map_fault)", c*nbuf/(8*faultAroundSlots))
+		}
 		if bitmapBytes > 0 {
 			add(key, "bitmap heap scans' bitmaps (ranges of "+bitmapKey[:strings.LastIndex(bitmapKey, ".")]+", loaded in random order)", c*bitmapBytes)
 		}

@@ -74,6 +74,14 @@ func (b *backend) execKeyed(o *op) bool {
 		*k = keyedState{entries: k.entries[:0], kills: k.kills[:0], chain: k.chain[:0], curBlk: -1, curSlot: -1, foundBlk: -1, newBlk: -1, vmBlk: -1, textBytes: int64(o.textBytes)}
 		k.indexOnly = o.kind == opFetch && o.indexOnly
 		k.seq = !e.useIndexScan(t, k.indexOnly)
+		switch {
+		case k.seq:
+			b.planFirstRun(o.kind, pathSeq)
+		case k.indexOnly:
+			b.planFirstRun(o.kind, pathIndexOnly)
+		default:
+			b.planFirstRun(o.kind, pathIndex)
+		}
 		b.touched = 0
 		b.sub = 2
 	}

@@ -153,6 +153,7 @@ func (b *backend) execInsert(o *op) bool {
 	e := b.e
 	t := o.t
 	if b.sub == 1 {
+		b.planFirstRun(opInsert, pathNone)
 		b.rowsLeft = o.n
 		b.sinceCommit = 0
 		b.insSlot, b.insBlk = -1, -1
@@ -257,6 +258,7 @@ func (b *backend) execScan(o *op) bool {
 	t := o.t
 	av := e.sc.Policies.AllVisible
 	if b.sub == 1 {
+		b.planFirstRun(o.kind, pathSeq)
 		b.blk = 0
 		b.scanEnd = t.heap.NBlocks()
 		b.ring = nil

@@ -54,6 +54,7 @@ func (b *backend) pgPrewarm(o *op) bool {
 	e := b.e
 	t := o.t
 	if b.sub == 1 {
+		b.planFirstRun(opPrewarm, pathNone)
 		// RelationGetNumberOfBlocksInFork, then the range checks.
 		nblocks := int64(t.heap.NBlocks())
 		first, last := o.key, o.n

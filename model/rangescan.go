@@ -224,11 +224,14 @@ func (b *backend) execRange(o *op) bool {
 			b.sub = 1
 			return b.execScan(o)
 		case planBitmapScan:
+			b.planFirstRun(opRange, pathBitmap)
 			b.sub = 20
 		case planIndexOnlyScan:
+			b.planFirstRun(opRange, pathIndexOnly)
 			k.indexOnly = true
 			b.sub = 2
 		default:
+			b.planFirstRun(opRange, pathIndex)
 			b.sub = 2
 		}
 	}

@@ -1,0 +1,58 @@
+package model
+
+// A backend process's first runs. PostgreSQL forks each backend from the
+// postmaster: the new process has the server's code and its shared memory
+// mapped, but none of it in its own page tables, and its memory contexts
+// have no blocks yet. Its first execution of a statement runs the
+// executor's code for the first time in the process, and its first
+// execution of each kind of plan the code of that plan's nodes: page
+// faults and cold caches that the next execution does not meet
+// (costs.executor_first_run, costs.plan_first_run). Its first touch of
+// each 64 kB of the buffer pool is a minor fault (bufmgr.go mapFault).
+
+// accessPath is how a statement reaches its table's rows, as the planner
+// chose it.
+type accessPath uint8
+
+const (
+	pathNone      accessPath = iota // no table scan of its own (INSERT, pg_prewarm)
+	pathSeq                         // SeqScan
+	pathIndex                       // IndexScan
+	pathIndexOnly                   // IndexOnlyScan
+	pathBitmap                      // BitmapIndexScan + BitmapHeapScan
+	numPaths
+)
+
+// A plan kind is an op kind and an access path, a bit of backend.plansRun.
+const numPlanKinds = int(opAnalyze+1) * int(numPaths)
+
+var _ [128 - numPlanKinds]struct{} // plansRun holds 128 bits
+
+// planned reports whether o is a statement the executor runs (planned:
+// SELECT, INSERT, UPDATE, DELETE, a SELECT without FROM, pg_prewarm's
+// SELECT), as against utility commands (BEGIN, VACUUM, CHECKPOINT,
+// TRUNCATE, ANALYZE), which ProcessUtility runs without the executor.
+func planned(o *op) bool {
+	switch o.kind {
+	case opFetch, opUpdate, opInsert, opSeqscan, opDeleteKey, opDeleteAll, opUpdateAll, opRange, opPrewarm:
+		return true
+	case opNone:
+		return o.key == plannedNoTable
+	}
+	return false
+}
+
+// planFirstRun charges costs.plan_first_run the first time this backend
+// runs a plan of kind (the op's kind by path).
+func (b *backend) planFirstRun(kind opKind, path accessPath) {
+	c := b.e.costs.PlanFirstRun
+	if c <= 0 || b.worker {
+		return
+	}
+	i := int(kind)*int(numPaths) + int(path)
+	w, bit := i>>6, uint64(1)<<(i&63)
+	if b.plansRun[w]&bit == 0 {
+		b.plansRun[w] |= bit
+		b.cpu += c
+	}
+}
