@@ -40,6 +40,12 @@ type Options struct {
 	// CPUs is the server's core count for the several-client experiments
 	// (0: this machine's when the server is local, else they are skipped).
 	CPUs int
+	// Restart, when not nil, restarts the server (simulate calibrate's
+	// -restart command): only then is buffer_first_use measured, a
+	// buffer's first use since the server started. RestartCommand names
+	// it in the costs file.
+	Restart        func(context.Context) error
+	RestartCommand string
 }
 
 // Result is a calibration: what was measured and what was fitted.
@@ -61,6 +67,9 @@ type Result struct {
 	// buffer_map_fault) were found;
 	// RoundTrip, when not empty, why client_round_trip was not fitted.
 	OSRead, Client, RoundTrip, FirstRuns string
+	// FirstUse says how buffer_first_use was found ("" when the server
+	// was not to be restarted).
+	FirstUse string
 	// Spread is each experiment's spread over the kept passes (half the
 	// interquartile range over the median): how far one measurement of it
 	// is from the next on this machine, the precision any fit can have.
@@ -347,6 +356,20 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 	} else {
 		res.FirstRuns = "not measured (" + why + "): kept at their defaults"
 	}
+	// A buffer's first use since the start, only where the user lets
+	// calibrate restart the server; last, since it empties the buffers.
+	firstUse, firstUseOK := 0.0, false
+	if opts.Restart != nil {
+		say("calibrate: restarting the server (%s) to measure buffer_first_use", opts.RestartCommand)
+		if ns, why := plan.MeasureFirstUse(ctx, s, opts.Restart, min(opts.Passes, 3)); why == "" {
+			firstUse, firstUseOK = ns, true
+			res.FirstUse = fmt.Sprintf("measured directly: %s a buffer (after a restart by %q, a scan into buffers never used against a scan into a dropped table's buffers, EXPLAIN's read time)", nsText(ns), opts.RestartCommand)
+			say("calibrate: buffer_first_use %s a buffer, measured directly", nsText(ns))
+		} else {
+			res.FirstUse = "not measured (" + why + ")"
+			say("calibrate: buffer_first_use not measured: %s", why)
+		}
+	}
 	if len(clientCPU) > 0 {
 		ns := median(clientCPU)
 		SetPrice(&base, "client", ns)
@@ -413,6 +436,9 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if firstUseOK {
+		SetPrice(&res.Costs, "buffer_first_use", firstUse)
+	}
 	if firstRunsOK {
 		SetPrice(&res.Costs, "executor_first_run", firstRuns.Executor)
 		SetPrice(&res.Costs, "plan_first_run", firstRuns.Plan)
@@ -476,7 +502,11 @@ func (r *Result) Report(w io.Writer) {
 		fmt.Fprintf(w, "\nclient_round_trip: %s", r.RoundTrip)
 	}
 	fmt.Fprintf(w, "\nstalls: %s", r.Stalls.Text())
-	fmt.Fprintf(w, "\nos_read: %s\nclient: %s\nfirst runs: %s\nWAL flush (synchronous_commit on - off): %.3f ms\ncold reads: %s\n", r.OSRead, r.Client, r.FirstRuns, r.Storage.WALFlushMS, r.Storage.ColdRead)
+	firstUse := r.FirstUse
+	if firstUse == "" {
+		firstUse = "not measured (no -restart)"
+	}
+	fmt.Fprintf(w, "\nos_read: %s\nclient: %s\nfirst runs: %s\nbuffer_first_use: %s\nWAL flush (synchronous_commit on - off): %.3f ms\ncold reads: %s\n", r.OSRead, r.Client, r.FirstRuns, firstUse, r.Storage.WALFlushMS, r.Storage.ColdRead)
 	for _, s := range r.Skipped {
 		fmt.Fprintf(w, "skipped: %s\n", s)
 	}

@@ -17,7 +17,7 @@ import (
 )
 
 const usage = `usage: simulate calibrate -dsn CONNSTRING [-out costs.yaml] [-budget 10min] [-passes 9] [-scale 1]
-                          [-cpus N] [-database NAME -i-know] [-pgbench PATH]
+                          [-cpus N] [-database NAME -i-know] [-pgbench PATH] [-restart COMMAND]
 
 Measures a live PostgreSQL server with micro-benchmarks run by pgbench (one
 client: SELECT 1, scans of all-visible and hinted tables narrow and wide,
@@ -31,6 +31,10 @@ scenarios use with -costs FILE or costs_file: (docs/calibration.md).
 pgbench's select-only and tpcb-like and a ring scan of a medium table are
 measured too but never fitted: they check the fitted prices. It also
 records the WAL flush time and, where it may drop the OS cache, cold reads.
+A new connection's first runs (the executor's, a plan's, the page faults
+that map shared buffers) are measured directly. With -restart, the command
+restarts the server three times to measure a buffer's first use since the
+start; without it the server is never restarted.
 
 exit codes: 0 ok, 1 cannot run (no connection, a replica, missing rights or
 pgbench, bad flags; nothing left behind), 2 failure while measuring
@@ -57,6 +61,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		pgbench  = fs.String("pgbench", "", "the pgbench binary (default: pg_config --bindir, then PATH)")
 		quiet    = fs.Bool("q", false, "no progress lines on stderr")
 		cpus     = fs.Int("cpus", 0, "the server's CPU cores, for the several-client experiments (default: this machine's when the server is on it; otherwise they are skipped)")
+		restart  = fs.String("restart", "", "a shell command that restarts the server (e.g. \"pg_ctl -D /path/to/data restart -m fast\"): calibrate then restarts it three times to measure buffer_first_use, a buffer's first use since the start (default: no restart, not measured)")
 	)
 	*budget = 10 * time.Minute
 	fs.Func("budget", "stop measuring after this long, e.g. 5min, 300s, 2m30s (default 10min; the experiments left are skipped, and said so)", func(v string) error {
@@ -94,6 +99,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	opts := Options{DSN: *dsn, Database: *database, IKnow: *iKnow, Pgbench: *pgbench, Passes: *passes, Scale: *scale, Budget: *budget, CPUs: *cpus}
+	if *restart != "" {
+		opts.Restart, opts.RestartCommand = ShellRestart(*restart), *restart
+	}
 	if !*quiet {
 		opts.Progress = stderr
 	}

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // Table is one relation the experiments use, created the same way in the
@@ -656,6 +658,65 @@ func (p *Plan) MeasureFirstRuns(ctx context.Context, s *Server, passes int) (Fir
 		fault = append(fault, (1e6*(ms[5]-ms[6])-max(0, pl))/float64((medium.Pages+7)/8))
 	}
 	return FirstRuns{Executor: max(0, median(exec)), Plan: max(0, median(plan)), MapFault: max(0, median(fault))}, ""
+}
+
+// MeasureFirstUse measures buffer_first_use (ns a buffer), which needs
+// the server restarted (restart): after a restart a count(*) of a table
+// the OS caches reads its pages into buffers never used since the start;
+// then that table is dropped (its buffers go back to the free list) and a
+// copy of it is read into the buffers it used. The difference of the two
+// scans' read times (EXPLAIN's I/O Read Time, track_io_timing) per page
+// is the price (docs/model.md "A backend"), the median over passes. The
+// table is an eighth of shared_buffers at most (1725 pages), so that no
+// scan takes the BULKREAD ring.
+func (p *Plan) MeasureFirstUse(ctx context.Context, s *Server, restart func(context.Context) error, passes int) (ns float64, why string) {
+	pages := min(1725, s.SharedBuffers/8192/8)
+	if pages < 100 {
+		return 0, "shared_buffers is under 6.4 MB"
+	}
+	const perPage = 58 // (int, repeat('x', 100))
+	fill := fmt.Sprintf("INSERT INTO cal_first_use_b SELECT g, repeat('x', 100) FROM generate_series(1, %d) g", pages*perPage)
+	if err := s.Exec(ctx, "DROP TABLE IF EXISTS cal_first_use_a, cal_first_use_b", "CREATE TABLE cal_first_use_b (id int, pad text)", fill, "VACUUM cal_first_use_b"); err != nil {
+		return 0, err.Error()
+	}
+	defer s.Exec(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS cal_first_use_a, cal_first_use_b")
+	scan := func(conn *pgx.Conn, table string) (reads int64, ms float64, err error) {
+		var js string
+		if err = conn.QueryRow(ctx, "EXPLAIN (ANALYZE, BUFFERS, TIMING OFF, FORMAT JSON) SELECT count(*) FROM "+table).Scan(&js); err != nil {
+			return 0, 0, err
+		}
+		return readTiming(js)
+	}
+	var per []float64
+	for range max(passes, 1) {
+		if err := s.Exec(ctx, "DROP TABLE IF EXISTS cal_first_use_a", "CREATE TABLE cal_first_use_a AS SELECT * FROM cal_first_use_b", "VACUUM cal_first_use_a", "CHECKPOINT"); err != nil {
+			return 0, err.Error()
+		}
+		if err := s.Restart(ctx, restart); err != nil {
+			return 0, err.Error()
+		}
+		if err := s.Exec(ctx, "SET max_parallel_workers_per_gather = 0", "SET track_io_timing = on"); err != nil {
+			return 0, "cannot SET track_io_timing (" + err.Error() + ")"
+		}
+		freshReads, freshMS, err := scan(s.conn, "cal_first_use_a")
+		if err == nil {
+			err = s.Exec(ctx, "DROP TABLE cal_first_use_a")
+		}
+		var usedReads int64
+		var usedMS float64
+		if err == nil {
+			usedReads, usedMS, err = scan(s.conn, "cal_first_use_b")
+		}
+		if err != nil {
+			return 0, err.Error()
+		}
+		if freshReads < pages*9/10 || usedReads < pages*9/10 {
+			return 0, fmt.Sprintf("the scans read %d and %d pages, not the tables' %d (were they in shared buffers after the restart?)", freshReads, usedReads, pages)
+		}
+		per = append(per, 1e6*(freshMS/float64(freshReads)-usedMS/float64(usedReads)))
+	}
+	s.Exec(ctx, "RESET track_io_timing", "RESET max_parallel_workers_per_gather")
+	return max(0, median(per)), ""
 }
 
 // executionTime reads EXPLAIN ANALYZE's Execution Time (ms) from its JSON.

@@ -98,8 +98,15 @@ func (r *Result) CostsYAML() ([]byte, error) {
 		}
 	}
 	// A buffer's first use since the server started needs a restart to
-	// measure, which calibration never does to a server.
-	b.WriteString("  # buffer_first_use: not measured (it needs a restart of the server); for scenarios that restart, measure it as docs/model.md (\"A backend\") says and set it here\n")
+	// measure, which calibration does only when told how (-restart).
+	switch {
+	case strings.HasPrefix(r.FirstUse, "measured"):
+		fmt.Fprintf(&b, "  buffer_first_use: %s   # default %s; %s\n", nsText(Price(r.Costs, "buffer_first_use")), nsText(Price(model.DefaultCosts(), "buffer_first_use")), r.FirstUse)
+	case r.FirstUse != "":
+		fmt.Fprintf(&b, "  # buffer_first_use: %s; for scenarios that restart, measure it as docs/model.md (\"A backend\") says and set it here\n", r.FirstUse)
+	default:
+		b.WriteString("  # buffer_first_use: not measured (it needs a restart of the server: simulate calibrate -restart COMMAND); for scenarios that restart, measure it so or as docs/model.md (\"A backend\") says and set it here\n")
+	}
 	if r.RoundTrip != "" {
 		fmt.Fprintf(&b, "  client_round_trip: %s   # default %s; %s\n", nsText(Price(r.Costs, "client_round_trip")), nsText(Price(model.DefaultCosts(), "client_round_trip")), r.RoundTrip)
 	}
@@ -123,7 +130,7 @@ func (r *Result) CostsYAML() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("calibrate: the costs file does not load back: %v", err)
 	}
-	for _, f := range append(r.Fitted, Fitted{Key: "os_read"}, Fitted{Key: "client"}, Fitted{Key: "executor_first_run"}, Fitted{Key: "plan_first_run"}, Fitted{Key: "buffer_map_fault"}, Fitted{Key: "client_round_trip"}, Fitted{Key: "stall_interval"}, Fitted{Key: "stall"}) {
+	for _, f := range append(r.Fitted, Fitted{Key: "os_read"}, Fitted{Key: "client"}, Fitted{Key: "executor_first_run"}, Fitted{Key: "plan_first_run"}, Fitted{Key: "buffer_map_fault"}, Fitted{Key: "buffer_first_use"}, Fitted{Key: "client_round_trip"}, Fitted{Key: "stall_interval"}, Fitted{Key: "stall"}) {
 		if got, want := Price(costs, f.Key), Price(r.Costs, f.Key); got != want {
 			return nil, fmt.Errorf("calibrate: %s loads back as %v ns, not %v", f.Key, got, want)
 		}

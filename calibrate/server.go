@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os/exec"
 	"strconv"
 	"strings"
 	"time"
@@ -237,4 +238,63 @@ func (s *Server) Close() error {
 func (s *Server) Local() bool {
 	h := s.cfg.Host
 	return strings.HasPrefix(h, "/") || h == "localhost" || h == "127.0.0.1" || h == "::1"
+}
+
+// Restart restarts the server with restart (the user's -restart command,
+// or the test's own), then opens calibrate's connections again: the
+// restart ends them. It waits up to a minute for the server to accept
+// connections, and checks that it is the same server (its version and
+// shared_buffers).
+func (s *Server) Restart(ctx context.Context, restart func(context.Context) error) error {
+	for _, c := range []**pgx.Conn{&s.conn, &s.admin} {
+		if *c != nil {
+			(*c).Close(ctx)
+			*c = nil
+		}
+	}
+	if err := restart(ctx); err != nil {
+		return fmt.Errorf("restarting the server: %w", err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	var err error
+	for {
+		if s.admin, err = pgx.ConnectConfig(ctx, s.cfg); err == nil {
+			break
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return fmt.Errorf("the server did not accept connections within a minute of its restart: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	var version string
+	var sb int64
+	if err := s.admin.QueryRow(ctx, "SELECT current_setting('server_version'), setting::bigint * 8192 FROM pg_settings WHERE name = 'shared_buffers'").Scan(&version, &sb); err != nil {
+		return err
+	}
+	if version != s.Version || sb != s.SharedBuffers {
+		return fmt.Errorf("after the restart the server is %s with shared_buffers %d MB, not %s with %d MB: the restart command restarted another server or changed its settings", version, sb>>20, s.Version, s.SharedBuffers>>20)
+	}
+	dbcfg := s.cfg.Copy()
+	dbcfg.Database = s.Database
+	s.conn, err = pgx.ConnectConfig(ctx, dbcfg)
+	return err
+}
+
+// ShellRestart is a restart function that runs command with sh -c (the
+// user's -restart: pg_ctl restart, systemctl restart, ...), its output
+// kept for the error; it must return once the server is restarting or
+// restarted.
+func ShellRestart(command string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, "sh", "-c", command).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%s: %v: %s", command, err, strings.TrimSpace(string(out)))
+		}
+		return nil
+	}
 }
