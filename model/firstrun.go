@@ -42,8 +42,8 @@ func planned(o *op) bool {
 	return false
 }
 
-// planFirstRun charges costs.plan_first_run the first time this backend
-// runs a plan of kind (the op's kind by path).
+// planFirstRun charges costs.plan_first_run for each node of the plan the
+// first time this backend runs a plan of kind (the op's kind by path).
 func (b *backend) planFirstRun(kind opKind, path accessPath) {
 	c := b.e.costs.PlanFirstRun
 	if c <= 0 || b.worker {
@@ -53,6 +53,26 @@ func (b *backend) planFirstRun(kind opKind, path accessPath) {
 	w, bit := i>>6, uint64(1)<<(i&63)
 	if b.plansRun[w]&bit == 0 {
 		b.plansRun[w] |= bit
-		b.cpu += c
+		b.cpu += c * planNodes(kind, path)
 	}
+}
+
+// planNodes is how many executor nodes a plan of kind by path runs, as
+// EXPLAIN shows them: a lookup its scan (Index Scan, Index Only Scan, or a
+// Seq Scan with the key as a filter); an UPDATE, DELETE or INSERT a
+// ModifyTable over its scan or its rows' source; a count(*) an Aggregate
+// over a Seq Scan; a range its scan with the aggregate or projection above
+// it, a bitmap scan's two nodes (Bitmap Heap Scan, Bitmap Index Scan);
+// pg_prewarm's SELECT a Result.
+func planNodes(kind opKind, path accessPath) int64 {
+	switch kind {
+	case opFetch, opPrewarm:
+		return 1
+	case opRange:
+		if path == pathBitmap {
+			return 3
+		}
+		return 2
+	}
+	return 2
 }

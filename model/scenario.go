@@ -394,15 +394,19 @@ type Costs struct {
 	// default.
 	ExecutorFirstRun int64 `yaml:"executor_first_run" unit:"duration" range:"0,1s"`
 	// PlanFirstRun is what a backend's first execution of each kind of
-	// plan costs more (beyond executor_first_run): the code of its nodes
-	// run for the first time in the process. A kind is the statement and
-	// its access path: a SELECT by key by an index scan, an index-only
-	// scan or a sequential scan, an UPDATE or DELETE by key, an INSERT, a
-	// count(*), a range by each of its four plans, a whole-table UPDATE or
-	// DELETE, pg_prewarm. Measured on PostgreSQL 15 after a session's
-	// SELECT 1 (first execution against the second, less the page faults
-	// of the data): a count(*) of one page 15-20 us, an index-only lookup
-	// 20-25, an index scan 5-10, an INSERT 25-30. 0 by default.
+	// plan costs more (beyond executor_first_run), per node of the plan:
+	// the code of its nodes run for the first time in the process. A kind
+	// is the statement and its access path: a SELECT by key by an index
+	// scan, an index-only scan or a sequential scan (one node), an UPDATE
+	// or DELETE by key and an INSERT (ModifyTable over its scan or source:
+	// two), a count(*) (Aggregate over Seq Scan: two), a range by each of
+	// its four plans (its scan and the aggregate above it: two, a bitmap
+	// scan three), a whole-table UPDATE or DELETE (two), pg_prewarm (one).
+	// Measured on PostgreSQL 15 after a session's SELECT 1 (first
+	// execution against the second, the page faults of the data included):
+	// an index scan lookup 5-10 us more, a count(*) of one page 19-22, an
+	// INSERT 20-30, an UPDATE by key 20-40, an index-only lookup 27-33.
+	// 0 by default.
 	PlanFirstRun int64 `yaml:"plan_first_run" unit:"duration" range:"0,1s"`
 	// BufferFirstUse is what the first use of a shared buffer since the
 	// server started costs the backend that puts a page there (a read's
