@@ -5,34 +5,6 @@ import (
 	"testing"
 )
 
-// costs.buffer_map_fault is paid once per 64 kB of the buffer pool (eight
-// buffers in consecutive slots: Linux's fault-around) and backend
-// process: a new session's first warm scan of a 500-page table, whose
-// pages the load put in consecutive slots, pays it for 63 stretches, its
-// second scan in the same session none, the next phase's new session 63
-// again.
-func TestBufferMapFaultOncePerStretchAndProcess(t *testing.T) {
-	doc := `name: map-fault
-server: {autovacuum: false, cpus: 2, shared_buffers: 128MB, system_catalogs: false}
-tables:
-  relations:
-    - {name: t, pages: 500, rows_per_page: 100, state: vacuumed, index: false}
-workload:
-  phases:
-    - {name: load, transactions: 1, warmup: true, script: [{seqscan: {table: t}}]}
-    - {name: session, transactions: 2, script: [{seqscan: {table: t}}]}
-    - {name: again, transactions: 1, script: [{seqscan: {table: t}}]}
-`
-	free := bhRunYAML(t, doc)
-	priced := bhRunYAML(t, doc, "costs.buffer_map_fault=1us")
-	for _, phase := range []string{"session", "again"} {
-		d := bhPhase(t, priced, phase).CPU.BusySeconds - bhPhase(t, free, phase).CPU.BusySeconds
-		if want := 63e-6; math.Abs(d-want) > 0.5e-6 {
-			t.Errorf("%s: busy %.6f s more with the price, want %.6f (500 buffers in 63 stretches of 8, once each)", phase, d, want)
-		}
-	}
-}
-
 // A lookup pays buffer_map_fault for each stretch of the pool its pages
 // lie in that its process had not touched: at most one a page (the
 // index's root, its leaf, the heap page), and nothing for a second lookup
