@@ -575,6 +575,14 @@ func measureFirstUse(t *testing.T, ctx context.Context, c *pgcompare.Cluster) fl
 		t.Fatal(err)
 	}
 	defer s.Close()
+	// A restart command that fails leaves the price unmeasured, says why,
+	// and the connections working (the scratch database is still dropped).
+	if _, why := NewPlan(s.SharedBuffers, 1).MeasureFirstUse(ctx, s, ShellRestart("echo no permission >&2; exit 4"), 3); !strings.Contains(why, "no permission") {
+		t.Errorf("a failing -restart: %q, want its output", why)
+	}
+	if err := s.Exec(ctx, "SELECT 1"); err != nil {
+		t.Errorf("after a failing -restart: %v", err)
+	}
 	ns, why := NewPlan(s.SharedBuffers, 1).MeasureFirstUse(ctx, s, func(ctx context.Context) error { return c.Restart(ctx, pgcompare.Settings{}) }, 3)
 	if why != "" {
 		t.Fatalf("buffer_first_use not measured: %s", why)

@@ -157,6 +157,9 @@ func (s *Server) NewConn(ctx context.Context) (*pgx.Conn, error) {
 
 // Exec runs statements in the scratch database.
 func (s *Server) Exec(ctx context.Context, sql ...string) error {
+	if s.conn == nil {
+		return errors.New("no connection to the server (it did not come back after a restart)")
+	}
 	for _, q := range sql {
 		if _, err := s.conn.Exec(ctx, q); err != nil {
 			return fmt.Errorf("%s: %w", firstLine(q), err)
@@ -167,6 +170,9 @@ func (s *Server) Exec(ctx context.Context, sql ...string) error {
 
 // Int64 runs a query of one integer in the scratch database.
 func (s *Server) Int64(ctx context.Context, q string) (int64, error) {
+	if s.conn == nil {
+		return 0, errors.New("no connection to the server (it did not come back after a restart)")
+	}
 	var v int64
 	err := s.conn.QueryRow(ctx, q).Scan(&v)
 	return v, err
@@ -214,6 +220,15 @@ func (s *Server) Close() error {
 		errs = append(errs, s.conn.Close(ctx))
 		s.conn = nil
 	}
+	if s.admin == nil && s.Created {
+		// A restart (-restart) ended the connection and the server came
+		// back late: one more try, so that the scratch database goes.
+		if admin, err := pgx.ConnectConfig(ctx, s.cfg); err == nil {
+			s.admin = admin
+		} else {
+			errs = append(errs, fmt.Errorf("the scratch database %s is left (drop it by hand): %w", s.Database, err))
+		}
+	}
 	if s.admin != nil {
 		if s.Created {
 			_, err := s.admin.Exec(ctx, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", s.Database)
@@ -252,9 +267,9 @@ func (s *Server) Restart(ctx context.Context, restart func(context.Context) erro
 			*c = nil
 		}
 	}
-	if err := restart(ctx); err != nil {
-		return fmt.Errorf("restarting the server: %w", err)
-	}
+	restartErr := restart(ctx)
+	// Connect again even when the command failed: the server may not
+	// have stopped, and the scratch database is to be dropped either way.
 	deadline := time.Now().Add(time.Minute)
 	var err error
 	for {
@@ -262,12 +277,20 @@ func (s *Server) Restart(ctx context.Context, restart func(context.Context) erro
 			break
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("the server did not accept connections within a minute of its restart: %w", err)
+			return errors.Join(restartErr, fmt.Errorf("the server did not accept connections within a minute of its restart: %w", err))
 		}
 		select {
 		case <-ctx.Done():
 		case <-time.After(200 * time.Millisecond):
 		}
+	}
+	dbcfg := s.cfg.Copy()
+	dbcfg.Database = s.Database
+	if s.conn, err = pgx.ConnectConfig(ctx, dbcfg); err != nil {
+		return errors.Join(restartErr, err)
+	}
+	if restartErr != nil {
+		return fmt.Errorf("restarting the server: %w", restartErr)
 	}
 	var version string
 	var sb int64
@@ -277,10 +300,7 @@ func (s *Server) Restart(ctx context.Context, restart func(context.Context) erro
 	if version != s.Version || sb != s.SharedBuffers {
 		return fmt.Errorf("after the restart the server is %s with shared_buffers %d MB, not %s with %d MB: the restart command restarted another server or changed its settings", version, sb>>20, s.Version, s.SharedBuffers>>20)
 	}
-	dbcfg := s.cfg.Copy()
-	dbcfg.Database = s.Database
-	s.conn, err = pgx.ConnectConfig(ctx, dbcfg)
-	return err
+	return nil
 }
 
 // ShellRestart is a restart function that runs command with sh -c (the
