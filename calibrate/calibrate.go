@@ -351,7 +351,7 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 	firstRuns, firstRunsOK := FirstRuns{}, false
 	if fr, why := plan.MeasureFirstRuns(ctx, s, opts.Passes); why == "" {
 		firstRuns, firstRunsOK = fr, true
-		res.FirstRuns = fmt.Sprintf("measured directly: executor_first_run %s, plan_first_run %s, buffer_map_fault %s (a new connection's first SELECT 1, lookup and warm count(*) against their second, EXPLAIN's Execution Time)", nsText(fr.Executor), nsText(fr.Plan), nsText(fr.MapFault))
+		res.FirstRuns = fmt.Sprintf("measured directly: executor_first_run %s, plan_first_run %s, buffer_map_fault %s (a new connection's first SELECT 1, lookup and warm count(*) against their next runs, EXPLAIN's Execution Time)", nsText(fr.Executor), nsText(fr.Plan), nsText(fr.MapFault))
 		say("calibrate: first runs measured directly: executor_first_run %s, plan_first_run %s, buffer_map_fault %s", nsText(fr.Executor), nsText(fr.Plan), nsText(fr.MapFault))
 	} else {
 		res.FirstRuns = "not measured (" + why + "): kept at their defaults"

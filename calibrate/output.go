@@ -146,5 +146,5 @@ var firstRunKeys = []string{"executor_first_run", "plan_first_run", "buffer_map_
 var firstRunHow = []string{
 	"a new connection's first SELECT 1 against its second",
 	"its first lookup by key (one plan node) against a lookup of a far key after it",
-	"its first warm count(*) of cal_medium against its second, less two plan nodes' plan_first_run, per 64 kB of buffers read",
+	"its first warm count(*) of cal_medium against the median of its next three, less two plan nodes' plan_first_run, per 64 kB of buffers read",
 }
