@@ -615,10 +615,9 @@ type FirstRuns struct {
 //   - a count(*) of cal_medium four times (the last three's median
 //     stands for the second): the first pays plan_first_run for
 //     two nodes (Aggregate, Seq Scan) and one fault per 64 kB of the
-//     buffers it reads (eight buffers: the
-//     table's pages lie in consecutive buffers, read right after the
-//     warm-up's restart), so the rest, over its pages / 8, is
-//     buffer_map_fault.
+//     buffers it reads (eight buffers, the table's pages taken to lie in
+//     consecutive ones, as a table loaded in one go does), so the rest,
+//     over its pages / 8, is buffer_map_fault.
 //
 // Each price is the median over passes (at least 0).
 func (p *Plan) MeasureFirstRuns(ctx context.Context, s *Server, passes int) (FirstRuns, string) {
@@ -630,8 +629,8 @@ func (p *Plan) MeasureFirstRuns(ctx context.Context, s *Server, passes int) (Fir
 	lookup := func(k int64) string { return fmt.Sprintf("SELECT v FROM cal_narrow WHERE id = %d", k) }
 	count := "SELECT count(*) FROM cal_medium"
 	// The tables into shared buffers first (each is under a quarter of
-	// them: no ring), whatever ran before (the cold reads restart the
-	// server).
+	// them: no ring), whatever ran before (the ring scans and the cold
+	// reads may have evicted them).
 	if err := s.Exec(ctx, "SET max_parallel_workers_per_gather = 0", count, count, "SELECT count(*) FROM cal_narrow", lookup(k1), lookup(k2), "RESET max_parallel_workers_per_gather"); err != nil {
 		return FirstRuns{}, err.Error()
 	}

@@ -89,12 +89,12 @@ func (r *Result) CostsYAML() ([]byte, error) {
 	}
 	fmt.Fprintf(&b, "  client: %s   # default %s; %s\n", nsText(Price(r.Costs, "client")), nsText(Price(model.DefaultCosts(), "client")), r.Client)
 	if r.FirstRuns != "" {
-		for i, k := range firstRunKeys {
+		for _, f := range firstRunPrices {
 			how := r.FirstRuns
 			if strings.HasPrefix(how, "measured") {
-				how = "measured directly: " + firstRunHow[i] + " (EXPLAIN's Execution Time)"
+				how = "measured directly: " + f.how + " (EXPLAIN's Execution Time)"
 			}
-			fmt.Fprintf(&b, "  %s: %s   # default %s; %s\n", k, nsText(Price(r.Costs, k)), nsText(Price(model.DefaultCosts(), k)), how)
+			fmt.Fprintf(&b, "  %s: %s   # default %s; %s\n", f.key, nsText(Price(r.Costs, f.key)), nsText(Price(model.DefaultCosts(), f.key)), how)
 		}
 	}
 	// A buffer's first use since the server started needs a restart to
@@ -130,21 +130,25 @@ func (r *Result) CostsYAML() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("calibrate: the costs file does not load back: %v", err)
 	}
-	for _, f := range append(r.Fitted, Fitted{Key: "os_read"}, Fitted{Key: "client"}, Fitted{Key: "executor_first_run"}, Fitted{Key: "plan_first_run"}, Fitted{Key: "buffer_map_fault"}, Fitted{Key: "buffer_first_use"}, Fitted{Key: "client_round_trip"}, Fitted{Key: "stall_interval"}, Fitted{Key: "stall"}) {
-		if got, want := Price(costs, f.Key), Price(r.Costs, f.Key); got != want {
-			return nil, fmt.Errorf("calibrate: %s loads back as %v ns, not %v", f.Key, got, want)
+	priced := []string{"os_read", "client", "buffer_first_use", "client_round_trip", "stall_interval", "stall"}
+	for _, f := range firstRunPrices {
+		priced = append(priced, f.key)
+	}
+	for _, f := range r.Fitted {
+		priced = append(priced, f.Key)
+	}
+	for _, k := range priced {
+		if got, want := Price(costs, k), Price(r.Costs, k); got != want {
+			return nil, fmt.Errorf("calibrate: %s loads back as %v ns, not %v", k, got, want)
 		}
 	}
 	return out, nil
 }
 
-// firstRunKeys are the prices of a new process's first runs, which
-// calibrate measures directly (Plan.MeasureFirstRuns).
-var firstRunKeys = []string{"executor_first_run", "plan_first_run", "buffer_map_fault"}
-
-// firstRunHow says how each of firstRunKeys is measured.
-var firstRunHow = []string{
-	"a new connection's first SELECT 1 against its second",
-	"its first lookup by key (one plan node) against a lookup of a far key after it",
-	"its first warm count(*) of cal_medium against the median of its next three, less two plan nodes' plan_first_run, per 64 kB of buffers read",
+// firstRunPrices are the prices of a new process's first runs, which
+// calibrate measures directly (Plan.MeasureFirstRuns), and how.
+var firstRunPrices = []struct{ key, how string }{
+	{"executor_first_run", "a new connection's first SELECT 1 against its second"},
+	{"plan_first_run", "its first lookup by key (one plan node) against a lookup of a far key after it"},
+	{"buffer_map_fault", "its first warm count(*) of cal_medium against the median of its next three, less two plan nodes' plan_first_run, per 64 kB of buffers read"},
 }

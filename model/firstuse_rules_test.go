@@ -51,3 +51,31 @@ workload:
 		}
 	}
 }
+
+// A buffer's first use is a write fault, which maps its own page and
+// does no fault-around: the session that read a table into buffers never
+// used pays buffer_map_fault when it reads them again, once per 64 kB
+// (the 1725 pages, read after the restart into consecutive free buffers,
+// lie in 216 stretches of eight), and nothing for the read itself.
+func TestBufferFirstUseMapsNoStretch(t *testing.T) {
+	const doc = `name: first-use-map
+server: {version: "15", shared_buffers: 128MB, autovacuum: false, cpus: 2, system_catalogs: false}
+os: {page_cache: 2GB, start: loaded}
+tables:
+  relations:
+    - {name: t, rows: 100000, row_width: 105, state: vacuumed}
+workload:
+  phases:
+    - {name: scan1, transactions: 1, restart: true, script: [{seqscan: t}]}
+    - {name: twice, transactions: 2, restart: true, script: [{seqscan: t}]}
+`
+	use := bhRunYAML(t, doc, "costs.buffer_first_use=10us")
+	both := bhRunYAML(t, doc, "costs.buffer_first_use=10us", "costs.buffer_map_fault=1us")
+	if d := bhPhase(t, both, "scan1").CPU.BusySeconds - bhPhase(t, use, "scan1").CPU.BusySeconds; math.Abs(d) > 1e-9 {
+		t.Errorf("one scan into new buffers: %.6f s of map faults, want none (each first use maps its own page)", d)
+	}
+	reads := bhPhase(t, use, "scan1").Buffers.Reads
+	if d, want := bhPhase(t, both, "twice").CPU.BusySeconds-bhPhase(t, use, "twice").CPU.BusySeconds, float64((reads+7)/8)*1e-6; math.Abs(d-want) > 1e-9 {
+		t.Errorf("the same scan twice in a session: %.6f s of map faults, want %.6f (the second scan's %d buffers in stretches of eight)", d, want, reads)
+	}
+}
