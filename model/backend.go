@@ -429,6 +429,9 @@ func (b *backend) advance() {
 				b.cpu += e.costs.Statement
 				if o.t != nil {
 					b.cpu += e.costs.StatementTable
+					if scansTable(o) {
+						b.cpu += e.costs.StatementScan
+					}
 				}
 				if o.kind == opUpdate || o.kind == opUpdateAll {
 					b.cpu += e.costs.StatementUpdate

@@ -42,6 +42,18 @@ func planned(o *op) bool {
 	return false
 }
 
+// scansTable reports whether a statement's plan scans its table
+// (costs.statement_scan): a SELECT, UPDATE or DELETE reads it by a scan
+// node the planner chose among paths; an INSERT's rows come from VALUES
+// or a function, and pg_prewarm reads blocks without a plan of them.
+func scansTable(o *op) bool {
+	switch o.kind {
+	case opFetch, opUpdate, opSeqscan, opDeleteKey, opDeleteAll, opUpdateAll, opRange:
+		return true
+	}
+	return false
+}
+
 // planFirstRun charges costs.plan_first_run for each node of the plan the
 // first time this backend runs a plan of kind (the op's kind by path).
 func (b *backend) planFirstRun(kind opKind, path accessPath) {
