@@ -168,9 +168,14 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 			Experiment{Name: fmt.Sprintf("select-only-%dc", 2*cpus), Builtin: "select-only", Scale: opts.Scale,
 				Clients: 2 * cpus, Threads: cpus, Warmup: 1000, Transactions: 1500},
 			Experiment{Name: fmt.Sprintf("tpcb-like-%dc", 2*cpus), Builtin: "tpcb-like", Scale: opts.Scale,
-				HeldOut: true, Clients: 2 * cpus, Threads: cpus, Warmup: 300, Transactions: 600})
+				HeldOut: true, Clients: 2 * cpus, Threads: cpus, Warmup: 300, Transactions: 600},
+			// Every client updates one row and holds its lock over a
+			// round trip: every transaction waits for the one before
+			// (row_lock_wait), as tpcb-like's on its branch rows.
+			Experiment{Name: fmt.Sprintf("update-hot-%dc", 2*cpus), Script: "BEGIN;\nUPDATE cal_update SET v = v + 1 WHERE id = 1;\nSELECT 1;\nEND;\n",
+				Tables: []string{"cal_update"}, Clients: 2 * cpus, Threads: cpus, Warmup: 300, Transactions: 600})
 	} else {
-		plan.Skipped = append(plan.Skipped, "several clients: the server is not on this machine and -cpus was not given, so its CPU count is not known; client_round_trip keeps its default")
+		plan.Skipped = append(plan.Skipped, "several clients: the server is not on this machine and -cpus was not given, so its CPU count is not known; client_round_trip, context_switch and row_lock_wait keep their defaults")
 	}
 	say("calibrate: creating %d tables and pgbench's at scale %d", len(plan.Tables), opts.Scale)
 	if err := plan.Setup(ctx, s, pg); err != nil {
@@ -392,6 +397,12 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 		base.ClientRoundTrip = 0
 		prices = slices.DeleteFunc(slices.Clone(Prices), func(k string) bool { return k == "client_round_trip" })
 		res.RoundTrip = "0: a server on this machine (no network between pgbench and the server; the waits are cpu_wakeup's)"
+	}
+	if cpus == 0 {
+		// Without the several-client experiments nothing determines the
+		// prices only several clients pay: they keep their defaults
+		// rather than the fit's starting guesses.
+		prices = slices.DeleteFunc(slices.Clone(prices), func(k string) bool { return k == "context_switch" || k == "row_lock_wait" })
 	}
 	sm := &Simulator{Prices: prices, Major: s.Major, SharedBuffers: s.SharedBuffers, Plan: plan, Base: base, CPUs: cpus, RemoteClient: !s.Local()}
 	say("calibrate: fitting %d prices to %d experiments", len(prices), len(res.Measured))

@@ -105,12 +105,7 @@ func (b *backend) execKeyed(o *op) bool {
 			return false // waiting for the row's updater, or aborted as a deadlock victim
 		}
 		if b.rowWaited {
-			// READ COMMITTED after waiting for the row's updater: the
-			// statement goes on with the row's newest version
-			// (EvalPlanQual), as if with a new snapshot.
-			b.rowWaited = false
-			b.takeSnapshot()
-			k.epq = epqReads(o.kind, e.ver)
+			b.afterRowLockWait(o.kind)
 		}
 		k.entries = t.indexEntries(o.key, k.entries[:0])
 		b.sub = 4
@@ -286,6 +281,18 @@ func (b *backend) endIndexScan(t *table, row int64) bool {
 	return true
 }
 
+// afterRowLockWait is what a statement of kind does once the row's updater
+// it waited for has ended: under READ COMMITTED it goes on with the row's
+// newest version (EvalPlanQual), as if with a new snapshot, making
+// epqReads' re-reads, and pays the wait's own work (costs.row_lock_wait:
+// the locks' sleep and release, heap_lock_tuple, EvalPlanQual's state).
+func (b *backend) afterRowLockWait(kind opKind) {
+	b.rowWaited = false
+	b.takeSnapshot()
+	b.k.epq = epqReads(kind, b.e.ver)
+	b.cpu += b.e.costs.RowLockWait
+}
+
 // epqReads is how many more times a statement of kind reads the row's page
 // when it had to wait for the row's updater (ExecUpdate / ExecDelete on
 // TM_Updated, PostgreSQL's nodeModifyTable.c): the first heap_update or
@@ -449,9 +456,7 @@ func (b *backend) execKeyedSeq(o *op) bool {
 			return false
 		}
 		if b.rowWaited {
-			b.rowWaited = false
-			b.takeSnapshot()
-			k.epq = epqReads(o.kind, e.ver)
+			b.afterRowLockWait(o.kind)
 		}
 		b.sub = 3
 	}
