@@ -398,12 +398,7 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 		prices = slices.DeleteFunc(slices.Clone(Prices), func(k string) bool { return k == "client_round_trip" })
 		res.RoundTrip = "0: a server on this machine (no network between pgbench and the server; the waits are cpu_wakeup's)"
 	}
-	if cpus == 0 {
-		// Without the several-client experiments nothing determines the
-		// prices only several clients pay: they keep their defaults
-		// rather than the fit's starting guesses.
-		prices = slices.DeleteFunc(slices.Clone(prices), func(k string) bool { return k == "context_switch" || k == "row_lock_wait" })
-	}
+	prices = withoutUnmeasured(prices, res.Measured)
 	sm := &Simulator{Prices: prices, Major: s.Major, SharedBuffers: s.SharedBuffers, Plan: plan, Base: base, CPUs: cpus, RemoteClient: !s.Local()}
 	say("calibrate: fitting %d prices to %d experiments", len(prices), len(res.Measured))
 	res.Costs, res.Fitted, err = sm.Fit(res.Measured)

@@ -964,3 +964,24 @@ func TestHeldOutCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestWithoutUnmeasured: a price only a several-client experiment
+// determines is fitted only when that experiment was measured; otherwise
+// it keeps its default (0) rather than the fit's starting guess.
+func TestWithoutUnmeasured(t *testing.T) {
+	has := func(prices []string, key string) bool { return slices.Contains(prices, key) }
+	one := map[string]float64{"select-one": 0.06, "lookup": 0.09, "update": 0.12}
+	got := withoutUnmeasured(Prices, one)
+	if has(got, "context_switch") || has(got, "row_lock_wait") || !has(got, "statement") || len(got) != len(Prices)-2 {
+		t.Errorf("one client only: %v", got)
+	}
+	one["select-only-4c"] = 0.07
+	got = withoutUnmeasured(Prices, one)
+	if !has(got, "context_switch") || has(got, "row_lock_wait") {
+		t.Errorf("with select-only-4c, without update-hot-4c: %v", got)
+	}
+	one["update-hot-4c"] = 0.47
+	if got = withoutUnmeasured(Prices, one); len(got) != len(Prices) {
+		t.Errorf("with both: %v", got)
+	}
+}

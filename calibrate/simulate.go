@@ -3,6 +3,7 @@ package calibrate
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,6 +20,35 @@ import (
 // them (docs/calibration.md).
 var Prices = []string{"statement", "client_round_trip", "statement_table", "statement_scan", "statement_update", "buffer_hit", "scan_page", "tuple_deform", "hinted_check",
 	"index_level", "tuple_fetch", "index_only_tuple", "tuple_update", "tuple_update_old", "tuple_delete", "index_insert", "wal_record", "commit", "transaction", "context_switch", "row_lock_wait", "cpu_wakeup", "cpu_wakeup_cold", "tuple_cold", "os_read", "tuple_byte", "text_char"}
+
+// severalClientPrices are the prices only a several-client experiment
+// determines, each with its experiment's name before the client count
+// (select-only-4c, update-hot-4c).
+var severalClientPrices = []struct{ key, experiment string }{
+	{"context_switch", "select-only-"},
+	{"row_lock_wait", "update-hot-"},
+}
+
+// withoutUnmeasured drops from prices those whose several-client
+// experiment was not measured (the server's cores unknown, or the budget
+// spent before it): nothing else determines them, so they keep their
+// defaults instead of the fit's starting guess (zeroDefaultStart).
+func withoutUnmeasured(prices []string, measured map[string]float64) []string {
+	return slices.DeleteFunc(slices.Clone(prices), func(key string) bool {
+		for _, p := range severalClientPrices {
+			if p.key != key {
+				continue
+			}
+			for name := range measured {
+				if rest, ok := strings.CutPrefix(name, p.experiment); ok && strings.HasSuffix(rest, "c") {
+					return false
+				}
+			}
+			return true
+		}
+		return false
+	})
+}
 
 // costField returns the model.Costs field of a YAML key and how many of
 // its units make a nanosecond (1000 for a price held in picoseconds, unit
