@@ -160,7 +160,10 @@ func (b *backend) execKeyed(o *op) bool {
 func (b *backend) checkUpdated(t *table, o *op) bool {
 	k := &b.k
 	newest := t.heap.BlockOf(o.key)
-	if len(b.chain(t, o.key, newest)) == 0 {
+	// A version found on the newest page (and nothing changed it since)
+	// is a chain there: walk it again only when the row was found on
+	// another page.
+	if !(k.found && k.foundBlk == newest) && len(b.chain(t, o.key, newest)) == 0 {
 		return false // pruned away: deleted and dead to everyone
 	}
 	// The row's current version (its live one, if any): the chain on the
