@@ -155,10 +155,14 @@ func (s *Server) NewConn(ctx context.Context) (*pgx.Conn, error) {
 	return pgx.ConnectConfig(ctx, cfg)
 }
 
+// errNoConn is Exec's and Int64's error when a restart (-restart) ended the
+// connection and the server did not come back.
+var errNoConn = errors.New("no connection to the server (it did not come back after a restart)")
+
 // Exec runs statements in the scratch database.
 func (s *Server) Exec(ctx context.Context, sql ...string) error {
 	if s.conn == nil {
-		return errors.New("no connection to the server (it did not come back after a restart)")
+		return errNoConn
 	}
 	for _, q := range sql {
 		if _, err := s.conn.Exec(ctx, q); err != nil {
@@ -171,7 +175,7 @@ func (s *Server) Exec(ctx context.Context, sql ...string) error {
 // Int64 runs a query of one integer in the scratch database.
 func (s *Server) Int64(ctx context.Context, q string) (int64, error) {
 	if s.conn == nil {
-		return 0, errors.New("no connection to the server (it did not come back after a restart)")
+		return 0, errNoConn
 	}
 	var v int64
 	err := s.conn.QueryRow(ctx, q).Scan(&v)
