@@ -183,17 +183,20 @@ type backend struct {
 	cachedStatus clog.Status
 	hcache       *policies.HintCache
 	commitLSN    int64
-	csub         int
-	pend         []pendStat
-	rowLocks     []rowKey
-	waitingOn    *rowLock
-	lockReady    bool
-	extReady     bool // granted the extension lock during a CPU burst
-	rowWaited    bool // waited for a row lock: refresh the snapshot (EvalPlanQual)
-	clientDone   bool // the client's CPU for the current statement is spent
-	undo         []rowUndo
-	hintSets     [4][]uint32 // checkPage's scratch sets of xids to hint
-	failed       bool
+	// xactLastRecEnd is the end of the last WAL record the transaction
+	// inserted (xlog.c XactLastRecEnd; 0: none yet).
+	xactLastRecEnd int64
+	csub           int
+	pend           []pendStat
+	rowLocks       []rowKey
+	waitingOn      *rowLock
+	lockReady      bool
+	extReady       bool // granted the extension lock during a CPU burst
+	rowWaited      bool // waited for a row lock: refresh the snapshot (EvalPlanQual)
+	clientDone     bool // the client's CPU for the current statement is spent
+	undo           []rowUndo
+	hintSets       [4][]uint32 // checkPage's scratch sets of xids to hint
+	failed         bool
 
 	// the backend's pins (bufmgr.go) and per-relation insertion targets
 	held    []int32

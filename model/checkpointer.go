@@ -458,6 +458,7 @@ func (e *engine) restartServer() {
 		e.writeClogPage(page)
 	}
 	e.cycle++ // the shutdown checkpoint is a redo point: next changes log FPIs
+	e.wal.Restart()
 	e.ckpt.list = append(e.ckpt.list, ck)
 	e.marks = append(e.marks, Mark{TimeS: e.at(now), Label: "restart"})
 	e.initFileStale = true

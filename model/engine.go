@@ -460,7 +460,7 @@ func (e *engine) run(opt Options) (*Result, error) {
 	e.bgw.start()
 	e.ckpt.start()
 	e.av.start()
-	e.wal.StartWriter(e.sc.Server.WALWriterDelay)
+	e.wal.StartWriter(wal.WriterConfig{Delay: e.sc.Server.WALWriterDelay, FlushAfter: e.sc.Server.WALWriterFlushAfter, Version: e.ver})
 	e.startPhase(0)
 	if opt.Progress != nil && opt.ProgressEvery <= 0 {
 		opt.ProgressEvery = 10 * sim.Second

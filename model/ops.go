@@ -109,12 +109,17 @@ func (b *backend) execCommit(commit bool) bool {
 	if b.xid == 0 {
 		b.releaseRowLocks() // locks taken by statements that changed nothing
 		b.releaseSnapshot()
+		// No xid but WAL written (pruning, hint bits' full-page images):
+		// flushed in due time by the WAL writer (RecordTransactionCommit's
+		// asynchronous case).
+		b.endXactWAL()
 		return true
 	}
 	if !commit {
 		b.cpu += e.costs.Commit
 		b.endXact(false, 0)
 		b.releaseSnapshot()
+		b.endXactWAL() // RecordTransactionAbort: left to the WAL writer
 		return true
 	}
 	if b.csub == 0 {
@@ -127,18 +132,33 @@ func (b *backend) execCommit(commit bool) bool {
 			rec += 16 + 16*int64(b.invals)
 		}
 		b.commitLSN = e.wal.Insert(rec)
+		b.xactLastRecEnd = b.commitLSN
 		b.writeFullWALBuffers()
 		b.csub = 1
 		if e.sc.Server.SynchronousCommit || b.dropsFiles {
 			b.walTarget = b.commitLSN
+			b.xactLastRecEnd = 0 // flushed by the commit itself
 			b.block(wWALFlush)
 			return false
 		}
+		b.endXactWAL() // asynchronous commit: XLogSetAsyncXactLSN
 	}
 	b.csub = 0
 	b.endXact(true, b.commitLSN)
 	b.releaseSnapshot()
 	return true
+}
+
+// endXactWAL ends the transaction's WAL without waiting for its flush:
+// RecordTransactionCommit's asynchronous case (synchronous_commit off, or
+// a transaction without an xid that wrote WAL) and RecordTransactionAbort
+// call XLogSetAsyncXactLSN(XactLastRecEnd), which records the LSN for the
+// WAL writer and wakes it if it sleeps or has a whole page to write.
+func (b *backend) endXactWAL() {
+	if b.xactLastRecEnd > 0 {
+		b.e.wal.SetAsyncXactLSN(b.xactLastRecEnd)
+		b.xactLastRecEnd = 0
+	}
 }
 
 // execInsert appends o.n rows (INSERT ... SELECT, or COPY with o.copy),

@@ -202,6 +202,7 @@ func (e *engine) noteAccess(b *backend, gid int32, hits, reads, extends uint64, 
 func (b *backend) walInsert(n, bytes int64, fpi uint64) int64 {
 	e := b.e
 	lsn := e.wal.InsertN(n, bytes)
+	b.xactLastRecEnd = lsn
 	b.writeFullWALBuffers()
 	u := &e.stats.usage[b.backendType()]
 	u.walRecords += uint64(n)

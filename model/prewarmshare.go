@@ -47,7 +47,7 @@ func PrewarmKey(sc Scenario) string {
 	s.CheckpointTimeout, s.CheckpointCompletionTarget, s.CheckpointFlushAfter = 0, 0, 0
 	s.MaxWALSize, s.CheckpointSegments = 0, 0
 	s.FullPageWrites, s.WALLogHints, s.SynchronousCommit, s.WALWriterDelay = false, false, false, 0
-	s.WALBuffers = 0
+	s.WALBuffers, s.WALWriterFlushAfter = 0, 0
 	s.AutovacuumNaptime, s.AutovacuumMaxWorkers = 0, 0
 	s.AutovacuumVacuumThreshold, s.AutovacuumVacuumScaleFactor, s.AutovacuumVacuumMaxThreshold = 0, 0, 0
 	s.AutovacuumVacuumInsertThreshold, s.AutovacuumVacuumInsertScaleFactor = 0, 0

@@ -171,6 +171,7 @@ func TestPrewarmKeyIgnoresOnlyWhatThePrewarmCannotSee(t *testing.T) {
 		"Server.WALLogHints":                       func(s *Scenario) { s.Server.WALLogHints = !s.Server.WALLogHints },
 		"Server.SynchronousCommit":                 func(s *Scenario) { s.Server.SynchronousCommit = !s.Server.SynchronousCommit },
 		"Server.WALWriterDelay":                    func(s *Scenario) { s.Server.WALWriterDelay = 10e6 },
+		"Server.WALWriterFlushAfter":               func(s *Scenario) { s.Server.WALWriterFlushAfter = 0 },
 		"Server.WALBuffers":                        func(s *Scenario) { s.Server.WALBuffers = 1 << 20 },
 		"Server.AutovacuumNaptime":                 func(s *Scenario) { s.Server.AutovacuumNaptime = 1e9 },
 		"Server.AutovacuumMaxWorkers":              func(s *Scenario) { s.Server.AutovacuumMaxWorkers = 1 },

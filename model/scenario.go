@@ -98,11 +98,20 @@ type Server struct {
 	WALLogHints    bool `yaml:"wal_log_hints"`
 	// DataChecksums: null = the version's initdb default (on from 18).
 	DataChecksums *bool `yaml:"data_checksums"`
-	// SynchronousCommit: commit waits for its WAL flush (on). Off: the WAL
-	// writer flushes every wal_writer_delay, and hint bits for a
-	// transaction cannot be set until its commit record is flushed.
-	SynchronousCommit bool  `yaml:"synchronous_commit"`
-	WALWriterDelay    int64 `yaml:"wal_writer_delay" unit:"duration,ms" range:"1ms,10s"`
+	// SynchronousCommit: commit waits for its WAL flush (on). Off: the
+	// commit wakes the WAL writer (XLogSetAsyncXactLSN), which flushes it
+	// within a few wal_writer_delay, and hint bits for a transaction cannot
+	// be set until its commit record is flushed.
+	SynchronousCommit bool `yaml:"synchronous_commit"`
+	// WALWriterDelay is wal_writer_delay, the WAL writer's round (it
+	// hibernates, 25 rounds at a time, after 50 that found nothing:
+	// walwriter.c).
+	WALWriterDelay int64 `yaml:"wal_writer_delay" unit:"duration,ms" range:"1ms,10s"`
+	// WALWriterFlushAfter is wal_writer_flush_after (9.6+): the WAL writer
+	// fsyncs what it wrote only when wal_writer_delay has passed since its
+	// last fsync or this much WAL is unflushed (XLogBackgroundFlush); 0
+	// fsyncs at every round that writes.
+	WALWriterFlushAfter int64 `yaml:"wal_writer_flush_after" unit:"bytes,8kB" range:"0,1GB"`
 	// WALBuffers is wal_buffers (-1, the default: shared_buffers/32, at
 	// least 64 kB, at most a WAL segment, XLOGChooseNumBuffers in xlog.c;
 	// other values under 32 kB are taken as 32 kB, check_wal_buffers). A backend that inserts WAL into a
@@ -975,6 +984,7 @@ func DefaultScenario() Scenario {
 			FullPageWrites:                    true,
 			SynchronousCommit:                 true,
 			WALWriterDelay:                    200 * ms,
+			WALWriterFlushAfter:               1 << 20,
 			WALBuffers:                        -8192, // -1 in its 8 kB units: auto
 			Autovacuum:                        true,
 			SystemCatalogs:                    true,

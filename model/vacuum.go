@@ -203,6 +203,9 @@ func (b *backend) execVacuum(o *op) bool {
 	} else {
 		c.vacuums++
 	}
+	// vacuum_rel's CommitTransactionCommand: no xid, so the WAL VACUUM
+	// wrote is left to the WAL writer (RecordTransactionCommit).
+	b.endXactWAL()
 	if o.analyze {
 		// vacuum(): ANALYZE after VACUUM, in a transaction of its own.
 		b.sub = 49

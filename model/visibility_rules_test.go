@@ -126,7 +126,10 @@ func TestEveryTupleOfAPageGetsItsHint(t *testing.T) {
 // record is flushed; before that the reader treats the xid as committed
 // but leaves the tuple unhinted. With asynchronous commit and a WAL writer
 // that sleeps 10 s, a scan right after the load sets no hint; once the
-// WAL is flushed the next scan does.
+// WAL is flushed the next scan does. The writer's first round flushes the
+// load's whole WAL pages, the second the commit record's partial page
+// (XLogBackgroundFlush falls back to asyncXactLSN only when the whole
+// pages are flushed), so the scan comes after two rounds.
 func TestCommitHintWaitsForCommitRecordFlush(t *testing.T) {
 	sc := rtIdleScenario(1024, 10)
 	sc.Server.SynchronousCommit = false
@@ -138,7 +141,7 @@ func TestCommitHintWaitsForCommitRecordFlush(t *testing.T) {
 	sc.Workload.Phases = []Phase{
 		{Name: "load", Clients: 1, Threads: 1, Transactions: 1, Script: Script{Steps: []Step{{Insert: &InsertStep{Table: "t", Pick: "client", Rows: 610}}}}},
 		{Name: "early", Clients: 1, Threads: 1, Transactions: 1, Script: scan},
-		{Name: "wait", Clients: 1, Threads: 1, Transactions: 1, Script: Script{Steps: []Step{{Sleep: 11 * sec}}}},
+		{Name: "wait", Clients: 1, Threads: 1, Transactions: 1, Script: Script{Steps: []Step{{Sleep: 21 * sec}}}},
 		{Name: "late", Clients: 1, Threads: 1, Transactions: 1, Script: scan},
 	}
 	_, r := rtRun(t, sc)

@@ -91,6 +91,10 @@ type WAL struct {
 	flushing    bool
 	flushTarget int64
 	waiters     []waiter
+	// asyncXactLSN is the end of the latest asynchronous commit's or
+	// abort's WAL (XLogCtl->asyncXactLSN, XLogSetAsyncXactLSN).
+	asyncXactLSN int64
+	writer       *walWriter
 
 	// OnSegment, if set, is called whenever Insert crosses into a new
 	// segment (the checkpointer's XLogCheckpointNeeded hook).
@@ -103,30 +107,6 @@ type waiter struct {
 	upto int64
 	h    sim.Handler
 	arg  int64
-}
-
-// walWriter is the WAL writer process (walwriter.c): every
-// wal_writer_delay it flushes what has been inserted, so that WAL of
-// asynchronous commits and of non-committing work (VACUUM, bulk loads)
-// becomes durable without waiting for a commit or a buffer write.
-type walWriter struct {
-	w     *WAL
-	delay int64
-}
-
-func (ww *walWriter) OnEvent(int64) {
-	w := ww.w
-	if w.insert > w.flushed && !w.flushing {
-		w.Flush(w.insert, nil, 0)
-	}
-	w.k.After(ww.delay, ww, 0)
-}
-
-// StartWriter starts the WAL writer with the given delay.
-func (w *WAL) StartWriter(delay int64) {
-	if delay > 0 {
-		w.k.After(delay, &walWriter{w: w, delay: delay}, 0)
-	}
 }
 
 // New creates an empty log on dev.
@@ -207,14 +187,16 @@ func (w *WAL) Flush(upto int64, h sim.Handler, arg int64) bool {
 	}
 	w.waiters = append(w.waiters, waiter{upto: upto, h: h, arg: arg})
 	if !w.flushing {
-		w.start()
+		w.start(w.insert)
 	}
 	return false
 }
 
-func (w *WAL) start() {
+// start begins a flush of everything up to target (XLogWrite with a flush
+// request): what is not yet written is written, then fdatasync.
+func (w *WAL) start(target int64) {
 	w.flushing = true
-	w.flushTarget = w.insert
+	w.flushTarget = target
 	w.Stats.Flushes++
 	if w.flushTarget > w.written {
 		// XLogWrite writes what is not yet written (one write() of the
@@ -245,6 +227,7 @@ func (w *WAL) OnEvent(int64) {
 	clear(w.waiters[len(keep):])
 	w.waiters = keep
 	if pending {
-		w.start()
+		// The next waiter's XLogFlush writes up to the insert position.
+		w.start(w.insert)
 	}
 }

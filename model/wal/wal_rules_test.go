@@ -11,8 +11,8 @@ import (
 // docs/model.md): a flush writes
 // everything inserted so far, so committers that queue while a flush is
 // running share the next one (group commit); a flush request already
-// covered returns at once; the WAL writer flushes what asynchronous work
-// inserted every wal_writer_delay.
+// covered returns at once. The WAL writer's rules are in
+// walwriter_rules_test.go.
 
 type woken struct {
 	k     *sim.Kernel
@@ -94,27 +94,6 @@ func TestFlushWritesInsertedBytes(t *testing.T) {
 	k.Run()
 	if done.times[0] != 1300*sim.Microsecond {
 		t.Fatalf("flush of 24000 bytes took %d ns, want 1.3 ms", done.times[0])
-	}
-}
-
-// The WAL writer (walwriter.c) flushes asynchronously inserted WAL every
-// wal_writer_delay, without anyone waiting.
-func TestWALWriterFlushesAsyncWAL(t *testing.T) {
-	k := sim.NewKernel()
-	w := New(k, walDevice(t, k))
-	w.StartWriter(200 * sim.Millisecond)
-	w.Insert(500)
-	k.RunUntil(199 * sim.Millisecond)
-	if w.FlushedLSN() != 0 {
-		t.Fatalf("WAL flushed before the writer's first wake-up")
-	}
-	k.RunUntil(202 * sim.Millisecond)
-	if w.FlushedLSN() != 40+504 || w.Stats.Flushes != 1 {
-		t.Fatalf("flushed %d with %d flushes after the writer's round, want 544 (a long page header, 500 bytes aligned) and 1", w.FlushedLSN(), w.Stats.Flushes)
-	}
-	k.RunUntil(sim.Second)
-	if w.Stats.Flushes != 1 {
-		t.Fatalf("the writer flushed %d times with nothing new to flush", w.Stats.Flushes-1)
 	}
 }
 
