@@ -69,6 +69,9 @@ type bgwriter struct {
 	writing       int32 // slot being written, -1 if none
 	pendingHints  []int32
 	flushAfter    int
+	// the last standby snapshot's time and end (BackgroundWriterMain's
+	// last_snapshot_ts, last_snapshot_lsn)
+	lastSnapshotAt, lastSnapshotLSN int64
 }
 
 func newBgwriter(e *engine) *bgwriter {
@@ -80,6 +83,7 @@ func newBgwriter(e *engine) *bgwriter {
 }
 
 func (b *bgwriter) start() {
+	b.lastSnapshotAt = b.e.k.Now()
 	b.e.k.After(b.e.sc.Server.BgwriterDelay, b, bgEvRound+b.gen*bgEvGenerationOffset)
 	b.e.pool.OnAlloc = b.wake
 }
@@ -113,6 +117,26 @@ func (b *bgwriter) OnEvent(arg int64) {
 		b.written()
 	case bgEvWALFlushed:
 		b.write()
+	}
+}
+
+// logSnapshotInterval is bgwriter.c's LOG_SNAPSHOT_INTERVAL_MS.
+const logSnapshotInterval = 15 * 1000 * 1000 * 1000
+
+// logSnapshot is BackgroundWriterMain's standby snapshot after each round
+// (wal_level replica, the default from 10): every 15 s, if an important
+// WAL record was inserted since the last one (GetLastImportantRecPtr; the
+// snapshots themselves are unimportant), LogStandbySnapshot, which also
+// wakes a hibernating WAL writer.
+func (b *bgwriter) logSnapshot() {
+	e := b.e
+	if !e.standbySnapshots() {
+		return
+	}
+	now := e.k.Now()
+	if now >= b.lastSnapshotAt+logSnapshotInterval && b.lastSnapshotLSN <= e.wal.LastImportant() {
+		b.lastSnapshotLSN = e.logStandbySnapshot()
+		b.lastSnapshotAt = now
 	}
 }
 
@@ -281,6 +305,7 @@ func (b *bgwriter) endScan() {
 // finish ends a round and sleeps: bgwriter_delay, or 50 times that when
 // this and the previous round could hibernate (BackgroundWriterMain).
 func (b *bgwriter) finish(canHibernate bool) {
+	b.logSnapshot()
 	b.active = false
 	b.hibernating = canHibernate && b.prevHibernate
 	b.notify = false

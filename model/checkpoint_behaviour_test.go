@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -238,4 +239,66 @@ func completed(r *model.Result) []model.Checkpoint {
 		}
 	}
 	return out
+}
+
+// CreateCheckPoint's WAL (docs/model.md "WAL writer"; measured with
+// pg_waldump): after the writes and fsyncs, the standby snapshot
+// (XLOG_RUNNING_XACTS, 50 bytes with no transaction running; wal_level
+// replica, the default from 10) and the checkpoint record (114 bytes from
+// 12, 104 in 9.3-9.4 with the old 32-byte header), flushed; 17+ first logs
+// XLOG_CHECKPOINT_REDO (30 bytes) at the redo point.
+func TestCheckpointLogsItsRecords(t *testing.T) {
+	for _, c := range []struct {
+		version        string
+		records, bytes int64
+	}{{"9.4", 1, 104}, {"15", 2, 164}, {"18", 3, 194}} {
+		r := bhRunYAML(t, fmt.Sprintf(`
+name: ckpt-records
+server: {version: "%s", autovacuum: false}
+tables:
+  relations:
+    - {name: t, pages: 10}
+workload:
+  phases:
+    - {name: checkpoint, transactions: 1, script: [{checkpoint: true}]}
+`, c.version))
+		w := bhPhase(t, r, "checkpoint").WAL
+		if w.Records != c.records || w.Bytes != c.bytes || w.Flushes < 1 {
+			t.Errorf("%s: CHECKPOINT logged %d records of %d bytes with %d flushes, want %d of %d and its flush", c.version, w.Records, w.Bytes, w.Flushes, c.records, c.bytes)
+		}
+	}
+}
+
+// The background writer logs a standby snapshot every 15 s when an
+// important record came since its last one (bgwriter.c
+// LOG_SNAPSHOT_INTERVAL_MS, GetLastImportantRecPtr); the snapshots and the
+// checkpoint's own are unimportant, so the next timed checkpoint of an
+// idle system is still skipped (9.6+: the last important record is the
+// previous checkpoint's). With 10 rows inserted and then 100 s idle at
+// checkpoint_timeout 30 s on 15: the background writer's snapshot after
+// the insert, the timed checkpoint at 30 s (its snapshot and record), one
+// more snapshot after that record, and nothing else: no checkpoint at 60 s
+// or 90 s. 9.5 logs no snapshots (wal_level minimal) and skips as well
+// (no WAL at all after the checkpoint record).
+func TestStandbySnapshotsKeepAnIdleSystemIdle(t *testing.T) {
+	for _, c := range []struct {
+		version        string
+		records, bytes int64
+	}{{"15", 4, 50 + 50 + 114 + 50}, {"9.5", 1, 106}} {
+		r := bhRunYAML(t, fmt.Sprintf(`
+name: snapshots
+server: {version: "%s", checkpoint_timeout: 30s, autovacuum: false}
+tables:
+  relations:
+    - {name: t, pages: 10}
+workload:
+  phases:
+    - {name: write, transactions: 1, script: [{insert: {table: t, rows: 10}}]}
+    - {name: idle, transactions: 1, script: [{sleep: 100s}]}
+`, c.version))
+		w := bhPhase(t, r, "idle").WAL
+		if w.Records != c.records || w.Bytes != c.bytes || len(r.Checkpoints) != 1 {
+			t.Errorf("%s: 100 s idle logged %d records of %d bytes with %d checkpoints, want %d of %d and 1 (the later ones skipped)", c.version, w.Records, w.Bytes, len(r.Checkpoints), c.records, c.bytes)
+		}
+	}
 }

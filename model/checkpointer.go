@@ -28,7 +28,9 @@ import (
 //   - every checkpoint_flush_after writes it asks the kernel to start
 //     writeback of the pending pages (sync_file_range);
 //   - then it fsyncs every relation file written since the last checkpoint,
-//     one after another, and the checkpoint ends.
+//     one after another, logs the standby snapshot (wal_level replica, 10+)
+//     and the checkpoint record, flushes that, and the checkpoint ends
+//     (17+ also logs XLOG_CHECKPOINT_REDO at the redo point).
 
 const (
 	ckEvStart = iota
@@ -36,6 +38,7 @@ const (
 	ckEvWALFlushed
 	ckEvSleepDone
 	ckEvSyncDone
+	ckEvRecordFlushed
 	ckEvTimer // + generation * 8
 )
 
@@ -71,9 +74,14 @@ type checkpointer struct {
 	requested string // a WAL-triggered request waiting for the running checkpoint
 	startTime int64
 	startLSN  int64
-	redoSeg   int64
-	lastStart int64
-	timerGen  int64
+	// recStart and recEnd are where the last checkpoint record began and
+	// ended (ControlFile->checkPoint; -1: none yet); logged: the running
+	// checkpoint has inserted its records.
+	recStart, recEnd int64
+	logged           bool
+	redoSeg          int64
+	lastStart        int64
+	timerGen         int64
 
 	items   []ckItem
 	next    int
@@ -117,7 +125,7 @@ func (c *checkpointer) requestImmediate(b *backend) {
 
 func newCheckpointer(e *engine) *checkpointer {
 	s := e.sc.Server
-	c := &checkpointer{e: e, target: s.CheckpointCompletionTarget, dirtyRels: map[catalog.RelID]bool{}}
+	c := &checkpointer{e: e, target: s.CheckpointCompletionTarget, dirtyRels: map[catalog.RelID]bool{}, recStart: -1, recEnd: -1}
 	segs := float64(s.MaxWALSize) / wal.SegmentSize
 	switch {
 	case e.ver <= 904:
@@ -163,9 +171,8 @@ func (c *checkpointer) OnEvent(arg int64) {
 			c.requested = "time"
 			return
 		}
-		if c.e.wal.InsertLSN() == c.startLSN {
-			// No WAL since the previous checkpoint: CreateCheckPoint
-			// skips a timed checkpoint on an idle system.
+		if c.idle() {
+			// CreateCheckPoint skips a timed checkpoint on an idle system.
 			c.armTimer(c.e.sc.Server.CheckpointTimeout)
 			return
 		}
@@ -176,12 +183,44 @@ func (c *checkpointer) OnEvent(arg int64) {
 		c.writeOne()
 	case arg == ckEvSleepDone:
 		c.writeLoop()
+	case arg == ckEvRecordFlushed:
+		c.syncLoop()
 	case arg == ckEvSyncDone:
 		// ProcessSyncRequests times each file's fsync.
 		c.e.noteIOTime(btCheckpointer, ctxNormal, ioFsync, c.e.k.Now()-c.writeFrom, false)
 		c.syncNext++
 		c.syncLoop()
 	}
+}
+
+// idle is CreateCheckPoint's test for skipping a timed checkpoint: from
+// 9.6 no important WAL since the previous checkpoint's record (the last
+// important record is that record, or there is none: standby snapshots
+// do not count), before 9.6 no WAL at all after it (before the run's
+// first checkpoint: none since the run began).
+func (c *checkpointer) idle() bool {
+	w := c.e.wal
+	switch {
+	case c.e.ver >= 906:
+		return w.LastImportant() == c.recStart
+	case c.recEnd < 0:
+		return w.InsertLSN() == c.startLSN
+	}
+	return w.InsertLSN() == c.recEnd
+}
+
+// logRecords is CreateCheckPoint's WAL after CheckPointGuts: the standby
+// snapshot (wal_level replica), then the checkpoint record, which the
+// checkpointer flushes before the checkpoint is done. It returns the
+// record's end.
+func (c *checkpointer) logRecords() int64 {
+	e := c.e
+	if e.standbySnapshots() {
+		e.logStandbySnapshot()
+	}
+	c.recStart = e.wal.InsertLSN()
+	c.recEnd = e.wal.Insert(e.walCheckpointRecord())
+	return c.recEnd
 }
 
 // checkpoints lists the checkpoints of the run so far, the running one
@@ -219,6 +258,12 @@ func (c *checkpointer) begin(reason string) {
 	c.armTimer(e.sc.Server.CheckpointTimeout)
 	prevLSN := c.startLSN
 	c.startLSN = e.wal.InsertLSN()
+	c.logged = false
+	if e.ver >= 1700 {
+		// XLOG_CHECKPOINT_REDO marks the redo point (17+), which is
+		// where it begins.
+		e.wal.Insert(walCheckpointRedo)
+	}
 	c.redoSeg = c.startLSN / wal.SegmentSize
 	e.cycle++ // the redo point moves: next change of every page logs an FPI
 	c.cur = Checkpoint{Reason: reason, StartS: e.at(now), WALBytes: c.startLSN - prevLSN}
@@ -388,8 +433,14 @@ func (c *checkpointer) syncLoop() {
 		return
 	}
 	now := e.k.Now()
-	c.cur.Files = len(c.syncRels)
-	c.cur.SyncS = secs(now - c.syncStart)
+	if !c.logged {
+		c.logged = true
+		c.cur.Files = len(c.syncRels)
+		c.cur.SyncS = secs(now - c.syncStart)
+		if !e.wal.Flush(c.logRecords(), c, ckEvRecordFlushed) {
+			return
+		}
+	}
 	c.cur.EndS = e.at(now)
 	c.cur.Complete = true
 	c.list = append(c.list, c.cur)
@@ -458,6 +509,10 @@ func (e *engine) restartServer() {
 		e.writeClogPage(page)
 	}
 	e.cycle++ // the shutdown checkpoint is a redo point: next changes log FPIs
+	// XLOG_CHECKPOINT_SHUTDOWN (no standby snapshot at shutdown), then
+	// every WAL record is flushed.
+	e.ckpt.recStart = e.wal.InsertLSN()
+	e.ckpt.recEnd = e.wal.Insert(e.walCheckpointRecord())
 	e.wal.Restart()
 	e.ckpt.list = append(e.ckpt.list, ck)
 	e.marks = append(e.marks, Mark{TimeS: e.at(now), Label: "restart"})

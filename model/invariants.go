@@ -82,7 +82,9 @@ func (e *engine) checkInvariants(r *Result) error {
 	var inflight int
 	var unissued uint64 // writes counted, still behind their CPU burst (block)
 	for _, b := range e.backends {
-		if b.ps != psNone {
+		// A read or an extension is counted when its I/O starts
+		// (pinStep): one waiting for it has its outcome already.
+		if b.ps != psNone && b.ps != psRead && b.ps != psExtendWritten {
 			inflight++
 		}
 		if b.blocked && b.pending == wOSWrite && b.inCPU {

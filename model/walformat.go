@@ -224,3 +224,52 @@ func (e *engine) walCommitRecord() int64 {
 	}
 	return walCommit92
 }
+
+// The standby snapshot and the checkpoint's records (measured with
+// pg_waldump on 15 and 18.3):
+//   - XLOG_RUNNING_XACTS (standby.c LogCurrentRunningXacts): 50 bytes and
+//     4 per running xid;
+//   - XLOG_CHECKPOINT_ONLINE and _SHUTDOWN (xlog.c CreateCheckPoint): an
+//     XLogRecord of 24 bytes, a short data header of 2 and the release's
+//     CheckPoint (pg_control.h): 88 bytes from 12 (nextXid a
+//     FullTransactionId, with its padding), 80 in 9.5 to 11 (an epoch and
+//     an xid), so 114 and 106; before 9.5 a 32-byte header and 72 bytes in
+//     9.3 and 9.4 (PrevTimeLineID, oldestMulti and its database added), 64
+//     in 9.2 (fullPageWrites added), 56 in 9.1;
+//   - XLOG_CHECKPOINT_REDO (17+: an online checkpoint's redo point): 30.
+const (
+	walRunningXacts       = 50
+	walRunningXactsPerXid = 4
+	walCheckpointRedo     = 30
+)
+
+// walCheckpointRecord is the checkpoint record's size in the scenario's
+// release.
+func (e *engine) walCheckpointRecord() int64 {
+	switch {
+	case e.ver >= 1200:
+		return 114
+	case e.ver >= 905:
+		return 106
+	case e.ver >= 903:
+		return walHeader9x + 72
+	case e.ver >= 902:
+		return walHeader9x + 64
+	}
+	return walHeader9x + 56
+}
+
+// logStandbySnapshot is LogStandbySnapshot (standby.c) at wal_level
+// replica, the default from 10: an XLOG_RUNNING_XACTS record of the
+// running transactions, marked unimportant, whose LSN goes to the WAL
+// writer (LogCurrentRunningXacts' XLogSetAsyncXactLSN: flushed in due
+// time, not waited for). It returns the record's end.
+func (e *engine) logStandbySnapshot() int64 {
+	lsn := e.wal.InsertUnimportant(walRunningXacts + walRunningXactsPerXid*int64(len(e.x.running)))
+	e.wal.SetAsyncXactLSN(lsn)
+	return lsn
+}
+
+// standbySnapshots reports whether the release logs standby snapshots at
+// its default wal_level (replica from 10; minimal before).
+func (e *engine) standbySnapshots() bool { return e.ver >= 1000 }

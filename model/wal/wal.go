@@ -95,6 +95,10 @@ type WAL struct {
 	// abort's WAL (XLogCtl->asyncXactLSN, XLogSetAsyncXactLSN).
 	asyncXactLSN int64
 	writer       *walWriter
+	// lastImportant is where the last record not marked unimportant
+	// began (GetLastImportantRecPtr: XLOG_MARK_UNIMPORTANT records, such
+	// as the standby snapshots, do not count); -1: none yet.
+	lastImportant int64
 
 	// OnSegment, if set, is called whenever Insert crosses into a new
 	// segment (the checkpointer's XLogCheckpointNeeded hook).
@@ -111,7 +115,7 @@ type waiter struct {
 
 // New creates an empty log on dev.
 func New(k *sim.Kernel, dev *storage.Device) *WAL {
-	return &WAL{k: k, dev: dev}
+	return &WAL{k: k, dev: dev, lastImportant: -1}
 }
 
 // SetBuffers sets wal_buffers, in bytes (whole pages; 0: unbounded).
@@ -164,6 +168,25 @@ func (w *WAL) Insert(bytes int64) int64 { return w.InsertN(1, bytes) }
 // InsertN appends n records of the given size each, as n calls of Insert
 // would, and returns the last one's end LSN.
 func (w *WAL) InsertN(n, bytes int64) int64 {
+	if n > 0 {
+		// The last record begins where the one before it ended (records
+		// are MAXALIGNed; a record starting on a new page counts from
+		// that page's header).
+		w.lastImportant = endRecPtr(w.bytePos + (n-1)*((bytes+maxAlign-1)&^(maxAlign-1)))
+	}
+	return w.insertN(n, bytes)
+}
+
+// InsertUnimportant appends a record marked XLOG_MARK_UNIMPORTANT: it does
+// not count as activity for GetLastImportantRecPtr (idle checkpoints are
+// skipped, standby snapshots not repeated).
+func (w *WAL) InsertUnimportant(bytes int64) int64 { return w.insertN(1, bytes) }
+
+// LastImportant is GetLastImportantRecPtr: where the last important
+// record began, -1 if there is none.
+func (w *WAL) LastImportant() int64 { return w.lastImportant }
+
+func (w *WAL) insertN(n, bytes int64) int64 {
 	before := w.insert / SegmentSize
 	w.bytePos += n * ((bytes + maxAlign - 1) &^ (maxAlign - 1))
 	w.insert = endRecPtr(w.bytePos)
