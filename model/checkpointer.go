@@ -218,8 +218,15 @@ func (c *checkpointer) logRecords() int64 {
 	if e.standbySnapshots() {
 		e.logStandbySnapshot()
 	}
-	c.recStart = e.wal.InsertLSN()
-	c.recEnd = e.wal.Insert(e.walCheckpointRecord())
+	return c.insertRecord()
+}
+
+// insertRecord inserts the checkpoint record (XLOG_CHECKPOINT_ONLINE, or
+// _SHUTDOWN at a restart: the same size) and notes where it lies
+// (ControlFile->checkPoint). It returns the record's end.
+func (c *checkpointer) insertRecord() int64 {
+	c.recStart = c.e.wal.InsertLSN()
+	c.recEnd = c.e.wal.Insert(c.e.walCheckpointRecord())
 	return c.recEnd
 }
 
@@ -511,8 +518,7 @@ func (e *engine) restartServer() {
 	e.cycle++ // the shutdown checkpoint is a redo point: next changes log FPIs
 	// XLOG_CHECKPOINT_SHUTDOWN (no standby snapshot at shutdown), then
 	// every WAL record is flushed.
-	e.ckpt.recStart = e.wal.InsertLSN()
-	e.ckpt.recEnd = e.wal.Insert(e.walCheckpointRecord())
+	e.ckpt.insertRecord()
 	e.wal.Restart()
 	e.ckpt.list = append(e.ckpt.list, ck)
 	e.marks = append(e.marks, Mark{TimeS: e.at(now), Label: "restart"})

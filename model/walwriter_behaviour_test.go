@@ -27,13 +27,13 @@ workload:
 
 // Measured on PostgreSQL 15 (shared_buffers 128MB, so 512 WAL buffers):
 // the INSERT of 100000 rows of 105 bytes, 1960 WAL pages, wrote 1447 or
-// 1448 of them itself (wal_buffers_full) whenever no round of the WAL writer fell
-// inside the statement, as always once the writer hibernates (50 idle
-// rounds of 200 ms) unless something wakes it: here the statement ends
-// before the background writer's first standby snapshot (15 s after its
-// start), which would. With the writer awake, a round inside the statement
-// (the model's takes about 225 ms at the default prices) writes a run of
-// pages first, and the backend writes fewer.
+// 1448 of them itself (wal_buffers_full) whenever no round of the WAL
+// writer fell inside the statement, as always once the writer hibernates
+// (50 idle rounds of 200 ms) unless something wakes it: here the
+// statement ends before the background writer's first standby snapshot
+// (15 s after its start), which would. With the writer awake, a round
+// inside the statement (the model's takes about 225 ms at the default
+// prices) writes a run of pages first, and the backend writes fewer.
 func TestBulkInsertOnAQuietServerWritesItsWALBuffersItself(t *testing.T) {
 	const insert = `[{insert: {table: t_ins, rows: 100000}}]`
 	quiet := bhPhase(t, bhRunYAML(t, walWriterScenario("12s", "true", insert)), "work").WAL

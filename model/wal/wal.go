@@ -95,10 +95,11 @@ type WAL struct {
 	// abort's WAL (XLogCtl->asyncXactLSN, XLogSetAsyncXactLSN).
 	asyncXactLSN int64
 	writer       *walWriter
-	// lastImportant is where the last record not marked unimportant
-	// began (GetLastImportantRecPtr: XLOG_MARK_UNIMPORTANT records, such
-	// as the standby snapshots, do not count); -1: none yet.
-	lastImportant int64
+	// lastImportantPos is the usable-byte position (CurrBytePos) at which
+	// the last record not marked unimportant began (GetLastImportantRecPtr:
+	// XLOG_MARK_UNIMPORTANT records, such as the standby snapshots, do not
+	// count); -1: none yet. LastImportant converts it to an LSN.
+	lastImportantPos int64
 
 	// OnSegment, if set, is called whenever Insert crosses into a new
 	// segment (the checkpointer's XLogCheckpointNeeded hook).
@@ -115,7 +116,7 @@ type waiter struct {
 
 // New creates an empty log on dev.
 func New(k *sim.Kernel, dev *storage.Device) *WAL {
-	return &WAL{k: k, dev: dev, lastImportant: -1}
+	return &WAL{k: k, dev: dev, lastImportantPos: -1}
 }
 
 // SetBuffers sets wal_buffers, in bytes (whole pages; 0: unbounded).
@@ -169,10 +170,8 @@ func (w *WAL) Insert(bytes int64) int64 { return w.InsertN(1, bytes) }
 // would, and returns the last one's end LSN.
 func (w *WAL) InsertN(n, bytes int64) int64 {
 	if n > 0 {
-		// The last record begins where the one before it ended (records
-		// are MAXALIGNed; a record starting on a new page counts from
-		// that page's header).
-		w.lastImportant = endRecPtr(w.bytePos + (n-1)*((bytes+maxAlign-1)&^(maxAlign-1)))
+		// The last record begins where the one before it ends.
+		w.lastImportantPos = w.bytePos + (n-1)*maxAligned(bytes)
 	}
 	return w.insertN(n, bytes)
 }
@@ -183,12 +182,21 @@ func (w *WAL) InsertN(n, bytes int64) int64 {
 func (w *WAL) InsertUnimportant(bytes int64) int64 { return w.insertN(1, bytes) }
 
 // LastImportant is GetLastImportantRecPtr: where the last important
-// record began, -1 if there is none.
-func (w *WAL) LastImportant() int64 { return w.lastImportant }
+// record began, -1 if there is none (at a page boundary: where the
+// previous record ended, as InsertLSN was before it).
+func (w *WAL) LastImportant() int64 {
+	if w.lastImportantPos < 0 {
+		return -1
+	}
+	return endRecPtr(w.lastImportantPos)
+}
+
+// maxAligned is a record's size MAXALIGNed (ReserveXLogInsertLocation).
+func maxAligned(bytes int64) int64 { return (bytes + maxAlign - 1) &^ (maxAlign - 1) }
 
 func (w *WAL) insertN(n, bytes int64) int64 {
 	before := w.insert / SegmentSize
-	w.bytePos += n * ((bytes + maxAlign - 1) &^ (maxAlign - 1))
+	w.bytePos += n * maxAligned(bytes)
 	w.insert = endRecPtr(w.bytePos)
 	w.Stats.Records += uint64(n)
 	w.Stats.Bytes += n * bytes

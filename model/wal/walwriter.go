@@ -42,6 +42,13 @@ const (
 	writerGenStep = 2
 )
 
+// Where a round of the writer waits (walWriter.stage).
+const (
+	stageIdle     = iota // not in a round, or a round that waits for nothing
+	stageLockWait        // for a backend's flush to release WALWriteLock
+	stageFsync           // for its own fsync
+)
+
 // walWriter is the WAL writer process.
 type walWriter struct {
 	w   *WAL
@@ -59,8 +66,7 @@ type walWriter struct {
 	// so the next one follows at once.
 	waitLatch, latch bool
 	// The round in progress: XLogBackgroundFlush found work (did); its
-	// request while it waits for the write lock (stage 1) or its fsync
-	// (stage 2).
+	// request while it waits (stage).
 	did      bool
 	stage    int
 	rqst     int64
@@ -96,7 +102,7 @@ func (w *WAL) Restart() {
 		return
 	}
 	ww.left, ww.sleeping, ww.everFlushed, ww.latch = loopsUntilHibernate, false, false, false
-	if ww.stage == 0 {
+	if ww.stage == stageIdle {
 		ww.sleepFor(ww.cfg.Delay)
 	}
 }
@@ -163,7 +169,7 @@ func (ww *walWriter) round() {
 	ww.sleeping = ww.cfg.Version >= 902 && ww.left <= 1
 	ww.latch = false
 	ww.backgroundFlush()
-	if ww.stage == 0 {
+	if ww.stage == stageIdle {
 		ww.endRound()
 	}
 }
@@ -219,12 +225,12 @@ func (ww *walWriter) backgroundFlush() {
 func (ww *walWriter) xlogWrite() {
 	w := ww.w
 	if ww.rqst <= w.written && (!ww.flush || ww.rqst <= w.flushed) {
-		ww.stage = 0
+		ww.stage = stageIdle
 		return
 	}
 	if w.flushing {
 		// A backend's flush holds WALWriteLock: wait for it to end.
-		ww.stage = 1
+		ww.stage = stageLockWait
 		w.waiters = append(w.waiters, waiter{upto: w.flushTarget, h: ww, arg: writerResume})
 		return
 	}
@@ -237,23 +243,23 @@ func (ww *walWriter) xlogWrite() {
 		w.Stats.Writes++
 	}
 	if ww.flush && w.flushed < w.written {
-		ww.stage = 2
+		ww.stage = stageFsync
 		w.waiters = append(w.waiters, waiter{upto: w.written, h: ww, arg: writerResume})
 		w.start(w.written)
 		return
 	}
-	ww.stage = 0
+	ww.stage = stageIdle
 }
 
 // resume continues the round after the lock wait or the fsync.
 func (ww *walWriter) resume() {
-	if ww.stage == 1 {
+	if ww.stage == stageLockWait {
 		ww.xlogWrite()
-		if ww.stage != 0 {
+		if ww.stage != stageIdle {
 			return
 		}
 	}
-	ww.stage = 0
+	ww.stage = stageIdle
 	ww.endRound()
 }
 

@@ -170,3 +170,36 @@ func TestWALWriterWakeRuleByVersion(t *testing.T) {
 		}
 	}
 }
+
+// A clean restart: the shutdown checkpoint flushes every inserted byte (one
+// write and one fsync, counted), and a new writer process starts awake,
+// its hibernation count and last fsync reset: its first round comes one
+// wal_writer_delay later, not at the end of the old one's long sleep.
+func TestWALWriterRestart(t *testing.T) {
+	k, w := writerAt(t, 1500, 64)
+	k.RunUntil(11 * sim.Second) // hibernating: the next round at 15.2 s
+	if !w.writer.sleeping {
+		t.Fatalf("not hibernating before the restart")
+	}
+	lsn := w.Insert(500)
+	w.Restart()
+	if w.FlushedLSN() != lsn || w.written != lsn || w.Stats.Flushes != 1 || w.Stats.Writes != 1 {
+		t.Fatalf("after the restart: flushed %d, written %d, %d flushes, %d writes; want %d, %d, 1, 1", w.FlushedLSN(), w.written, w.Stats.Flushes, w.Stats.Writes, lsn, lsn)
+	}
+	if w.writer.sleeping || w.writer.left != loopsUntilHibernate || w.writer.everFlushed {
+		t.Fatalf("the new writer is not fresh: sleeping %v, left %d, flushed before %v", w.writer.sleeping, w.writer.left, w.writer.everFlushed)
+	}
+	// An asynchronous commit's partial page: an awake writer is not woken
+	// (before 17), its next round, 200 ms after the restart, flushes it.
+	now := k.Now()
+	lsn = w.Insert(100)
+	w.SetAsyncXactLSN(lsn)
+	k.RunUntil(now + 199*sim.Millisecond)
+	if w.FlushedLSN() == lsn {
+		t.Fatalf("flushed before the new writer's first round")
+	}
+	k.RunUntil(now + 210*sim.Millisecond)
+	if w.FlushedLSN() != lsn {
+		t.Fatalf("the new writer's first round (200 ms after the restart) did not flush: flushed %d, want %d", w.FlushedLSN(), lsn)
+	}
+}
