@@ -173,9 +173,21 @@ const (
 	// the groups and the catalog objects a plan looks up (lookupCost).
 	catalogFirstPlanCold = 4
 	catalogRelCold       = 5
-	relColdStatistic     = 1 // of those, the root of pg_statistic's index
+	relColdIndex         = 0 // of those, the root of pg_index's indrelid index
+	relColdStatistic     = 1 // the root of pg_statistic's index
 	relColdStatisticExt  = 2 // and pg_statistic_ext's
+	relColdRelname       = 3 // and two of pg_class_relname_nsp_index's upper levels
 	catalogLookupRegion  = 256
+)
+
+// The five catalog index leaves of a relation's entries, in their order
+// in pg_catalog's leaf region.
+const (
+	catLeafClassOid  = iota // pg_class_oid_index
+	catLeafAttribute        // pg_attribute_relid_attnum_index
+	catLeafIndex            // pg_index_indrelid_index
+	catLeafRelname          // pg_class_relname_nsp_index
+	catLeafStatistic        // pg_statistic_relid_att_inh_index
 )
 
 // SystemCatalogRelname is the catalog relation's name in the outputs
@@ -248,34 +260,102 @@ func (e *engine) catalogPages(o *op, out []int32) []int32 {
 			out = append(out, e.cat.GID(rel, int32((from+i%distinct)*catalogStride%catalogCorePages)))
 		}
 	}
-	// relation reads a relation's catalog rows; planned adds the roots
-	// of the indexes a plan's lookups of it descend (catalogRelCold),
+	// leaf reads the leaf of catalog index l (catLeaf*) that holds the
+	// entries of the relation of ordinal ord; cold reads the cold page i
+	// (relCold*) of the plans' relation lookups.
+	leaf := func(l int32, ord int) {
+		base := int32(catalogCorePages) + e.db.catAttrPages + e.db.catClassPages
+		out = append(out, e.cat.GID(rel, base+l*e.db.catLeafPages+int32(ord/catalogRelsPerLeaf)))
+	}
+	cold := func(i int32) {
+		out = append(out, e.cat.GID(rel, e.db.catColdBase+catalogFirstPlanCold+i))
+	}
+	ownRows := func(ord int) {
+		out = append(out, e.cat.GID(rel, int32(catalogCorePages)+int32(ord/catalogRelsPerAttrPage)))
+	}
+	classRow := func(ord int) {
+		out = append(out, e.cat.GID(rel, int32(catalogCorePages)+e.db.catAttrPages+int32(ord/catalogRelsPerClassPage)))
+	}
+	// index reads an index's catalog rows (n accesses); planned adds the
+	// roots of the indexes a plan's lookups descend (catalogRelCold),
 	// which building its relation cache entry alone does not.
-	relation := func(ord, n int, planned, stats bool) {
-		db := e.db
-		page := int32(catalogCorePages)
-		out = append(out, e.cat.GID(rel, page+int32(ord/catalogRelsPerAttrPage)))
-		page += db.catAttrPages
-		out = append(out, e.cat.GID(rel, page+int32(ord/catalogRelsPerClassPage)))
-		page += db.catClassPages
+	index := func(ord, n int, planned, stats bool) {
+		ownRows(ord)
+		classRow(ord)
 		leaves := int32(catalogRelLeaves)
 		if !stats {
 			leaves-- // pg_statistic's, the last
 		}
 		for l := range leaves {
-			out = append(out, e.cat.GID(rel, page+l*db.catLeafPages+int32(ord/catalogRelsPerLeaf)))
+			leaf(l, ord)
 		}
-		cold := 0
+		colds := 0
 		if planned {
 			for i := range int32(catalogRelCold) {
 				if !stats && (i == relColdStatistic || i == relColdStatisticExt) {
 					continue
 				}
-				out = append(out, e.cat.GID(rel, db.catColdBase+catalogFirstPlanCold+i))
-				cold++
+				cold(i)
+				colds++
 			}
 		}
-		accesses(catalogConnPages, catalogRelPages, n-2-int(leaves)-cold)
+		accesses(catalogConnPages, catalogRelPages, n-2-int(leaves)-colds)
+	}
+	// table reads a table's catalog rows (n accesses) where each lookup
+	// finds them, as measured on PostgreSQL 15 per catalog relation
+	// (pg_stat_get_blocks_fetched) for each further table a session
+	// plans a count(*) of: the page of its pg_class row three times
+	// (the parser's RangeVarGetRelidExtended by name, RelationBuildDesc's
+	// ScanPgRelation by oid, the syscache's RELOID entry) through two
+	// lookups in pg_class_oid_index and two in
+	// pg_class_relname_nsp_index, each a root and a leaf; its pg_attribute
+	// page once (RelationBuildTupleDesc's index scan holds the page for
+	// all its rows) under one descent of
+	// pg_attribute_relid_attnum_index; two lookups each in
+	// pg_statistic's and pg_statistic_ext's indexes (a root alone until
+	// ANALYZE has filled pages of them); and pg_index only for a table
+	// with an index (relhasindex: plancat.c get_relation_info calls
+	// RelationGetIndexList only then), one descent of its indrelid index.
+	// The roots of pg_class_oid_index and pg_attribute's index are core
+	// pages (the relation cache's init file rebuild reads them); the
+	// others are cold after a restart (catalogRelCold).
+	tableRows := func(t *table, n int, planned, stats bool) {
+		ord, indexed := t.catOrd, t.pkey != nil
+		ownRows(ord)
+		for range 3 {
+			classRow(ord)
+		}
+		leaf(catLeafClassOid, ord)
+		leaf(catLeafClassOid, ord)
+		leaf(catLeafAttribute, ord)
+		leaf(catLeafRelname, ord)
+		leaf(catLeafRelname, ord)
+		k := 9
+		if indexed {
+			leaf(catLeafIndex, ord)
+			k++
+		}
+		if planned {
+			cold(relColdRelname)
+			cold(relColdRelname + 1)
+			k += 2
+			if indexed {
+				cold(relColdIndex)
+				k++
+			}
+			if stats {
+				cold(relColdStatistic)
+				if t.analyzed {
+					leaf(catLeafStatistic, ord)
+				} else {
+					cold(relColdStatistic)
+				}
+				cold(relColdStatisticExt)
+				cold(relColdStatisticExt)
+				k += 4
+			}
+		}
+		accesses(catalogConnPages, catalogRelPages, n-k)
 	}
 	// shared reads n shared catalog pages at a connection's start,
 	// cycling over the first pages of them; with the init files missing
@@ -313,15 +393,15 @@ func (e *engine) catalogPages(o *op, out []int32) []int32 {
 		accesses(catalogInitHot, once, once)
 	case catRelation:
 		if o.key == catRelOpenOnly {
-			relation(o.t.catOrd, catalogPrewarmRelAccesses, false, true)
+			tableRows(o.t, catalogPrewarmRelAccesses, false, true)
 			break
 		}
 		if o.key == catRelNoPlan {
 			// ANALYZE opens the table and its indexes (vac_open_indexes)
 			// but plans nothing: no planner lookups, no metapage.
-			relation(o.t.catOrd, catalogRelAccesses, true, true)
+			tableRows(o.t, catalogRelAccesses, true, true)
 			if o.t.pkey != nil {
-				relation(o.t.catOrd+1, catalogAnalyzeRelAccesses-catalogRelAccesses, true, true)
+				index(o.t.catOrd+1, catalogAnalyzeRelAccesses-catalogRelAccesses, true, true)
 			}
 			break
 		}
@@ -340,7 +420,7 @@ func (e *engine) catalogPages(o *op, out []int32) []int32 {
 		// PostgreSQL 15, a first INSERT ... VALUES right after a restart
 		// read neither pg_statistic's nor pg_statistic_ext's pages.
 		stats := o.key != catRelNoStats
-		relation(o.t.catOrd, catalogRelAccesses, true, stats)
+		tableRows(o.t, catalogRelAccesses, true, stats)
 		if e.ver >= 1800 && !o.t.relstats {
 			// A table never VACUUMed nor ANALYZEd (reltuples -1) has its
 			// size estimated from its columns' widths (tableam.c
@@ -355,7 +435,7 @@ func (e *engine) catalogPages(o *op, out []int32) []int32 {
 			}
 		}
 		if o.t.pkey != nil {
-			relation(o.t.catOrd+1, catalogIndexAccesses, true, stats)
+			index(o.t.catOrd+1, catalogIndexAccesses, true, stats)
 			// The planner's _bt_getrootheight (plancat.c
 			// get_relation_info) reads the index's metapage once and
 			// caches it in rd_amcache, which _bt_getroot then uses:

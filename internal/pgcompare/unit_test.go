@@ -415,7 +415,7 @@ func TestKnownDeviationPatterns(t *testing.T) {
 		{"pgbench-gaussian-32mb", "run", "buffers_backend", true},
 		{"pgbench-uniform-32mb", "run", "buffers_backend", false},
 		{"pgbench-uniform-16mb", "run", "pgbench_history read", true},
-		{"small-tables-4mb", "pass2", "usage_count 0 share", true},
+		{"small-tables-4mb", "pass2", "usage_count 0 share", false}, // within tolerance since the tables' catalog rows are read where PostgreSQL reads them
 		{"small-tables-16mb", "pass2", "usage_count 0 share", false},
 		{"seqscan-ring", "scan1", "device read requests", true},
 		{"seqscan-ring", "scan2", "device read requests", false},
