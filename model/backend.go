@@ -29,22 +29,23 @@ const (
 
 // Wait kinds.
 const (
-	wNone       = iota
-	wRTT        // client round trip
-	wIOWait     // another backend is reading the page
-	wLock       // queue for the strategy lock (<= 9.4)
-	wLockHold   // hold the strategy lock for the victim search
-	wWALFlush   // XLogFlush
-	wOSWrite    // pwrite into the OS cache (may be throttled)
-	wRead       // pread through the OS cache
-	wSleepUntil // rate-limit schedule, \sleep, vacuum cost delay
-	wCheckpoint // CHECKPOINT: until the requested checkpoint ends
-	wCPU        // only the CPU burst (a time slice, or the end of a transaction)
-	wRowLock    // another transaction holds the row (XactLockTableWait)
-	wClient     // the client program's CPU, on its pgbench thread
-	wExtLock    // another backend holds the relation's extension lock
-	wReadV      // a read stream's preadv of several blocks through the OS cache
-	wSmgrRead   // smgrread of a block into private memory (pg_prewarm's read mode)
+	wNone           = iota
+	wRTT            // client round trip
+	wIOWait         // another backend is reading the page
+	wLock           // queue for the strategy lock (<= 9.4)
+	wLockHold       // hold the strategy lock for the victim search
+	wWALFlush       // XLogFlush
+	wWALSegmentSync // XLogWrite's fsync of the WAL segment it finished writing
+	wOSWrite        // pwrite into the OS cache (may be throttled)
+	wRead           // pread through the OS cache
+	wSleepUntil     // rate-limit schedule, \sleep, vacuum cost delay
+	wCheckpoint     // CHECKPOINT: until the requested checkpoint ends
+	wCPU            // only the CPU burst (a time slice, or the end of a transaction)
+	wRowLock        // another transaction holds the row (XactLockTableWait)
+	wClient         // the client program's CPU, on its pgbench thread
+	wExtLock        // another backend holds the relation's extension lock
+	wReadV          // a read stream's preadv of several blocks through the OS cache
+	wSmgrRead       // smgrread of a block into private memory (pg_prewarm's read mode)
 )
 
 // cpuQuantum bounds one CPU burst: a backend doing long CPU-only work (a
@@ -157,13 +158,16 @@ type backend struct {
 	inCPU   bool
 	// woke: the next CPU burst starts a statement the backend slept
 	// waiting for (it may pay costs.cpu_wakeup).
-	woke       bool
-	cpu        int64
-	walTarget  int64
-	writeGid   int32
-	holdTime   int64
-	lockWaited bool
-	wakeAt     int64
+	woke      bool
+	cpu       int64
+	walTarget int64
+	// walSegmentSync is the end of a WAL segment this backend finished
+	// writing and must fsync before it goes on (0: none).
+	walSegmentSync int64
+	writeGid       int32
+	holdTime       int64
+	lockWaited     bool
+	wakeAt         int64
 
 	// transaction timing
 	scheduled int64
@@ -327,6 +331,10 @@ func (b *backend) startWait() {
 		if e.wal.Flush(b.walTarget, b, evResume) {
 			b.resume()
 		}
+	case wWALSegmentSync:
+		if e.wal.SyncSegment(b.walTarget, b, evResume) {
+			b.resume()
+		}
 	case wOSWrite:
 		if e.os.Write(b.writeGid, b, evResume) {
 			b.resume()
@@ -378,6 +386,15 @@ func (b *backend) advance() {
 	for !b.blocked && !b.done {
 		if e.failed() {
 			return
+		}
+		if b.walSegmentSync > 0 {
+			// The WAL segment b finished writing is fsynced by b
+			// (writeFullWALBuffers), after the CPU of its inserts.
+			b.walTarget, b.walSegmentSync = b.walSegmentSync, 0
+			if e.wal.NeedsFlush(b.walTarget) {
+				b.block(wWALSegmentSync)
+				continue
+			}
 		}
 		if !b.inTxn {
 			b.beginTxn()

@@ -88,6 +88,28 @@ func (b *bgwriter) start() {
 	b.e.pool.OnAlloc = b.wake
 }
 
+// restart is a new background writer after a server restart
+// (BackgroundWriterMain's start): BgBufferSync's static state unset
+// (saved_info_valid false, the smoothed allocation and density at their
+// initial values), the allocation count since its last round at 0 (a new
+// StrategyControl's numBufferAllocs), awake, and the standby snapshot
+// timer started now with no snapshot logged (last_snapshot_ts now,
+// last_snapshot_lsn invalid: the first comes 15 s later, the shutdown
+// checkpoint's record being important WAL). A round in progress (a write
+// under way) runs to its end, and its finish arms the next.
+func (b *bgwriter) restart() {
+	e := b.e
+	b.savedValid = false
+	b.smoothedAlloc, b.smoothedDensity = 0, bgInitialDensity
+	b.lastAlloc = int64(e.pool.Stats.Alloc)
+	b.hibernating, b.prevHibernate, b.notify = false, false, false
+	b.lastSnapshotAt, b.lastSnapshotLSN = e.k.Now(), 0
+	if !b.active {
+		b.gen++
+		e.k.After(e.sc.Server.BgwriterDelay, b, bgEvRound+b.gen*bgEvGenerationOffset)
+	}
+}
+
 // wake is StrategyGetBuffer setting the hibernating bgwriter's latch.
 func (b *bgwriter) wake() {
 	if b.hibernating && b.notify {

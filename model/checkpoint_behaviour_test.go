@@ -302,3 +302,40 @@ workload:
 		}
 	}
 }
+
+// A restart starts new auxiliary processes: the checkpointer's timer runs
+// from its start (CheckpointerMain: last_checkpoint_time), and the
+// background writer logs its first standby snapshot 15 s after its start
+// (BackgroundWriterMain: last_snapshot_ts now, last_snapshot_lsn invalid,
+// and the shutdown checkpoint's record is important WAL), not 15 s after
+// the previous process's last one.
+func TestRestartStartsNewAuxiliaryProcesses(t *testing.T) {
+	r := bhRunYAML(t, `
+name: restart-aux
+server: {version: "15", checkpoint_timeout: 30s, autovacuum: false}
+tables:
+  relations:
+    - {name: t, pages: 10}
+workload:
+  phases:
+    - {name: write, transactions: 1, script: [{insert: {table: t, rows: 10}}]}
+    - {name: wait, transactions: 1, script: [{sleep: 10s}]}
+    - {name: restarted, restart: true, transactions: 1, script: [{sleep: 12s}, {insert: {table: t, rows: 10}}]}
+    - {name: idle, transactions: 1, script: [{sleep: 40s}]}
+`)
+	// The restart at 10 s; the insert at 22 s; the new background writer's
+	// first snapshot at 25 s (the old one's would have come at 15 s, in
+	// the restarted phase); the timed checkpoint at 40 s (not 30), which
+	// logs a snapshot and its record, and the background writer a
+	// snapshot after it (the checkpoint's record is important WAL).
+	if w := bhPhase(t, r, "restarted").WAL; w.Records != 11 {
+		t.Errorf("restarted: %d WAL records, want the insert's 10 and its commit, no standby snapshot", w.Records)
+	}
+	if w := bhPhase(t, r, "idle").WAL; w.Records != 4 || w.Bytes != 50+50+114+50 {
+		t.Errorf("idle: %d WAL records of %d bytes, want 4 of 264 (snapshot, the checkpoint's snapshot and record, snapshot)", w.Records, w.Bytes)
+	}
+	if len(r.Checkpoints) != 2 || r.Checkpoints[0].Reason != "shutdown" || r.Checkpoints[1].Reason != "time" ||
+		math.Abs(r.Checkpoints[1].StartS-r.Checkpoints[0].StartS-30) > 1e-6 {
+		t.Errorf("checkpoints %+v, want the shutdown one and a timed one checkpoint_timeout after it", r.Checkpoints)
+	}
+}

@@ -536,4 +536,12 @@ func (e *engine) restartServer() {
 			p.Invalidate(s)
 		}
 	}
+	// New shared memory and new auxiliary processes: the clock hand at
+	// buffer 0, the background writer's and the checkpointer's state as
+	// at their start.
+	p.Restart()
+	e.bgw.restart()
+	if !e.ckpt.running {
+		e.ckpt.armTimer(e.sc.Server.CheckpointTimeout)
+	}
 }

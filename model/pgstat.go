@@ -214,9 +214,12 @@ func (b *backend) walInsert(n, bytes int64, fpi uint64) int64 {
 // writeFullWALBuffers pays the write() calls of the WAL buffer pages b
 // had to write itself to insert its record (xlog.c AdvanceXLInsertBuffer:
 // the WAL buffers are full), each a pwrite of a page into the OS cache.
+// A write that finished a segment leaves b to fsync it (XLogWrite's
+// finishing_seg) before it goes on: advance waits for it.
 func (b *backend) writeFullWALBuffers() {
-	if pages := b.e.wal.WriteFullBuffers(); pages > 0 {
+	if pages, syncTo := b.e.wal.WriteFullBuffers(); pages > 0 {
 		b.cpu += pages * b.e.costs.OSWrite
+		b.walSegmentSync = max(b.walSegmentSync, syncTo)
 	}
 }
 

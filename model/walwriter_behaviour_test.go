@@ -40,6 +40,14 @@ func TestBulkInsertOnAQuietServerWritesItsWALBuffersItself(t *testing.T) {
 	if quiet.BuffersFull < 1447 || quiet.BuffersFull > 1448 || quiet.Flushes != 1 {
 		t.Errorf("after 12 s idle: wal_buffers_full %d with %d flushes, want PostgreSQL's 1447 or 1448 (by where in its page the statement's WAL starts) and the commit's one flush", quiet.BuffersFull, quiet.Flushes)
 	}
+	// Twice the rows: the backend's own writes finish the first WAL
+	// segment, whose fsync it then makes (XLogWrite's finishing_seg), then
+	// the commit's flush: 2, as PostgreSQL's wal_sync counted for an
+	// INSERT whose writes crossed one segment boundary.
+	two := bhPhase(t, bhRunYAML(t, walWriterScenario("12s", "true", `[{insert: {table: t_ins, rows: 200000}}]`)), "work").WAL
+	if two.Flushes != 2 {
+		t.Errorf("200000 rows after 12 s idle: %d flushes, want 2 (the finished segment's and the commit's)", two.Flushes)
+	}
 	awake := bhPhase(t, bhRunYAML(t, walWriterScenario("1s", "true", insert)), "work").WAL
 	if awake.BuffersFull >= quiet.BuffersFull || awake.Flushes < 2 {
 		t.Errorf("writer awake: wal_buffers_full %d with %d flushes, want fewer than %d: a round falls inside the statement", awake.BuffersFull, awake.Flushes, quiet.BuffersFull)

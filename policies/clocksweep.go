@@ -206,6 +206,14 @@ func (c *ClockSweep) MaxUsage() int { return int(c.max) }
 // completePasses), so passes*len(slots)+next is the total number of ticks.
 func (c *ClockSweep) Hand() (int32, int64) { return c.hand, c.passes }
 
+// Restart implements Restarter: StrategyInitialize sets nextVictimBuffer
+// to 0, so the first sweep after a restart starts at the buffer the free
+// list handed out first. PostgreSQL's completePasses starts again at 0;
+// here the count goes on (SweepCounters are the run's totals), and the
+// new background writer forgets the position it saved (bgwriter.c
+// BgBufferSync's saved_info_valid), so no difference spans the restart.
+func (c *ClockSweep) Restart() { c.hand = 0 }
+
 // SweepCounters implements SweepStats.
 func (c *ClockSweep) SweepCounters() (int64, int64) { return c.steps, c.passes }
 

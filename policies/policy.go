@@ -101,6 +101,15 @@ type ClockHand interface {
 	Hand() (next int32, completePasses int64)
 }
 
+// Restarter is implemented by policies with state that outlives the pages
+// a server restart removes: PostgreSQL's clock-sweep hand, which a new
+// shared memory segment starts at buffer 0 (freelist.c StrategyInitialize).
+// The pool calls Restart once it has removed every page the restart
+// empties.
+type Restarter interface {
+	Restart()
+}
+
 // SweepStats is implemented by policies that count their own sweep work.
 type SweepStats interface {
 	// Steps is the total number of buffers inspected by Victim so far;

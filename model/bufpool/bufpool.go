@@ -372,6 +372,14 @@ func (p *Pool) Invalidate(slot int32) {
 	}
 }
 
+// Restart tells the policy that the server restarted, once every slot the
+// restart empties is invalidated (policies.Restarter).
+func (p *Pool) Restart() {
+	if r, ok := p.Policy.(policies.Restarter); ok {
+		r.Restart()
+	}
+}
+
 // UsageHistogram counts resident slots by usage count (index = usage).
 func (p *Pool) UsageHistogram() []int64 {
 	if p.usage == nil {

@@ -310,3 +310,35 @@ func TestPoolCountersAddUp(t *testing.T) {
 		t.Errorf("policy invariants: %v", err)
 	}
 }
+
+// A server restart makes new shared memory (freelist.c StrategyInitialize):
+// the free list holds every buffer again and the clock hand is back at
+// buffer 0, so once the free list is used up the first sweep, like a cold
+// start's, decrements every buffer once and takes buffer 0.
+func TestRestartSweepStartsAtBufferZero(t *testing.T) {
+	const n = 16
+	p := newClockPool(t, n, true)
+	fill := func(base int32) {
+		for i := int32(0); i < n; i++ {
+			s, _ := p.GetVictim(nil, 0)
+			p.Assign(s, base+i, 0, false)
+			p.ReadDone(s)
+			p.Unpin(s)
+		}
+	}
+	fill(100)
+	for i := int32(0); i < 5; i++ { // the hand moves on to buffer 5
+		s, _ := p.GetVictim(nil, 0)
+		p.Assign(s, 200+i, 0, false)
+		p.ReadDone(s)
+		p.Unpin(s)
+	}
+	for s := int32(n - 1); s >= 0; s-- { // as the model's restart does
+		p.Invalidate(s)
+	}
+	p.Restart()
+	fill(300)
+	if s, steps := p.GetVictim(nil, 0); s != 0 || steps != n+1 {
+		t.Fatalf("first sweep victim after the restart: slot %d after %d steps, want slot 0 after %d", s, steps, n+1)
+	}
+}

@@ -139,22 +139,44 @@ func ChooseBuffers(setting, sharedBuffers int64) int64 {
 // earlier, whose buffer it reuses, is written. The inserting backend
 // writes what is not (XLogWrite, no fsync), a page at a time (each
 // AdvanceXLInsertBuffer call asks for the one page it needs). It returns
-// the pages written, for the caller to pay their write() calls.
-func (w *WAL) WriteFullBuffers() int64 {
+// the pages written, for the caller to pay their write() calls, and
+// syncTo, the end of the last segment whose last page this write wrote
+// (0 if none, or if it is durable already): XLogWrite fsyncs a segment
+// as soon as its last page is written (finishing_seg: issue_xlog_fsync),
+// in the process that wrote it, which waits for it (SyncSegment).
+func (w *WAL) WriteFullBuffers() (pages, syncTo int64) {
 	if w.buffers <= 0 || w.insert == 0 {
-		return 0
+		return 0, 0
 	}
 	// The last inserted byte's page needs the buffer of the page
 	// wal_buffers earlier written out up to its end.
 	need := ((w.insert-1)/pageSize+1)*pageSize - w.buffers
 	if need <= w.written {
-		return 0
+		return 0, 0
 	}
-	pages := (need - w.written + pageSize - 1) / pageSize
+	pages = (need - w.written + pageSize - 1) / pageSize
+	if end := need / SegmentSize * SegmentSize; end > w.written && end > w.flushed {
+		syncTo = end
+	}
 	w.written = need
 	w.Stats.BuffersFull += uint64(pages)
 	w.Stats.Writes += uint64(pages)
-	return pages
+	return pages, syncTo
+}
+
+// SyncSegment makes WAL durable up to end, the end of a segment already
+// written (XLogWrite's fsync of a segment it finished writing: only the
+// fsync, no further write). It returns true if that is already so;
+// otherwise h.OnEvent(arg) fires once it is.
+func (w *WAL) SyncSegment(end int64, h sim.Handler, arg int64) bool {
+	if end <= w.flushed {
+		return true
+	}
+	w.waiters = append(w.waiters, waiter{upto: end, h: h, arg: arg})
+	if !w.flushing {
+		w.start(min(end, w.written))
+	}
+	return false
 }
 
 // InsertLSN is the current end of WAL.

@@ -238,11 +238,15 @@ func (ww *walWriter) xlogWrite() {
 	if ww.flexible {
 		end = min(end, w.contiguousEnd())
 	}
+	finishedSegment := false
 	if end > w.written {
+		// XLogWrite fsyncs a segment as soon as it wrote the segment's
+		// last page (finishing_seg), whatever the round asked.
+		finishedSegment = end/SegmentSize*SegmentSize > w.written
 		w.written = end
 		w.Stats.Writes++
 	}
-	if ww.flush && w.flushed < w.written {
+	if (ww.flush || finishedSegment) && w.flushed < w.written {
 		ww.stage = stageFsync
 		w.waiters = append(w.waiters, waiter{upto: w.written, h: ww, arg: writerResume})
 		w.start(w.written)

@@ -25,7 +25,8 @@ func bulkInsert(k *sim.Kernel, w *WAL, pages int) int64 {
 	var wrote int64
 	for range pages {
 		w.Insert(usableInPage)
-		wrote += w.WriteFullBuffers()
+		p, _ := w.WriteFullBuffers()
+		wrote += p
 		k.RunUntil(k.Now() + sim.Millisecond)
 	}
 	return wrote
@@ -140,7 +141,7 @@ func TestWALWriterWriteStopsAtRingEnd(t *testing.T) {
 	// buffers pages 8-13 took over.
 	for range 13 {
 		w.Insert(usableInPage)
-		w.WriteFullBuffers()
+		_, _ = w.WriteFullBuffers()
 	}
 	if w.written != 6*pageSize || w.InsertLSN()/pageSize != 13 {
 		t.Fatalf("backend wrote up to %d with the insert at %d, want %d and page 13", w.written, w.InsertLSN(), 6*pageSize)
