@@ -270,6 +270,8 @@ func (e *engine) catalogPages(o *op, out []int32) []int32 {
 	cold := func(i int32) {
 		out = append(out, e.cat.GID(rel, e.db.catColdBase+catalogFirstPlanCold+i))
 	}
+	// ownRows reads the pg_attribute page of the relation's columns,
+	// classRow the pg_class page of its row.
 	ownRows := func(ord int) {
 		out = append(out, e.cat.GID(rel, int32(catalogCorePages)+int32(ord/catalogRelsPerAttrPage)))
 	}
@@ -312,8 +314,9 @@ func (e *engine) catalogPages(o *op, out []int32) []int32 {
 	// page once (RelationBuildTupleDesc's index scan holds the page for
 	// all its rows) under one descent of
 	// pg_attribute_relid_attnum_index; two lookups each in
-	// pg_statistic's and pg_statistic_ext's indexes (a root alone until
-	// ANALYZE has filled pages of them); and pg_index only for a table
+	// pg_statistic's and pg_statistic_ext's indexes (their roots; an
+	// analyzed table's pg_statistic rows are found in a leaf, its second
+	// lookup there); and pg_index only for a table
 	// with an index (relhasindex: plancat.c get_relation_info calls
 	// RelationGetIndexList only then), one descent of its indrelid index.
 	// The roots of pg_class_oid_index and pg_attribute's index are core
