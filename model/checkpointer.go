@@ -150,7 +150,9 @@ func (c *checkpointer) armTimer(d int64) {
 	c.e.k.After(d, c, ckEvTimer+c.timerGen*8)
 }
 
-// onSegment is XLogCheckpointNeeded, called when WAL enters a new segment.
+// onSegment is XLogCheckpointNeeded, asked by XLogWrite with the number of
+// each segment whose last page it wrote: a checkpoint is needed once that
+// is CheckPointSegments - 1 segments past the redo point's.
 func (c *checkpointer) onSegment(seg int64) {
 	if seg >= c.redoSeg+c.segments-1 {
 		if c.running {
@@ -541,7 +543,10 @@ func (e *engine) restartServer() {
 	// at their start.
 	p.Restart()
 	e.bgw.restart()
-	if !e.ckpt.running {
-		e.ckpt.armTimer(e.sc.Server.CheckpointTimeout)
+	if c := e.ckpt; !c.running {
+		// The shutdown checkpoint is the redo point the next one's WAL
+		// volume counts from (XLogCheckpointNeeded's RedoRecPtr).
+		c.startLSN, c.redoSeg = c.recStart, c.recStart/wal.SegmentSize
+		c.armTimer(e.sc.Server.CheckpointTimeout)
 	}
 }

@@ -101,8 +101,9 @@ type WAL struct {
 	// count); -1: none yet. LastImportant converts it to an LSN.
 	lastImportantPos int64
 
-	// OnSegment, if set, is called whenever Insert crosses into a new
-	// segment (the checkpointer's XLogCheckpointNeeded hook).
+	// OnSegment, if set, is called with a segment's number when its last
+	// page is written (XLogWrite's finishing_seg, where PostgreSQL asks
+	// XLogCheckpointNeeded: the checkpointer's hook).
 	OnSegment func(segment int64)
 
 	Stats Stats
@@ -158,7 +159,7 @@ func (w *WAL) WriteFullBuffers() (pages, syncTo int64) {
 	if end := need / SegmentSize * SegmentSize; end > w.written && end > w.flushed {
 		syncTo = end
 	}
-	w.written = need
+	w.wrote(need)
 	w.Stats.BuffersFull += uint64(pages)
 	w.Stats.Writes += uint64(pages)
 	return pages, syncTo
@@ -217,15 +218,25 @@ func (w *WAL) LastImportant() int64 {
 func maxAligned(bytes int64) int64 { return (bytes + maxAlign - 1) &^ (maxAlign - 1) }
 
 func (w *WAL) insertN(n, bytes int64) int64 {
-	before := w.insert / SegmentSize
 	w.bytePos += n * maxAligned(bytes)
 	w.insert = endRecPtr(w.bytePos)
 	w.Stats.Records += uint64(n)
 	w.Stats.Bytes += n * bytes
-	if after := w.insert / SegmentSize; after != before && w.OnSegment != nil {
-		w.OnSegment(after)
-	}
 	return w.insert
+}
+
+// wrote advances the written position to end (XLogWrite's write()s):
+// each segment whose last page that wrote is finished, and OnSegment is
+// told its number.
+func (w *WAL) wrote(end int64) {
+	from := w.written
+	w.written = end
+	if w.OnSegment == nil {
+		return
+	}
+	for seg := from / SegmentSize; (seg+1)*SegmentSize <= end; seg++ {
+		w.OnSegment(seg)
+	}
 }
 
 // NeedsFlush reports whether WAL up to lsn is not yet durable
@@ -254,8 +265,8 @@ func (w *WAL) start(target int64) {
 	if w.flushTarget > w.written {
 		// XLogWrite writes what is not yet written (one write() of the
 		// contiguous pages), then fsyncs.
-		w.written = w.flushTarget
 		w.Stats.Writes++
+		w.wrote(w.flushTarget)
 	}
 	w.dev.SubmitSized(w.flushTarget-w.flushed, true, w, 0)
 }

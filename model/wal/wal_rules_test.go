@@ -97,9 +97,12 @@ func TestFlushWritesInsertedBytes(t *testing.T) {
 	}
 }
 
-// XLogCheckpointNeeded is evaluated when WAL enters a new 16 MB segment:
-// OnSegment fires once per segment boundary crossed, with the new segment.
-func TestOnSegmentAtEachBoundary(t *testing.T) {
+// XLogCheckpointNeeded is asked in XLogWrite when a segment's last page
+// is written (finishing_seg), with that segment's number: OnSegment fires
+// once per segment finished, by a backend's write of a full WAL buffer,
+// by a flush or by the WAL writer, never at the insert that enters a new
+// segment.
+func TestOnSegmentWhenASegmentIsWritten(t *testing.T) {
 	k := sim.NewKernel()
 	w := New(k, walDevice(t, k))
 	var segs []int64
@@ -107,8 +110,22 @@ func TestOnSegmentAtEachBoundary(t *testing.T) {
 	for w.InsertLSN() < 3*SegmentSize+100 {
 		w.Insert(8240)
 	}
-	if len(segs) != 3 || segs[0] != 1 || segs[1] != 2 || segs[2] != 3 {
-		t.Fatalf("segments reported %v, want [1 2 3]", segs)
+	if len(segs) != 0 {
+		t.Fatalf("segments reported %v before any write, want none", segs)
+	}
+	w.Flush(w.InsertLSN(), nil, 0)
+	if len(segs) != 3 || segs[0] != 0 || segs[1] != 1 || segs[2] != 2 {
+		t.Fatalf("segments reported %v by the flush's write, want [0 1 2]", segs)
+	}
+	k.RunUntil(k.Now() + sim.Second)
+	// A backend's own writes of full WAL buffers finish segment 3.
+	w.SetBuffers(512 * pageSize)
+	for w.InsertLSN() < 5*SegmentSize {
+		w.Insert(usableInPage)
+		_, _ = w.WriteFullBuffers()
+	}
+	if len(segs) != 4 || segs[3] != 3 {
+		t.Fatalf("segments reported %v after the backend's writes, want [0 1 2 3] (segment 4's last page still in the buffers)", segs)
 	}
 }
 

@@ -243,8 +243,8 @@ func (ww *walWriter) xlogWrite() {
 		// XLogWrite fsyncs a segment as soon as it wrote the segment's
 		// last page (finishing_seg), whatever the round asked.
 		finishedSegment = end/SegmentSize*SegmentSize > w.written
-		w.written = end
 		w.Stats.Writes++
+		w.wrote(end)
 	}
 	if (ww.flush || finishedSegment) && w.flushed < w.written {
 		ww.stage = stageFsync
