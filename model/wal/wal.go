@@ -156,10 +156,9 @@ func (w *WAL) WriteFullBuffers() (pages, syncTo int64) {
 		return 0, 0
 	}
 	pages = (need - w.written + pageSize - 1) / pageSize
-	if end := need / SegmentSize * SegmentSize; end > w.written && end > w.flushed {
+	if end := w.wrote(need); end > w.flushed {
 		syncTo = end
 	}
-	w.wrote(need)
 	w.Stats.BuffersFull += uint64(pages)
 	w.Stats.Writes += uint64(pages)
 	return pages, syncTo
@@ -227,16 +226,18 @@ func (w *WAL) insertN(n, bytes int64) int64 {
 
 // wrote advances the written position to end (XLogWrite's write()s):
 // each segment whose last page that wrote is finished, and OnSegment is
-// told its number.
-func (w *WAL) wrote(end int64) {
+// told its number. It returns the end of the last segment finished, 0 if
+// none was.
+func (w *WAL) wrote(end int64) (finished int64) {
 	from := w.written
 	w.written = end
-	if w.OnSegment == nil {
-		return
-	}
 	for seg := from / SegmentSize; (seg+1)*SegmentSize <= end; seg++ {
-		w.OnSegment(seg)
+		finished = (seg + 1) * SegmentSize
+		if w.OnSegment != nil {
+			w.OnSegment(seg)
+		}
 	}
+	return finished
 }
 
 // NeedsFlush reports whether WAL up to lsn is not yet durable

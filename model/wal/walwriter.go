@@ -238,13 +238,12 @@ func (ww *walWriter) xlogWrite() {
 	if ww.flexible {
 		end = min(end, w.contiguousEnd())
 	}
+	// XLogWrite fsyncs a segment as soon as it wrote the segment's last
+	// page (finishing_seg), whatever the round asked.
 	finishedSegment := false
 	if end > w.written {
-		// XLogWrite fsyncs a segment as soon as it wrote the segment's
-		// last page (finishing_seg), whatever the round asked.
-		finishedSegment = end/SegmentSize*SegmentSize > w.written
 		w.Stats.Writes++
-		w.wrote(end)
+		finishedSegment = w.wrote(end) > 0
 	}
 	if (ww.flush || finishedSegment) && w.flushed < w.written {
 		ww.stage = stageFsync
