@@ -157,7 +157,8 @@ type backend struct {
 	blocked bool
 	inCPU   bool
 	// woke: the next CPU burst starts a statement the backend slept
-	// waiting for (it may pay costs.cpu_wakeup).
+	// waiting for, or goes on after a heavyweight lock it slept on was
+	// granted (it may pay costs.cpu_wakeup).
 	woke      bool
 	cpu       int64
 	walTarget int64

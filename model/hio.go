@@ -108,6 +108,9 @@ func (b *backend) unlockExtension(t *table) {
 	if w.inCPU {
 		w.extReady = true
 	} else {
+		// w slept in ProcSleep (proc.c) until this release woke it: its
+		// next burst may find its core halted (costs.cpu_wakeup).
+		w.woke = true
 		b.e.k.Schedule(b.e.k.Now(), w, evResume)
 	}
 }

@@ -86,6 +86,10 @@ func (b *backend) releaseRowLocks() {
 			if w.inCPU {
 				w.lockReady = true
 			} else {
+				// w slept in ProcSleep (proc.c) until this release's
+				// ProcWakeup set its latch: its next burst may find its
+				// core halted (costs.cpu_wakeup).
+				w.woke = true
 				e.k.Schedule(e.k.Now(), w, evResume)
 			}
 		}

@@ -42,3 +42,31 @@ workload:
 		t.Errorf("spread: busy %.6f s more with row_lock_wait, want about 0 (no waits)", d)
 	}
 }
+
+// TestRowLockWaiterWakesItsCore: a backend that slept on a row's lock
+// (ProcSleep, until the holder's LockRelease woke it in ProcWakeup) may
+// find its core halted when it goes on, and then pays costs.cpu_wakeup
+// as a process woken by its client's message does. On sixteen cores
+// every burst finds its core idle: the one-row phase wakes a core once
+// more per wait than the same transactions on rows of their own.
+func TestRowLockWaiterWakesItsCore(t *testing.T) {
+	doc := `name: row-lock-wake
+server: {autovacuum: false, cpus: 16, shared_buffers: 128MB, system_catalogs: false}
+tables:
+  relations:
+    - {name: t, rows: 10000, row_width: 8, state: vacuumed, index: true, key: id}
+workload:
+  phases:
+    - {name: hot, clients: 4, threads: 4, transactions: 200, script: {text: "BEGIN; UPDATE t SET v = v + 1 WHERE id = 1; SELECT 1; END;"}}
+    - {name: spread, clients: 4, threads: 4, transactions: 200, script: {text: "BEGIN; \\set k random(2, 10000)\nUPDATE t SET v = v + 1 WHERE id = :k; SELECT 1; END;"}}
+`
+	res := bhRunYAML(t, doc, "costs.cpu_wakeup=25us")
+	hot, sp := bhPhase(t, res, "hot"), bhPhase(t, res, "spread")
+	if hot.RowLockWaits < 400 || sp.RowLockWaits != 0 {
+		t.Fatalf("%d and %d row-lock waits in the one-row and the spread phase, want nearly one a transaction and none", hot.RowLockWaits, sp.RowLockWaits)
+	}
+	extra := hot.CPU.Wakeups - sp.CPU.Wakeups
+	if math.Abs(float64(extra-hot.RowLockWaits)) > 0.05*float64(hot.RowLockWaits) {
+		t.Errorf("the one-row phase woke cores %d times (the spread one %d): %d more, want one more per row-lock wait (%d)", hot.CPU.Wakeups, sp.CPU.Wakeups, extra, hot.RowLockWaits)
+	}
+}

@@ -539,11 +539,15 @@ type Costs struct {
 	// clients on two cores updated one row each in BEGIN; UPDATE; SELECT 1;
 	// END (every transaction waits), against 164-192 updating random rows:
 	// about 50 us a wait, of which the model's context switches and
-	// wake-ups are part. 0 by default; simulate calibrate fits it from its
-	// several-client update of one row.
+	// wake-ups are part (the waiter's own wake-up is CPUWakeup's, paid
+	// when its core sat idle). 0 by default; simulate calibrate fits it
+	// from its several-client update of one row against the same
+	// transactions on random rows.
 	RowLockWait int64 `yaml:"row_lock_wait" unit:"duration" range:"0,1s"`
 	// CPUWakeup is how long a CPU burst of a backend or a pgbench thread
-	// waits for its core when that core sat idle: the CPU leaving its
+	// that slept on a message (or a backend on a heavyweight lock, woken
+	// by the holder's release) waits for its core when that core sat
+	// idle: the CPU leaving its
 	// idle state, in a virtual machine the hypervisor waking the halted
 	// vCPU (cpuidle's exit latency; Linux's haltpoll driver polls a while
 	// first). A core handed from one burst to the next never idles, so

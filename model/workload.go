@@ -113,7 +113,7 @@ func (th *thread) run(b *backend) {
 // cpuRequest takes a CPU burst of c on the server's cores for owner (a
 // backend's id, or a pgbench thread's negative one), paying
 // costs.context_switch when the core last ran another process and, for a
-// burst of a process that slept on a message (woke says so),
+// burst of a process that slept on a message or a lock (woke says so),
 // costs.cpu_wakeup when the core sat idle.
 func (e *engine) cpuRequest(c int64, owner int32, woke bool, h sim.Handler, arg int64) {
 	if e.costs.StallInterval > 0 && e.costs.Stall > 0 {
