@@ -277,10 +277,11 @@ func TestMainRefuses(t *testing.T) {
 // Against a private PostgreSQL (with PGBUFSIM_DIFFERENTIAL=1, as CI runs
 // it): simulate calibrate measures, fits and writes a costs file that
 // loads; the held-out pgbench runs (select-only and tpcb-like at one
-// client, tpcb-like at several, never fitted) must come within 35 % of the
+// client, tpcb-like at several, never fitted) must come within 20 % of the
 // server and, where the defaults are over 30 % off, closer than the
 // defaults (heldOutCheck); the held-out ring scan within 15 %;
-// select-only's p99 within 25 % of the server's; the all-visible ratios
+// select-only's and tpcb-like's p99 (one client) within 25 % of the
+// server's; the all-visible ratios
 // within 15 %; the scratch database is gone afterwards; -database without
 // -i-know is refused. The issue's goal is 15 % for all: on the development
 // machine the held-out errors over repeated calibrations were within it in
@@ -426,13 +427,13 @@ func calibrateOnce(t *testing.T, dsn string, attempt int) ([]check, string) {
 		e, d := sim/meas-1, def/meas-1
 		// The measurements this run's prediction rests on: one client's
 		// SELECT 1 and index lookup (the statement's and the wake-ups'
-		// prices), several clients' select-only (the CPU's), and the run
-		// itself.
+		// prices), several clients' select-only and updates (the CPU's,
+		// the writes' and the row-lock waits' prices), and the run itself.
 		refs := []string{"select-one", "lookup", name}
 		if name != "select-only" && name != "tpcb-like" {
 			refs = []string{name}
 			for n := range lines {
-				if strings.HasPrefix(n, "select-only-") {
+				if strings.HasPrefix(n, "select-only-") || strings.HasPrefix(n, "update-hot-") || strings.HasPrefix(n, "update-spread-") {
 					refs = append(refs, n)
 				}
 			}
@@ -473,22 +474,34 @@ func calibrateOnce(t *testing.T, dsn string, attempt int) ([]check, string) {
 	// matched PostgreSQL's to 0.1 % (ratio 9.8 against 5.1). Its p99 is
 	// a tail quantile of 1500 transactions a pass: its own passes spread
 	// by about 10 %.
-	p99Line := regexp.MustCompile(`\{experiment: select-only, measured_ms: ([0-9.]+), simulated_ms: ([0-9.]+), middle_half_ms: \[([0-9.]+), ([0-9.]+)\]\}`)
-	var meanMeas, meanSim, meanDef float64
-	if f := p99Line.FindStringSubmatch(string(data)); f == nil {
-		add("select-only p99", false, fmt.Sprintf("calibration %d: no p99 line for select-only in the costs file", attempt))
-	} else if _, err := sscanExperiment(lines["select-only"], &meanMeas, &meanSim, &meanDef); err != nil {
-		add("select-only p99", false, fmt.Sprintf("calibration %d: no select-only line in the costs file: %v", attempt, err))
-	} else {
-		var v [4]float64
-		for i := range v {
-			v[i], _ = strconv.ParseFloat(f[i+1], 64)
+	//
+	// tpcb-like's at one client too (held out, seven statements a
+	// transaction): its tail is the same stalls over seven times the CPU.
+	// PostgreSQL's moved between 1.2 and 1.5 times its mean in runs
+	// minutes apart on the development machine (2026-12-06), the model's
+	// 1.2 times; within the calibrations of that week -8 % to -20 % from
+	// the middle half of PostgreSQL's passes. At several clients it is not
+	// held: PostgreSQL's is 2.1 to 2.4 times its mean there, the model's
+	// 1.4 to 1.6 (docs/calibration.md, "The tail").
+	for _, name := range []string{"select-only", "tpcb-like"} {
+		bound := name + " p99"
+		p99Line := regexp.MustCompile(`\{experiment: ` + name + `, measured_ms: ([0-9.]+), simulated_ms: ([0-9.]+), middle_half_ms: \[([0-9.]+), ([0-9.]+)\]\}`)
+		var meanMeas, meanSim, meanDef float64
+		if f := p99Line.FindStringSubmatch(string(data)); f == nil {
+			add(bound, false, fmt.Sprintf("calibration %d: no p99 line for %s in the costs file", attempt, name))
+		} else if _, err := sscanExperiment(lines[name], &meanMeas, &meanSim, &meanDef); err != nil {
+			add(bound, false, fmt.Sprintf("calibration %d: no %s line in the costs file: %v", attempt, name, err))
+		} else {
+			var v [4]float64
+			for i := range v {
+				v[i], _ = strconv.ParseFloat(f[i+1], 64)
+			}
+			m, sim, q1, q3 := v[0], v[1], v[2], v[3]
+			a, spread := noiseAllowance(lines, "select-one", name)
+			miss, ok := p99Check(name, m, q1, q3, sim, meanMeas, meanSim, a)
+			add(bound, ok, fmt.Sprintf("calibration %d: %s, %s; stalls: %s", attempt, miss, spread, stallLine(string(data))))
+			t.Logf("calibration %d: %s p99 (held out): PostgreSQL %.4f ms (%.2fx its mean; middle half of the passes %.4f-%.4f), simulated %.4f ms (%.2fx); stalls: %s", attempt, name, m, m/meanMeas, q1, q3, sim, sim/meanSim, stallLine(string(data)))
 		}
-		m, sim, q1, q3 := v[0], v[1], v[2], v[3]
-		a, spread := noiseAllowance(lines, "select-one", "select-only")
-		miss, ok := p99Check(m, q1, q3, sim, meanMeas, meanSim, a)
-		add("select-only p99", ok, fmt.Sprintf("calibration %d: %s, %s; stalls: %s", attempt, miss, spread, stallLine(string(data))))
-		t.Logf("calibration %d: select-only p99 (held out): PostgreSQL %.4f ms (%.2fx its mean; middle half of the passes %.4f-%.4f), simulated %.4f ms (%.2fx); stalls: %s", attempt, m, m/meanMeas, q1, q3, sim, sim/meanSim, stallLine(string(data)))
 	}
 	// The all-visible ratio (all-visible scan / hinted scan) warm and
 	// through the ring, within 15 % of PostgreSQL's.
@@ -514,7 +527,12 @@ func calibrateOnce(t *testing.T, dsn string, attempt int) ([]check, string) {
 // heldOutCheck judges a held-out pgbench run's mean latency, simulated
 // with the fitted prices (error e) and at the defaults (error d), with a
 // as the allowance for the noise of its measurements (noiseAllowance).
-// Within 35 % always; where the defaults are over 30 % off, closer than
+// Within 20 % always (35 % until 2026-12-06: tpcb-like at several
+// clients came out 16-36 % slow until a lock waiter's wake-up was
+// modelled; since then every held-out run of the development machine's
+// and CI's calibrations came within 12 %, the issue's 15 %, and the CI
+// machine's select-only at -12 to -13 %, so the gate leaves it a margin),
+// plus the allowance; where the defaults are over 30 % off, closer than
 // they are (with no allowance: calibration that makes a prediction worse
 // has failed on any machine), and where they are over 60 % off (they were
 // 45-76 % fast at one client on these machines), at most half their
@@ -528,9 +546,13 @@ func calibrateOnce(t *testing.T, dsn string, attempt int) ([]check, string) {
 // to 0.54 ms within an hour).
 func heldOutCheck(e, d, a float64) (bool, string) {
 	ae, ad := math.Abs(e), math.Abs(d)
-	ok := ae <= 0.35+a && (ad <= 0.30 || ae < ad) && (ad <= 0.60 || ae <= ad/2+a)
-	return ok, fmt.Sprintf("limits %.0f%%, closer than the defaults where they are over 30%% off, half their error plus %.0f%% where over 60%%", 100*(0.35+a), 100*a)
+	ok := ae <= heldOutLimit+a && (ad <= 0.30 || ae < ad) && (ad <= 0.60 || ae <= ad/2+a)
+	return ok, fmt.Sprintf("limits %.0f%%, closer than the defaults where they are over 30%% off, half their error plus %.0f%% where over 60%%", 100*(heldOutLimit+a), 100*a)
 }
+
+// heldOutLimit is a held-out pgbench run's bound on a quiet machine
+// (heldOutCheck).
+const heldOutLimit = 0.20
 
 // noiseAllowance widens a held-out bound by what the server's own
 // measurements it rests on (names: experiments of the costs file) spread
@@ -568,7 +590,7 @@ func noiseAllowance(lines map[string]string, names ...string) (float64, string) 
 // of the middle half of the passes' p99s (q1 to q3): the prediction is
 // held within 25 % of the nearest point of it. On a quiet machine the span
 // is narrow and this is the 25 % around the median.
-func p99Check(measP99, q1, q3, simP99, measMean, simMean, a float64) (string, bool) {
+func p99Check(name string, measP99, q1, q3, simP99, measMean, simMean, a float64) (string, bool) {
 	q1, q3 = min(q1, measP99), max(q3, measP99)
 	var e float64
 	switch {
@@ -577,8 +599,8 @@ func p99Check(measP99, q1, q3, simP99, measMean, simMean, a float64) (string, bo
 	case simP99 > q3:
 		e = simP99/q3 - 1
 	}
-	return fmt.Sprintf("select-only p99 (held out): simulated %.4f ms, %.2fx its mean; PostgreSQL %.4f ms, %.2fx, the middle half of its passes %.4f-%.4f: %+.1f%% from that span (limit %.0f%%)",
-		simP99, simP99/simMean, measP99, measP99/measMean, q1, q3, 100*e, 100*(0.25+a)), math.Abs(e) <= 0.25+a
+	return fmt.Sprintf("%s p99 (held out): simulated %.4f ms, %.2fx its mean; PostgreSQL %.4f ms, %.2fx, the middle half of its passes %.4f-%.4f: %+.1f%% from that span (limit %.0f%%)",
+		name, simP99, simP99/simMean, measP99, measP99/measMean, q1, q3, 100*e, 100*(0.25+a)), math.Abs(e) <= 0.25+a
 }
 
 // measureFirstUse measures costs.buffer_first_use (ns a buffer) on the
@@ -934,7 +956,7 @@ func TestP99Check(t *testing.T) {
 		{"bimodal passes, 26 % below their middle half", 0.3030, 0.74 * q1, q1, q3, 0.1556, 0.1534, false},
 		{"bimodal passes, no stalls", 0.3030, 0.1600, q1, q3, 0.1556, 0.1534, false},
 	} {
-		miss, ok := p99Check(c.measP99, c.q1, c.q3, c.simP99, c.measMean, c.simMean, 0)
+		miss, ok := p99Check("select-only", c.measP99, c.q1, c.q3, c.simP99, c.measMean, c.simMean, 0)
 		if ok != c.want {
 			t.Errorf("%s: %v, want %v: %s", c.name, ok, c.want, miss)
 		}
@@ -966,11 +988,15 @@ func TestHeldOutCheck(t *testing.T) {
 		e, d, a float64
 		want    bool
 	}{
-		{"noisy select-only", -0.427, -0.759, 0.092, true},
-		{"the same on a quiet machine", -0.427, -0.759, 0, false},
+		// A noisy day's select-only (2026-12-03): lookup spread 14.6 %.
+		// It passed the 35 % of the time; at 20 % it fails.
+		{"noisy select-only", -0.427, -0.759, 0.092, false},
+		{"a noisy select-only within the allowance", -0.25, -0.759, 0.092, true},
+		{"the same on a quiet machine", -0.25, -0.759, 0, false},
 		{"worse than the defaults", -0.50, -0.45, 0.5, false},
 		{"tpcb-like", -0.109, -0.722, 0, true},
-		{"over 35 % where the defaults were close", 0.40, 0.20, 0, false},
+		{"tpcb-like at four clients before the lock waiter's wake-up", 0.237, -0.214, 0, false},
+		{"over 20 % where the defaults were close", 0.22, 0.20, 0, false},
 	} {
 		if ok, limits := heldOutCheck(c.e, c.d, c.a); ok != c.want {
 			t.Errorf("%s: %v, want %v (%s)", c.name, ok, c.want, limits)
