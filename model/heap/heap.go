@@ -288,17 +288,26 @@ func (t *Table) SetGroupHints(b int32, fn func(g Group) uint8) {
 	gs := t.mut(b)
 	var changed []Group
 	a := *gs
-	out := a[:0]
-	for _, g := range a {
+	// Groups that keep their hints stay in order, moved down over the
+	// changed ones; until the first change each is already in place, so
+	// a page whose hints are all set (most visits) is only read.
+	n := 0
+	for i, g := range a {
 		if bits := fn(g); bits != 0 && g.Hints|bits != g.Hints {
 			g.Hints |= bits
 			changed = append(changed, g)
 			continue
 		}
-		out = append(out, g)
+		if n != i {
+			a[n] = g
+		}
+		n++
 	}
-	clear(a[len(out):])
-	*gs = out
+	if len(changed) == 0 {
+		return
+	}
+	clear(a[n:])
+	*gs = a[:n]
 	for _, g := range changed {
 		add(gs, g)
 	}
