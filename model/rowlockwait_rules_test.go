@@ -1,9 +1,27 @@
 package model_test
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
+
+// hotAndSpread is four clients on pgbench threads updating one row in
+// BEGIN; UPDATE; SELECT 1; END (phase hot: every transaction waits for
+// the one before), then rows of their own (phase spread: none waits), on
+// a server of cpus cores.
+func hotAndSpread(cpus, threads int) string {
+	return fmt.Sprintf(`name: row-lock-wait
+server: {autovacuum: false, cpus: %d, shared_buffers: 128MB, system_catalogs: false}
+tables:
+  relations:
+    - {name: t, rows: 10000, row_width: 8, state: vacuumed, index: true, key: id}
+workload:
+  phases:
+    - {name: hot, clients: 4, threads: %[2]d, transactions: 200, script: {text: "BEGIN; UPDATE t SET v = v + 1 WHERE id = 1; SELECT 1; END;"}}
+    - {name: spread, clients: 4, threads: %[2]d, transactions: 200, script: {text: "BEGIN; \\set k random(2, 10000)\nUPDATE t SET v = v + 1 WHERE id = :k; SELECT 1; END;"}}
+`, cpus, threads)
+}
 
 // TestRowLockWaitPricedPerWait: a backend that waited for another
 // transaction's row lock pays costs.row_lock_wait once per wait when it goes
@@ -12,16 +30,7 @@ import (
 // ExecUpdate on TM_Updated); clients that update different rows never wait
 // and pay nothing.
 func TestRowLockWaitPricedPerWait(t *testing.T) {
-	doc := `name: row-lock-wait
-server: {autovacuum: false, cpus: 2, shared_buffers: 128MB, system_catalogs: false}
-tables:
-  relations:
-    - {name: t, rows: 10000, row_width: 8, state: vacuumed, index: true, key: id}
-workload:
-  phases:
-    - {name: hot, clients: 4, transactions: 200, script: {text: "BEGIN; UPDATE t SET v = v + 1 WHERE id = 1; SELECT 1; END;"}}
-    - {name: spread, clients: 4, transactions: 200, script: {text: "BEGIN; \\set k random(2, 10000)\nUPDATE t SET v = v + 1 WHERE id = :k; SELECT 1; END;"}}
-`
+	doc := hotAndSpread(2, 1)
 	free := bhRunYAML(t, doc)
 	priced := bhRunYAML(t, doc, "costs.row_lock_wait=1ms")
 	hot := bhPhase(t, priced, "hot")
@@ -50,16 +59,7 @@ workload:
 // every burst finds its core idle: the one-row phase wakes a core once
 // more per wait than the same transactions on rows of their own.
 func TestRowLockWaiterWakesItsCore(t *testing.T) {
-	doc := `name: row-lock-wake
-server: {autovacuum: false, cpus: 16, shared_buffers: 128MB, system_catalogs: false}
-tables:
-  relations:
-    - {name: t, rows: 10000, row_width: 8, state: vacuumed, index: true, key: id}
-workload:
-  phases:
-    - {name: hot, clients: 4, threads: 4, transactions: 200, script: {text: "BEGIN; UPDATE t SET v = v + 1 WHERE id = 1; SELECT 1; END;"}}
-    - {name: spread, clients: 4, threads: 4, transactions: 200, script: {text: "BEGIN; \\set k random(2, 10000)\nUPDATE t SET v = v + 1 WHERE id = :k; SELECT 1; END;"}}
-`
+	doc := hotAndSpread(16, 4)
 	res := bhRunYAML(t, doc, "costs.cpu_wakeup=25us")
 	hot, sp := bhPhase(t, res, "hot"), bhPhase(t, res, "spread")
 	if hot.RowLockWaits < 400 || sp.RowLockWaits != 0 {
