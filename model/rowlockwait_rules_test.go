@@ -70,3 +70,31 @@ func TestRowLockWaiterWakesItsCore(t *testing.T) {
 		t.Errorf("the one-row phase woke cores %d times (the spread one %d): %d more, want one more per row-lock wait (%d)", hot.CPU.Wakeups, sp.CPU.Wakeups, extra, hot.RowLockWaits)
 	}
 }
+
+// TestExtensionLockWaiterWakesItsCore: the same for a relation's extension
+// lock (LockRelationForExtension sleeps in ProcSleep too). Four clients
+// on sixteen cores each insert 200 rows a statement into one table, so
+// they queue for its extension lock; every statement wakes two idle cores
+// (its backend's and its pgbench thread's), and a waiter that slept wakes
+// one more when the lock is handed to it. A waiter still in its CPU burst
+// when the lock comes to it never slept, so the extra wake-ups are at most
+// the waits, and most of them.
+func TestExtensionLockWaiterWakesItsCore(t *testing.T) {
+	res := bhRunYAML(t, `name: extension-lock-wake
+server: {autovacuum: false, cpus: 16, shared_buffers: 128MB, system_catalogs: false}
+tables:
+  relations:
+    - {name: t, rows: 0, row_width: 8}
+workload:
+  phases:
+    - {name: fill, clients: 4, threads: 4, transactions: 200, script: {text: "INSERT INTO t SELECT g, g FROM generate_series(1, 200) g;"}}
+`, "costs.cpu_wakeup=25us")
+	waits := res.Totals.ExtensionLockWaits
+	if waits < 100 {
+		t.Fatalf("%d extension-lock waits, want the four clients to queue for the lock often", waits)
+	}
+	extra := res.Totals.CPU.Wakeups - 2*res.Totals.Transactions
+	if extra < waits/2 || extra > waits {
+		t.Errorf("%d wake-ups for %d statements: %d beyond two a statement, want one per extension-lock wait that slept (%d waits)", res.Totals.CPU.Wakeups, res.Totals.Transactions, extra, waits)
+	}
+}
