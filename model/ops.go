@@ -277,6 +277,10 @@ func (b *backend) execScan(o *op) bool {
 	e := b.e
 	t := o.t
 	av := e.sc.Policies.AllVisible
+	if b.sub == 1 && e.scanByIndexOnly(o) {
+		*o = o.allKeysRange()
+		return b.execRange(o)
+	}
 	if b.sub == 1 {
 		b.planFirstRun(o.kind, pathSeq)
 		b.blk = 0

@@ -551,6 +551,9 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 			p.kind = opSeqscan
 			if st.Kind == pgscript.Scan {
 				p.textWalks = st.TextWalks
+				// Without a WHERE clause, an index holding every column
+				// the SELECT list reads can answer it alone.
+				p.indexOnly = !st.Filter && tc.Index && onlyColumn(st.Columns, tc.Key)
 			}
 			if st.Kind == pgscript.Lookup && keyed {
 				p.kind, p.indexOnly, p.textWalks = opFetch, st.KeyOnly, st.TextWalks
@@ -882,4 +885,15 @@ func gsetVars(c pgscript.Command, st pgscript.Statement, keyed bool, assign func
 		}
 	}
 	return nil
+}
+
+// onlyColumn reports whether cols name no column but col (none at all, as
+// count(*) reads, included).
+func onlyColumn(cols []string, col string) bool {
+	for _, c := range cols {
+		if c != col {
+			return false
+		}
+	}
+	return true
 }

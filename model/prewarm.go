@@ -113,6 +113,9 @@ func (e *engine) prewarmReferences(n int64) bool {
 			if o.t == nil {
 				continue
 			}
+			if e.scanByIndexOnly(&o) {
+				o = o.allKeysRange()
+			}
 			switch o.kind {
 			case opFetch, opUpdate, opDeleteKey:
 				if o.t.pkey != nil {
@@ -133,7 +136,10 @@ func (e *engine) prewarmReferences(n int64) bool {
 				// heap scan's (bitmapscan.go: the leaves, then the heap
 				// pages in block order), or every page when the planner
 				// scans the table.
-				plan := e.rangePlanFor(o.t, o.n-o.key+1, o.indexOnly)
+				plan := planIndexOnlyScan
+				if !o.allKeys {
+					plan = e.rangePlanFor(o.t, o.n-o.key+1, o.indexOnly)
+				}
 				if plan == planSeqScan {
 					for blk := int32(0); blk < o.t.heap.NBlocks(); blk++ {
 						touch(e.cat.GID(o.t.rel, blk), now)

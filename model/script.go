@@ -48,11 +48,16 @@ type op struct {
 	n     int64 // rows to insert
 	every int64 // insert: commit every this many rows (0 = at the end)
 	copy  bool  // insert: COPY (a BulkInsertState) rather than INSERT ... SELECT
-	// indexOnly: a lookup or range whose SELECT list reads only the key
-	// (pgscript KeyOnly): the planner may take an index-only scan.
+	// indexOnly: a lookup, range or count(*) whose SELECT list reads
+	// only the key (pgscript KeyOnly, Columns): the planner may take an
+	// index-only scan.
 	indexOnly bool
 	// analyze: VACUUM ANALYZE (vacuum: ANALYZE follows in the same command)
 	analyze bool
+	// allKeys: a range over every key with no qual, a count(*) of the
+	// table the planner reads by an index-only scan of its whole key
+	// (allKeysRange): no planning probes, no plan to choose.
+	allKeys bool
 	dur     int64 // sleep
 	mode    prewarmMode
 	// cmdNo is the script command the op belongs to, from 1 (pgbench -r's

@@ -80,6 +80,12 @@ type Statement struct {
 	// Column (count(*), the key itself, expressions on it), so an index
 	// on Column can answer it alone (an index-only scan).
 	KeyOnly bool
+	// Columns are the columns a Scan without a WHERE clause reads in its
+	// SELECT list, distinct, in order ("*" for every column; none for
+	// count(*)): an index holding them all can answer it alone (the
+	// planner's check_index_only), which the model decides knowing the
+	// table's key.
+	Columns []string
 	// TextWalks is, per row, how many times the statement's expressions
 	// walk a column's text character by character (Lookup, Range, Scan;
 	// textWalks): costs.text_char per byte each.
@@ -312,7 +318,11 @@ func (s shaper) selectStmt(q *pg_query.SelectStmt) (Statement, error) {
 	if q.WhereClause != nil {
 		walks += textWalks([]*pg_query.Node{q.WhereClause})
 	}
-	return Statement{Kind: Scan, Table: name, Filter: q.WhereClause != nil, TextWalks: walks}, nil
+	st := Statement{Kind: Scan, Table: name, Filter: q.WhereClause != nil, TextWalks: walks}
+	if !st.Filter {
+		st.Columns = listColumns(q.TargetList)
+	}
+	return st, nil
 }
 
 // textWalks counts, per row, the calls under nodes that walk a column's
@@ -763,6 +773,28 @@ func keyOnly(list []*pg_query.Node, col string) bool {
 		})
 	}
 	return !other
+}
+
+// listColumns are the columns a SELECT list refers to, distinct, in the
+// order they appear; "*" stands for SELECT * (every column).
+func listColumns(list []*pg_query.Node) []string {
+	var out []string
+	for _, t := range list {
+		visit(t.ProtoReflect(), func(m protoreflect.Message) {
+			ref, ok := m.Interface().(*pg_query.ColumnRef)
+			if !ok || len(ref.Fields) == 0 {
+				return
+			}
+			name := columnRefName(ref)
+			if ref.Fields[len(ref.Fields)-1].GetAStar() != nil {
+				name = "*"
+			}
+			if !slices.Contains(out, name) {
+				out = append(out, name)
+			}
+		})
+	}
+	return out
 }
 
 // targets are a SELECT list's output names as PostgreSQL names them: the
