@@ -68,6 +68,9 @@ type fileStep struct {
 	cmdNo    int16 // the command, from 1 (pgbench -r)
 	mode     prewarmMode
 	analyze  bool // VACUUM ANALYZE
+	// rangeOpen: a range's sides without a comparison (openLow,
+	// openHigh).
+	rangeOpen uint8
 }
 
 // ifFrame is an open \if while compiling.
@@ -531,17 +534,29 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 			p.kind, p.textWalks = opSeqscan, st.TextWalks
 			if tc.Index && st.Column == tc.Key {
 				p.kind, p.indexOnly = opRange, st.KeyOnly
-				if p.fromSlot, p.fromConst, err = value(st.From); err != nil {
-					return nil, nil, err
+				// An open side is the table's first or last key (the
+				// keys are 1..rows): rangeOpen tells the planner it has
+				// no comparison.
+				p.fromSlot, p.fromConst, p.toSlot, p.toConst = -1, 1, -1, math.MaxInt64
+				if st.LowOpen {
+					p.rangeOpen |= openLow
+				} else {
+					if p.fromSlot, p.fromConst, err = value(st.From); err != nil {
+						return nil, nil, err
+					}
+					if p.fromSlot == -2 {
+						p.fromSlot, p.fromGen = -1, last()
+					}
 				}
-				if p.fromSlot == -2 {
-					p.fromSlot, p.fromGen = -1, last()
-				}
-				if p.toSlot, p.toConst, err = value(st.To); err != nil {
-					return nil, nil, err
-				}
-				if p.toSlot == -2 {
-					p.toSlot, p.toGen = -1, last()
+				if st.HighOpen {
+					p.rangeOpen |= openHigh
+				} else {
+					if p.toSlot, p.toConst, err = value(st.To); err != nil {
+						return nil, nil, err
+					}
+					if p.toSlot == -2 {
+						p.toSlot, p.toGen = -1, last()
+					}
 				}
 			}
 		case pgscript.Lookup, pgscript.Scan:
@@ -692,7 +707,7 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 				continue
 			}
 			pc++
-			o := op{kind: p.kind, stmt: p.stmt, cmdNo: p.cmdNo, analyze: p.analyze, indexOnly: p.indexOnly}
+			o := op{kind: p.kind, stmt: p.stmt, cmdNo: p.cmdNo, analyze: p.analyze, indexOnly: p.indexOnly, open: p.rangeOpen}
 			if p.table != "" {
 				o.t = b.pickTable(p.table, p.pick)
 				o.textBytes = int32(min(int64(p.textWalks)*o.t.textBytes(), math.MaxInt32))
@@ -721,6 +736,9 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 				}
 				if p.toGen != nil {
 					o.n = p.toGen.NextVars(rng, v)
+				}
+				if p.rangeOpen&openHigh != 0 {
+					o.n = o.t.heap.Rows
 				}
 			case opInsert:
 				o.n = p.n

@@ -138,7 +138,7 @@ func (e *engine) prewarmReferences(n int64) bool {
 				// scans the table.
 				plan := planIndexOnlyScan
 				if !o.allKeys {
-					plan = e.rangePlanFor(o.t, o.n-o.key+1, o.indexOnly)
+					plan = e.rangePlanFor(o.t, o.n-o.key+1, o.indexOnly, o.rangeQuals())
 				}
 				if plan == planSeqScan {
 					for blk := int32(0); blk < o.t.heap.NBlocks(); blk++ {

@@ -51,7 +51,8 @@ const (
 )
 
 // rangeCosts are the planner's total costs of each way to read a range of
-// n rows of t's key, at the default costs (costsize.c cost_seqscan,
+// n rows of t's key tested by quals comparisons (two for a range bounded
+// on both sides, one for key <= b or key >= a), at the default costs (costsize.c cost_seqscan,
 // cost_index, cost_bitmap_heap_scan and compute_bitmap_pages; selfuncs.c
 // btcostestimate and genericcostestimate): the index's pages at
 // random_page_cost and its tuples' CPU, the heap's pages interpolated
@@ -67,17 +68,17 @@ const (
 // An index-only scan (indexOnly: the SELECT list reads only the key) is
 // cost_index with its heap pages scaled by the share of the table that is
 // not all-visible (allVisibleFraction), which it alone skips.
-func rangeCosts(t *table, n int64, indexOnly bool) (seq, index, bitmap float64) {
+func rangeCosts(t *table, n int64, indexOnly bool, quals float64) (seq, index, bitmap float64) {
 	pages, tuples := plannerSize(t)
 	if t.pkey == nil {
-		seq, _, _ = rangeCostsOf(pages, tuples, 0, 0, false, 0, 2, n)
+		seq, _, _ = rangeCostsOf(pages, tuples, 0, 0, false, 0, quals, n)
 		return seq, math.Inf(1), math.Inf(1)
 	}
 	avf := -1.0 // not an index-only scan
 	if indexOnly {
 		avf = allVisibleFraction(t)
 	}
-	return rangeCostsOf(pages, tuples, float64(t.pkey.bt.NBlocks()), float64(t.pkey.bt.Height()-1), t.heap.RandomOrder(), avf, 2, n)
+	return rangeCostsOf(pages, tuples, float64(t.pkey.bt.NBlocks()), float64(t.pkey.bt.Height()-1), t.heap.RandomOrder(), avf, quals, n)
 }
 
 // allVisibleFraction is estimate_rel_size's allvisfrac (tableam.c
@@ -227,6 +228,19 @@ func fuzzilyCheaper(seq, indexOnly float64) bool {
 	return seq > indexOnly*stdFuzzFactor
 }
 
+// rangeQuals is how many comparisons of the key o's range has: one per
+// bounded side.
+func (o *op) rangeQuals() float64 {
+	q := 2.0
+	if o.open&openLow != 0 {
+		q--
+	}
+	if o.open&openHigh != 0 {
+		q--
+	}
+	return q
+}
+
 // allKeysRange is a count(*) o as the index-only scan of every key of its
 // table that the planner chose for it (scanByIndexOnly).
 func (o *op) allKeysRange() op {
@@ -238,8 +252,8 @@ func (o *op) allKeysRange() op {
 // a tie goes to the path considered first, the sequential scan). With
 // indexOnly the index path is an index-only scan (check_index_only),
 // which costs no more than the plain one it replaces.
-func (e *engine) rangePlanFor(t *table, n int64, indexOnly bool) rangePlan {
-	seq, index, bitmap := rangeCosts(t, n, indexOnly)
+func (e *engine) rangePlanFor(t *table, n int64, indexOnly bool, quals float64) rangePlan {
+	seq, index, bitmap := rangeCosts(t, n, indexOnly, quals)
 	plan, best := planSeqScan, seq
 	if index < best {
 		plan, best = planIndexScan, index
@@ -266,7 +280,7 @@ func (b *backend) execRange(o *op) bool {
 			k.indexOnly = true
 			b.sub = 2
 		} else {
-			b.probeGids = b.actualRangeProbes(t, o.key, o.n, b.probeGids[:0])
+			b.probeGids = b.actualRangeProbes(t, o.key, o.n, o.open, b.probeGids[:0])
 			b.sub = 40
 		}
 	}
@@ -279,7 +293,7 @@ func (b *backend) execRange(o *op) bool {
 		}
 		b.catalogWork = false
 		b.touched = 0
-		switch e.rangePlanFor(t, o.n-o.key+1, o.indexOnly) {
+		switch e.rangePlanFor(t, o.n-o.key+1, o.indexOnly, o.rangeQuals()) {
 		case planSeqScan:
 			// A sequential scan of every row, as SELECT count(*) does;
 			// the SELECT list's text calls run on the range's rows only
@@ -383,7 +397,7 @@ func (b *backend) execRange(o *op) bool {
 // ANALYZEd) has no histogram and no probes. The histogram is taken as
 // evenly spaced over the loaded keys, as ANALYZE's sample of a table
 // keyed 1..N leaves it.
-func (b *backend) actualRangeProbes(t *table, lo, hi int64, out []int32) []int32 {
+func (b *backend) actualRangeProbes(t *table, lo, hi int64, open uint8, out []int32) []int32 {
 	e := b.e
 	n := t.heap.Rows
 	if t.pkey == nil || !t.analyzed || n < 2 {
@@ -401,7 +415,10 @@ func (b *backend) actualRangeProbes(t *table, lo, hi int64, out []int32) []int32
 			out = append(out, e.cat.GID(t.rel, blk))
 		}
 	}
-	for _, v := range [2]int64{lo, hi} {
+	for i, v := range [2]int64{lo, hi} {
+		if open&(openLow<<i) != 0 {
+			continue // no comparison on this side
+		}
 		switch {
 		case v <= first:
 			probe(1)

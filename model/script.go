@@ -39,6 +39,12 @@ var opNames = [...]string{"begin", "select", "update", "insert", "seqscan", "del
 
 func (k opKind) String() string { return opNames[k] }
 
+// A range's open sides (op.open).
+const (
+	openLow  uint8 = 1 << iota // no lower bound: key <= b
+	openHigh                   // no upper bound: key >= a
+)
+
 // op is one statement (or the commit) of a transaction.
 type op struct {
 	kind  opKind
@@ -58,8 +64,12 @@ type op struct {
 	// table the planner reads by an index-only scan of its whole key
 	// (allKeysRange): no planning probes, no plan to choose.
 	allKeys bool
-	dur     int64 // sleep
-	mode    prewarmMode
+	// open: a range's sides that have no comparison (openLow: key <= b,
+	// openHigh: key >= a), which the planner neither costs nor probes;
+	// key and n are then the table's first and last keys.
+	open uint8
+	dur  int64 // sleep
+	mode prewarmMode
 	// cmdNo is the script command the op belongs to, from 1 (pgbench -r's
 	// per-statement latencies); 0: part of the command before it.
 	cmdNo int16

@@ -73,6 +73,9 @@ type Statement struct {
 	Rows     int64
 	From, To Value
 	Series   bool
+	// LowOpen and HighOpen: a Range bounded on one side only (id <= :b
+	// has no lower bound: From is unset; id >= :a no upper one).
+	LowOpen, HighOpen bool
 	// Targets are a SELECT's output column names (a column's name or
 	// its alias; "?column?" for other expressions), for \gset.
 	Targets []string
@@ -289,7 +292,8 @@ func (s shaper) selectStmt(q *pg_query.SelectStmt) (Statement, error) {
 		// does not price, so say so rather than approximate.
 		return Statement{}, fmt.Errorf("GROUP BY, HAVING, DISTINCT and window functions are not modelled")
 	}
-	if col, from, to, ok := s.keyRange(q.WhereClause); ok {
+	if r, ok := s.keyRange(q.WhereClause); ok {
+		col := r.col
 		if q.LimitCount != nil || q.LimitOffset != nil {
 			return Statement{}, fmt.Errorf("LIMIT or OFFSET on a range scan is not modelled (the scan stops early)")
 		}
@@ -297,7 +301,7 @@ func (s shaper) selectStmt(q *pg_query.SelectStmt) (Statement, error) {
 			q.SortClause[0].GetSortBy().SortbyDir != pg_query.SortByDir_SORTBY_DESC) {
 			return Statement{}, fmt.Errorf("ORDER BY other than the range's column ascending is not modelled")
 		}
-		return Statement{Kind: Range, Table: name, Column: col, From: from, To: to, Targets: targets(q.TargetList), KeyOnly: keyOnly(q.TargetList, col), TextWalks: textWalks(q.TargetList)}, nil
+		return Statement{Kind: Range, Table: name, Column: col, From: r.from, To: r.to, LowOpen: r.lowOpen, HighOpen: r.highOpen, Targets: targets(q.TargetList), KeyOnly: keyOnly(q.TargetList, col), TextWalks: textWalks(q.TargetList)}, nil
 	}
 	col, key, ok, err := s.equality(q.WhereClause)
 	if err != nil {
@@ -797,8 +801,9 @@ func listColumns(list []*pg_query.Node) []string {
 	return out
 }
 
-// targets are a SELECT list's output names as PostgreSQL names them: the
-// alias, else a plain column's name, else "?column?".
+// targets are a SELECT list's output names as PostgreSQL names them
+// (parse_target.c FigureColname): the alias, else a plain column's name,
+// else a function call's function's name, else "?column?".
 func targets(list []*pg_query.Node) []string {
 	var out []string
 	for _, t := range list {
@@ -811,6 +816,10 @@ func targets(list []*pg_query.Node) []string {
 			out = append(out, rt.Name)
 		case columnName(rt.Val) != "":
 			out = append(out, columnName(rt.Val))
+		case rt.Val.GetFuncCall() != nil && funcName(rt.Val.GetFuncCall()) != "":
+			// FigureColnameInternal: a function call is named after
+			// the function (count(*) is "count").
+			out = append(out, funcName(rt.Val.GetFuncCall()))
 		default:
 			out = append(out, "?column?")
 		}
@@ -818,49 +827,86 @@ func targets(list []*pg_query.Node) []string {
 	return out
 }
 
-// keyRange recognises col BETWEEN a AND b, and col >= a AND col <= b (in
-// either order), with integer or :variable bounds.
-func (s shaper) keyRange(w *pg_query.Node) (col string, from, to Value, ok bool) {
+// keyRange recognises a range of one column: col BETWEEN a AND b; one or
+// two comparisons of it (<, <=, >, >=, the column on either side, two
+// joined by AND) with integer or :variable bounds. A strict bound is the
+// integer next to it (id > :a is id >= :a + 1); a side without a
+// comparison is open (lowOpen, highOpen: id <= 10 has no lower bound).
+func (s shaper) keyRange(w *pg_query.Node) (r keyRangeShape, ok bool) {
 	if w == nil {
-		return "", Value{}, Value{}, false
+		return r, false
 	}
 	if e := w.GetAExpr(); e != nil && e.Kind == pg_query.A_Expr_Kind_AEXPR_BETWEEN {
-		col = columnName(e.Lexpr)
+		r.col = columnName(e.Lexpr)
 		l := e.Rexpr.GetList()
-		if col == "" || l == nil || len(l.Items) != 2 {
-			return "", Value{}, Value{}, false
+		if r.col == "" || l == nil || len(l.Items) != 2 {
+			return r, false
 		}
 		f, ok1 := s.value(l.Items[0])
 		t, ok2 := s.value(l.Items[1])
-		return col, f, t, ok1 && ok2
+		r.from, r.to = f, t
+		return r, ok1 && ok2
 	}
-	be := w.GetBoolExpr()
-	if be == nil || be.Boolop != pg_query.BoolExprType_AND_EXPR || len(be.Args) != 2 {
-		return "", Value{}, Value{}, false
+	args := []*pg_query.Node{w}
+	if be := w.GetBoolExpr(); be != nil {
+		if be.Boolop != pg_query.BoolExprType_AND_EXPR || len(be.Args) != 2 {
+			return r, false
+		}
+		args = be.Args
 	}
 	var haveFrom, haveTo bool
-	for _, a := range be.Args {
+	for _, a := range args {
 		e := a.GetAExpr()
 		if e == nil || e.Kind != pg_query.A_Expr_Kind_AEXPR_OP || len(e.Name) != 1 {
-			return "", Value{}, Value{}, false
+			return r, false
 		}
+		op := e.Name[0].GetString_().GetSval()
 		c, v := columnName(e.Lexpr), e.Rexpr
-		if c == "" || col != "" && c != col {
-			return "", Value{}, Value{}, false
+		if c == "" { // the constant first: 10 < id is id > 10
+			c, v = columnName(e.Rexpr), e.Lexpr
+			op = map[string]string{"<": ">", "<=": ">=", ">": "<", ">=": "<="}[op]
+		}
+		if c == "" || r.col != "" && c != r.col {
+			return r, false
 		}
 		val, ok := s.value(v)
 		if !ok {
-			return "", Value{}, Value{}, false
+			return r, false
 		}
-		col = c
-		switch e.Name[0].GetString_().GetSval() {
-		case ">=":
-			from, haveFrom = val, true
-		case "<=":
-			to, haveTo = val, true
+		r.col = c
+		switch {
+		case (op == ">=" || op == ">") && !haveFrom:
+			r.from, haveFrom = val, true
+			if op == ">" {
+				r.from = val.plus(1)
+			}
+		case (op == "<=" || op == "<") && !haveTo:
+			r.to, haveTo = val, true
+			if op == "<" {
+				r.to = val.plus(-1)
+			}
 		default:
-			return "", Value{}, Value{}, false
+			return r, false
 		}
 	}
-	return col, from, to, haveFrom && haveTo
+	r.lowOpen, r.highOpen = !haveFrom, !haveTo
+	return r, haveFrom || haveTo
+}
+
+// keyRangeShape is a range WHERE clause (keyRange).
+type keyRangeShape struct {
+	col               string
+	from, to          Value
+	lowOpen, highOpen bool
+}
+
+// plus is v + d: a constant's value, or the expression (v) + d.
+func (v Value) plus(d int64) Value {
+	if v.Var == "" && v.Expr == "" {
+		return Value{Const: v.Const + d}
+	}
+	if d < 0 {
+		return Value{Expr: fmt.Sprintf("(%s) - %d", v, -d)}
+	}
+	return Value{Expr: fmt.Sprintf("(%s) + %d", v, d)}
 }
