@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -123,6 +124,48 @@ workload:
 		p := bhPhase(t, bhRunYAML(t, doc), "run")
 		if p.BufferUsage.SharedBlksHit != c.hits || p.BufferUsage.SharedBlksRead != 0 {
 			t.Errorf("%s: shared hit=%d read=%d, PostgreSQL 15 hit=%d", c.sql, p.BufferUsage.SharedBlksHit, p.BufferUsage.SharedBlksRead, c.hits)
+		}
+	}
+}
+
+// min(key) and max(key) are answered from one end of the key's index
+// (planagg.c preprocess_minmax_aggregates: an InitPlan per aggregate, a
+// Limit 1 over an Index Only Scan, Backward for max), and a lookup by key
+// with other conditions reads the row by the key's index and filters it.
+// EXPLAIN (ANALYZE, BUFFERS) on PostgreSQL 15 of the same warm table:
+// max(id) and max(id) + 1 3 buffers (the root, the last leaf, the map's
+// page), min(id), max(id) 6, count(*), max(id) an Aggregate over the whole
+// index (276: another aggregate, no min/max plan), max(pad) a Seq Scan of
+// 1725, id = 5000 AND pad <> 'y' an Index Scan with a Filter, 3 (either
+// order of the conditions). On 9.1, an index scan: the heap's page
+// instead of the map's.
+func TestMinMaxAndFilteredLookups(t *testing.T) {
+	for _, c := range []struct {
+		version, sql string
+		hits         int64
+	}{
+		{"15", "SELECT max(id) FROM t", 3},
+		{"15", "SELECT max(id) + 1 FROM t", 3},
+		{"15", "SELECT min(id), max(id) FROM t", 6},
+		{"15", "SELECT count(*), max(id) FROM t", 276},
+		{"15", "SELECT max(pad) FROM t", 1725},
+		{"15", "SELECT length(pad) FROM t WHERE id = 5000 AND pad <> 'y'", 3},
+		{"15", "SELECT length(pad) FROM t WHERE pad <> 'y' AND 5000 = id", 3},
+		{"9.1", "SELECT min(id) FROM t", 3},
+	} {
+		doc := fmt.Sprintf(`name: min-max
+server: {version: "%s", autovacuum: false, cpus: 2, shared_buffers: 128MB}
+tables:
+  relations:
+    - {name: t, rows: 100000, row_width: 105, index: true, key: id}
+workload:
+  phases:
+    - {name: warm, transactions: 1, warmup: true, script: {text: '%[2]s;'}}
+    - {name: run, transactions: 1, script: {text: '%[2]s;'}}
+`, c.version, strings.ReplaceAll(c.sql, "'", "''"))
+		p := bhPhase(t, bhRunYAML(t, doc), "run")
+		if p.BufferUsage.SharedBlksHit != c.hits || p.BufferUsage.SharedBlksRead != 0 {
+			t.Errorf("%s on %s: shared hit=%d read=%d, PostgreSQL hit=%d", c.sql, c.version, p.BufferUsage.SharedBlksHit, p.BufferUsage.SharedBlksRead, c.hits)
 		}
 	}
 }

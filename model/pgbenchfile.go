@@ -71,6 +71,9 @@ type fileStep struct {
 	// rangeOpen: a range's sides without a comparison (openLow,
 	// openHigh).
 	rangeOpen uint8
+	// minMax: a SELECT of min(key) and max(key) aggregates, one op per
+	// aggregate (true: max).
+	minMax []bool
 }
 
 // ifFrame is an open \if while compiling.
@@ -510,6 +513,14 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 			}
 			p.table = st.Table
 		}
+		// A lookup with other conditions is by the equality on the key,
+		// wherever it stands among them (the rest filter its row).
+		for _, eq := range st.Equalities {
+			if tc.Index && eq.Column == tc.Key {
+				st.Column, st.Key, st.KeyOnly = eq.Column, eq.Key, eq.KeyOnly
+				break
+			}
+		}
 		keyed := st.Column != "" && tc.Index && st.Column == tc.Key
 		switch st.Kind {
 		case pgscript.Begin:
@@ -569,6 +580,14 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 				// Without a WHERE clause, an index holding every column
 				// the SELECT list reads can answer it alone.
 				p.indexOnly = !st.Filter && tc.Index && onlyColumn(st.Columns, tc.Key)
+				if p.indexOnly && len(st.MinMax) > 0 {
+					// min(key) and max(key): each the first entry from
+					// one end of the key's index (appendMinMax).
+					p.kind, p.fromSlot, p.toSlot = opRange, -1, -1
+					for _, a := range st.MinMax {
+						p.minMax = append(p.minMax, a.Max)
+					}
+				}
 			}
 			if st.Kind == pgscript.Lookup && keyed {
 				p.kind, p.indexOnly, p.textWalks = opFetch, st.KeyOnly, st.TextWalks
@@ -768,7 +787,11 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 				// as a constant sleeps that long: past any phase's end.
 				o.dur = min(satMul(d, p.unit), maxSleepNs)
 			}
-			ops = append(ops, o)
+			if p.minMax != nil {
+				ops = appendMinMax(ops, o, p.minMax)
+			} else {
+				ops = append(ops, o)
+			}
 			// Autocommit: a statement outside BEGIN ... END commits at
 			// once (VACUUM and CHECKPOINT run outside any transaction).
 			// VACUUM ANALYZE's ANALYZE commits the transaction it
@@ -914,4 +937,26 @@ func onlyColumn(cols []string, col string) bool {
 		}
 	}
 	return true
+}
+
+// appendMinMax appends the ops of a SELECT of min(key) and max(key)
+// aggregates, o being the statement: planagg.c's plan, an InitPlan per
+// aggregate, each a Limit 1 over an index scan of the key from its first
+// or last entry (an index-only scan from 9.2), so each reads the descent
+// to that end's leaf and the entry's visibility-map page (or its heap
+// page). The first op carries the statement's overhead.
+func appendMinMax(ops []op, o op, maxes []bool) []op {
+	for i, isMax := range maxes {
+		m := o
+		m.kind, m.indexOnly, m.allKeys = opRange, true, true
+		m.key, m.n = 1, 1
+		if isMax {
+			m.key, m.n = o.t.heap.Rows, o.t.heap.Rows
+		}
+		if i > 0 {
+			m.stmt = false
+		}
+		ops = append(ops, m)
+	}
+	return ops
 }

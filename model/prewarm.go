@@ -137,6 +137,9 @@ func (e *engine) prewarmReferences(n int64) bool {
 				// pages in block order), or every page when the planner
 				// scans the table.
 				plan := planIndexOnlyScan
+				if o.allKeys && e.ver < 902 {
+					plan = planIndexScan
+				}
 				if !o.allKeys {
 					plan = e.rangePlanFor(o.t, o.n-o.key+1, o.indexOnly, o.rangeQuals())
 				}

@@ -274,10 +274,15 @@ func (b *backend) execRange(o *op) bool {
 		*k = keyedState{entries: k.entries[:0], kills: k.kills[:0], chain: k.chain[:0], rangeKills: k.rangeKills[:0], curBlk: -1, curSlot: -1, foundBlk: -1, newBlk: -1, vmBlk: -1, textBytes: int64(o.textBytes)}
 		b.touched = 0
 		if o.allKeys {
-			// A count(*) without quals: no probes, and the planner chose
-			// the index-only scan already (scanByIndexOnly).
-			b.planFirstRun(opRange, pathIndexOnly)
-			k.indexOnly = true
+			// A count(*) without quals, or min(key) or max(key): no
+			// probes, and the plan is made (scanByIndexOnly,
+			// appendMinMax); before 9.2 an index scan.
+			k.indexOnly = e.ver >= 902
+			if k.indexOnly {
+				b.planFirstRun(opRange, pathIndexOnly)
+			} else {
+				b.planFirstRun(opRange, pathIndex)
+			}
 			b.sub = 2
 		} else {
 			b.probeGids = b.actualRangeProbes(t, o.key, o.n, o.open, b.probeGids[:0])

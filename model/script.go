@@ -60,9 +60,10 @@ type op struct {
 	indexOnly bool
 	// analyze: VACUUM ANALYZE (vacuum: ANALYZE follows in the same command)
 	analyze bool
-	// allKeys: a range over every key with no qual, a count(*) of the
-	// table the planner reads by an index-only scan of its whole key
-	// (allKeysRange): no planning probes, no plan to choose.
+	// allKeys: a range whose plan is made, an index-only scan without a
+	// qual: a count(*) of every key (allKeysRange) or the first entry
+	// at one end for min(key) or max(key) (appendMinMax). No planning
+	// probes, no plan to choose.
 	allKeys bool
 	// open: a range's sides that have no comparison (openLow: key <= b,
 	// openHigh: key >= a), which the planner neither costs nor probes;

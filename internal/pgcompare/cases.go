@@ -276,7 +276,9 @@ workload:
 // an index-only count(*) of id < b, and a count(*) of the whole table,
 // which the planner reads by an index-only scan of every key (its 276
 // index pages cost less than the heap's 1725; cost_index against
-// cost_seqscan with add_path's fuzz factor). A case of its own: after
+// cost_seqscan with add_path's fuzz factor); max(id), the first entry
+// from the index's end (planagg.c), and a lookup by key with another
+// condition (an Index Scan with a Filter). A case of its own: after
 // rangeScan's steps the background writer's standby snapshot (every 15 s
 // of a server that wrote WAL) falls inside a measured step, at a time the
 // model's shorter steps do not reach.
@@ -284,13 +286,15 @@ func openRange(v string) Case {
 	const above = "SELECT sum(length(pad)) FROM t_ro WHERE id > 99500"
 	const below = "SELECT count(*) FROM t_ro WHERE id < 5001"
 	const all = "SELECT count(*) FROM t_ro"
+	const max = "SELECT max(id) FROM t_ro"
+	const filtered = "SELECT length(pad) FROM t_ro WHERE pad <> 'y' AND id = 5000"
 	measured := func(name, stmt string) Step {
 		return Step{Name: name, NewSession: true, PgbenchSetup: true, SQL: []string{"SET max_parallel_workers_per_gather = 0", stmt}, Explain: true, Measure: true}
 	}
 	return Case{
 		Name:      "range-open",
 		Relations: []string{"t_ro", "t_ro_pkey"},
-		Mechanism: "a script file's SELECT ... WHERE id > a, WHERE id < b and without WHERE: one comparison priced by cost_index and cost_seqscan (cpu_operator_cost once per tuple), the histogram search's probe of the key's end for a bound in its last bin, an index-only scan where the SELECT list reads only the key; a count(*) without WHERE by an index-only scan of the whole key when cost_index prices it under cost_seqscan by add_path's fuzz factor",
+		Mechanism: "a script file's SELECT ... WHERE id > a, WHERE id < b and without WHERE: one comparison priced by cost_index and cost_seqscan (cpu_operator_cost once per tuple), the histogram search's probe of the key's end for a bound in its last bin, an index-only scan where the SELECT list reads only the key; a count(*) without WHERE by an index-only scan of the whole key when cost_index prices it under cost_seqscan by add_path's fuzz factor; max(key) by a Limit over an index-only scan from the index's end (preprocess_minmax_aggregates); key = v AND another condition by an index scan and a filter",
 		PG: Experiment{
 			Name:     "range-open",
 			Settings: Settings{"shared_buffers": "128MB", "autovacuum": "off"},
@@ -300,6 +304,8 @@ func openRange(v string) Case {
 				measured("range-above", above),
 				measured("count-below", below),
 				measured("count-all", all),
+				measured("max", max),
+				measured("lookup-filter", filtered),
 			},
 		},
 		Sim: base("range-open", v, "128MB") + fmt.Sprintf(`tables:
@@ -310,7 +316,9 @@ workload:
     - {name: range-above, transactions: 1, restart: true, script: {text: "%[2]s;"}}
     - {name: count-below, transactions: 1, script: {text: "%[3]s;"}}
     - {name: count-all, transactions: 1, script: {text: "%[4]s;"}}
-`, rowWidth, above, below, all),
+    - {name: max, transactions: 1, script: {text: "%[5]s;"}}
+    - {name: lookup-filter, transactions: 1, script: {text: "%[6]s;"}}
+`, rowWidth, above, below, all, max, filtered),
 	}
 }
 

@@ -44,6 +44,21 @@ type Value struct {
 	Expr  string
 }
 
+// MinMaxAgg is min(Column) (Max false) or max(Column) in a SELECT list.
+type MinMaxAgg struct {
+	Column string
+	Max    bool
+}
+
+// Equality is a WHERE clause's col = value condition; KeyOnly: the
+// statement reads no column but Column (its SELECT list and its WHERE
+// clause), so Column's index could answer it alone.
+type Equality struct {
+	Column  string
+	Key     Value
+	KeyOnly bool
+}
+
 func (v Value) String() string {
 	switch {
 	case v.Expr != "":
@@ -62,9 +77,14 @@ type Statement struct {
 	// Update and Delete of one key); Column is "" for no WHERE clause.
 	Column string
 	Key    Value
-	// Filter is a WHERE clause of another form (Scan only: the rows are
-	// all read and filtered).
+	// Filter is a WHERE clause of another form (Scan: the rows are all
+	// read and filtered), or, for a Lookup, conditions beside its
+	// equality (key = v AND ...: tested on the row it finds).
 	Filter bool
+	// Equalities are a Lookup's col = value conditions when its WHERE
+	// clause has more than one condition: the model looks the row up by
+	// the one on the table's key (Column and Key are the first's).
+	Equalities []Equality
 	// SetColumns are an UPDATE's target columns.
 	SetColumns []string
 	// Rows an INSERT adds: the number of VALUES lists, or the
@@ -83,6 +103,10 @@ type Statement struct {
 	// Column (count(*), the key itself, expressions on it), so an index
 	// on Column can answer it alone (an index-only scan).
 	KeyOnly bool
+	// MinMax: a Scan without a WHERE clause whose SELECT list is only
+	// min(col) and max(col) aggregates, each of which an index on col
+	// answers from one end (preprocess_minmax_aggregates).
+	MinMax []MinMaxAgg
 	// Columns are the columns a Scan without a WHERE clause reads in its
 	// SELECT list, distinct, in order ("*" for every column; none for
 	// count(*)): an index holding them all can answer it alone (the
@@ -109,7 +133,7 @@ type Statement struct {
 }
 
 // Supported lists the statement shapes Shape accepts, for messages.
-const Supported = "BEGIN/START TRANSACTION, END/COMMIT, ROLLBACK/ABORT, SELECT without FROM, SELECT ... FROM t WHERE col = :v (a point lookup), SELECT ... FROM t WHERE col BETWEEN :a AND :b (a range), SELECT ... FROM t (a sequential scan, with or without a filter), UPDATE t SET ... [WHERE col = :v], DELETE FROM t [WHERE col = :v], INSERT INTO t [(cols)] VALUES (...)[, ...], INSERT INTO t SELECT ... FROM generate_series(a, b), VACUUM [VERBOSE] t, CHECKPOINT, TRUNCATE t, SELECT pg_prewarm('t'[, 'buffer'|'read'|'prefetch'[, 'main'[, first_block[, last_block]]]])"
+const Supported = "BEGIN/START TRANSACTION, END/COMMIT, ROLLBACK/ABORT, SELECT without FROM, SELECT ... FROM t WHERE col = :v [AND ...] (a point lookup), SELECT ... FROM t WHERE col BETWEEN :a AND :b or col >= :a [AND col < :b] (a range), SELECT ... FROM t (a sequential scan, with or without a filter), UPDATE t SET ... [WHERE col = :v], DELETE FROM t [WHERE col = :v], INSERT INTO t [(cols)] VALUES (...)[, ...], INSERT INTO t SELECT ... FROM generate_series(a, b), VACUUM [VERBOSE] t, CHECKPOINT, TRUNCATE t, SELECT pg_prewarm('t'[, 'buffer'|'read'|'prefetch'[, 'main'[, first_block[, last_block]]]])"
 
 // Shape parses an SQL command of a pgbench script and returns its shape.
 // :name references become parameters first, as pgbench's parseQuery does
@@ -303,6 +327,22 @@ func (s shaper) selectStmt(q *pg_query.SelectStmt) (Statement, error) {
 		}
 		return Statement{Kind: Range, Table: name, Column: col, From: r.from, To: r.to, LowOpen: r.lowOpen, HighOpen: r.highOpen, Targets: targets(q.TargetList), KeyOnly: keyOnly(q.TargetList, col), TextWalks: textWalks(q.TargetList)}, nil
 	}
+	if conj := conjuncts(q.WhereClause); len(conj) > 1 {
+		// key = v AND other conditions: the planner looks the row up by
+		// the key's index and tests the rest on it (a Filter). Which
+		// column is the key the model decides (Equalities).
+		var eqs []Equality
+		for _, c := range conj {
+			if col, v, ok, _ := s.equality(c); ok {
+				read := append(slices.Clone(q.TargetList), q.WhereClause)
+				eqs = append(eqs, Equality{Column: col, Key: v, KeyOnly: keyOnly(read, col)})
+			}
+		}
+		if len(eqs) > 0 {
+			walks := textWalks(q.TargetList) + textWalks([]*pg_query.Node{q.WhereClause})
+			return Statement{Kind: Lookup, Table: name, Column: eqs[0].Column, Key: eqs[0].Key, Filter: true, Equalities: eqs, Targets: targets(q.TargetList), KeyOnly: eqs[0].KeyOnly, TextWalks: walks}, nil
+		}
+	}
 	col, key, ok, err := s.equality(q.WhereClause)
 	if err != nil {
 		return Statement{}, err
@@ -325,8 +365,44 @@ func (s shaper) selectStmt(q *pg_query.SelectStmt) (Statement, error) {
 	st := Statement{Kind: Scan, Table: name, Filter: q.WhereClause != nil, TextWalks: walks}
 	if !st.Filter {
 		st.Columns = listColumns(q.TargetList)
+		st.MinMax = minMaxAggs(q.TargetList)
 	}
 	return st, nil
+}
+
+// minMaxAggs are the aggregates of a SELECT list whose aggregates are all
+// min(col) and max(col), wherever they stand in its expressions
+// (planagg.c preprocess_minmax_aggregates: each can be answered by the
+// first row of an index scan in the column's order), or nil when it has
+// another aggregate or none.
+func minMaxAggs(list []*pg_query.Node) []MinMaxAgg {
+	var out []MinMaxAgg
+	other := false
+	for _, t := range list {
+		visit(t.ProtoReflect(), func(m protoreflect.Message) {
+			fc, ok := m.Interface().(*pg_query.FuncCall)
+			if !ok {
+				return
+			}
+			name := strings.ToLower(funcName(fc))
+			if !aggregates[name] && !fc.AggStar {
+				return // an ordinary function
+			}
+			col := ""
+			if len(fc.Args) == 1 {
+				col = columnName(fc.Args[0])
+			}
+			if (name != "min" && name != "max") || col == "" || fc.AggDistinct || fc.AggFilter != nil || len(fc.AggOrder) > 0 || fc.Over != nil {
+				other = true
+				return
+			}
+			out = append(out, MinMaxAgg{Column: col, Max: name == "max"})
+		})
+	}
+	if other {
+		return nil
+	}
+	return out
 }
 
 // textWalks counts, per row, the calls under nodes that walk a column's
@@ -530,7 +606,7 @@ func (s shaper) equality(w *pg_query.Node) (col string, v Value, ok bool, err er
 	e := w.GetAExpr()
 	if e == nil || e.Kind != pg_query.A_Expr_Kind_AEXPR_OP || len(e.Name) != 1 || e.Name[0].GetString_().GetSval() != "=" {
 		if e != nil && e.Kind != pg_query.A_Expr_Kind_AEXPR_OP {
-			return "", Value{}, false, fmt.Errorf("this condition is not modelled (a key range is col BETWEEN a AND b, or col >= a AND col <= b, with bounds that are integers, :variables or + - * / of them)")
+			return "", Value{}, false, fmt.Errorf("this condition is not modelled (a key range is col BETWEEN a AND b, or one or two comparisons col < b, col <= b, col > a, col >= a joined by AND, with bounds that are integers, :variables or + - * / of them; a lookup is col = v, possibly AND other conditions)")
 		}
 		return "", Value{}, false, nil
 	}
@@ -547,6 +623,23 @@ func (s shaper) equality(w *pg_query.Node) (col string, v Value, ok bool, err er
 		return "", Value{}, false, nil
 	}
 	return col, v, true, nil
+}
+
+// conjuncts are the conditions of a WHERE clause joined by AND (nested
+// ANDs flattened); a clause of another form is its own one conjunct.
+func conjuncts(w *pg_query.Node) []*pg_query.Node {
+	if w == nil {
+		return nil
+	}
+	be := w.GetBoolExpr()
+	if be == nil || be.Boolop != pg_query.BoolExprType_AND_EXPR {
+		return []*pg_query.Node{w}
+	}
+	var out []*pg_query.Node
+	for _, a := range be.Args {
+		out = append(out, conjuncts(a)...)
+	}
+	return out
 }
 
 // columnName is a column reference's (last) name, or "".
