@@ -83,6 +83,7 @@ func (b *backend) execBitmapScan(o *op) bool {
 			// _bt_readpage: the leaf's items of the range (tbm_add_tuples).
 			for {
 				k.entries = t.indexEntries(k.rangeKey, k.entries[:0])
+				e.countIndexTuples(t, len(k.entries))
 				for _, blk := range k.entries {
 					bm.entries = append(bm.entries, bmEntry{blk: blk, row: k.rangeKey})
 				}
@@ -155,6 +156,7 @@ func (b *backend) execBitmapScan(o *op) bool {
 			b.cpu += e.costs.TupleFetch
 			if len(k.chain) > 0 && b.checkPage(t, blk, slot, gid, k.chain) > 0 {
 				b.chargeSelectListText()
+				e.countBitmapFetch(t)
 				// A tuple returned: "continuing in previously obtained
 				// page", the next call raises the target by one.
 				if bm.pfTarget < b.bitmapPrefetchMaximum() {

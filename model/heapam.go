@@ -92,6 +92,7 @@ func (b *backend) execKeyed(o *op) bool {
 		if !b.btDescend(t.pkey, o.key) {
 			return false
 		}
+		e.countIndexScan(t)
 		b.sub = 3
 	}
 	if b.sub == 3 {
@@ -108,6 +109,7 @@ func (b *backend) execKeyed(o *op) bool {
 			b.afterRowLockWait(o.kind)
 		}
 		k.entries = t.indexEntries(o.key, k.entries[:0])
+		e.countIndexTuples(t, len(k.entries))
 		b.sub = 4
 	}
 	if b.sub == 4 { // index_fetch_heap until the visible version
@@ -215,6 +217,9 @@ func (b *backend) fetchEntry(t *table, row int64) bool {
 	k.chain = b.chain(t, row, blk)
 	b.cpu += e.costs.TupleFetch
 	visible := len(k.chain) > 0 && b.checkPage(t, blk, k.curSlot, e.cat.GID(t.rel, blk), k.chain) > 0
+	if visible {
+		e.countIndexFetch(t)
+	}
 	switch {
 	case visible && !k.found:
 		k.found, k.foundBlk, k.foundSlot = true, blk, k.curSlot
@@ -461,6 +466,7 @@ func (b *backend) execKeyedSeq(o *op) bool {
 		if b.rowWaited {
 			b.afterRowLockWait(o.kind)
 		}
+		e.countSeqScan(t)
 		b.sub = 3
 	}
 	if b.sub == 3 {
@@ -478,7 +484,7 @@ func (b *backend) execKeyedSeq(o *op) bool {
 			for _, g := range groups {
 				b.cpu += int64(g.N) * e.costs.TupleDeform
 			}
-			b.checkPage(t, blk, slot, gid, groups)
+			e.countSeqTuples(t, b.checkPage(t, blk, slot, gid, groups))
 			if !k.found && t.hasRow(o.key) && t.heap.BlockOf(o.key) == blk {
 				// The page's check above judged every tuple; this one is
 				// the row's newest version.

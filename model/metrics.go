@@ -453,6 +453,7 @@ func (e *engine) metrics(c counters, rel []relCounters, dur int64, txns, skipped
 func (e *engine) pgViews(m *Metrics, c counters, rel []relCounters) {
 	m.StatioTables, m.StatioIndexes = e.relationStats(rel, nil)
 	m.StatUserTables = e.userTableStats(rel)
+	m.StatUserIndexes = e.userIndexStats(rel)
 	m.RelationSize = e.relationSizes()
 	for _, r := range m.StatioTables {
 		m.PGStatDatabase.BlksHit += r.HeapBlksHit + r.IdxBlksHit

@@ -295,6 +295,7 @@ func (b *backend) execScan(o *op) bool {
 		b.streamBegin(t, b.ring, streamScan, 0)
 		b.useVM = av.ScanUsesVM(b.scanEnd)
 		b.skipAV = av.ScanSkipsAllVisible(b.scanEnd)
+		e.countSeqScan(t)
 		b.vmHeld, b.vmSlot = -1, -1
 		b.sub = 2
 		if o.kind != opSeqscan {
@@ -351,8 +352,16 @@ func (b *backend) execScan(o *op) bool {
 			if b.skipAV && t.heap.AllVisible(blk) && o.kind == opSeqscan {
 				e.vis.allVisibleSkips++
 				b.chargeColdTuples(t, tuples)
+				e.countSeqTuples(t, int(tuples))
 			} else {
-				b.checkPage(t, blk, slot, gid, groups)
+				visible := b.checkPage(t, blk, slot, gid, groups)
+				if o.kind == opUpdateAll {
+					// Its own new versions are not returned: their cmin is
+					// the statement's curcid (HeapTupleSatisfiesMVCC:
+					// "inserted after scan started").
+					visible -= b.ownNewVersions(groups)
+				}
+				e.countSeqTuples(t, visible)
 			}
 			b.sub = 4
 			if o.kind != opSeqscan {
@@ -386,6 +395,18 @@ func (b *backend) execScan(o *op) bool {
 	b.releaseAll()
 	b.vmSlot = -1
 	return true
+}
+
+// ownNewVersions counts the tuples of groups the running statement itself
+// wrote (an unkeyed UPDATE's new versions on a page its scan reaches).
+func (b *backend) ownNewVersions(groups []heap.Group) int {
+	n := 0
+	for _, g := range groups {
+		if g.Xmin == b.xid && g.Cmd == b.cmdID {
+			n += int(g.N)
+		}
+	}
+	return n
 }
 
 // changeVisible counts the tuples of blk an unkeyed DELETE or UPDATE

@@ -99,21 +99,63 @@ type relCounters struct {
 	// VACUUMs and ANALYZEs completed, by a client or an autovacuum
 	// worker (pgstat_report_vacuum, pgstat_report_analyze).
 	vacuums, autovacuums, analyzes, autoanalyzes uint64
+	// Scans and the tuples they returned and fetched
+	// (pgstat_count_heap_scan, pgstat_count_index_scan,
+	// pgstat_count_heap_getnext, pgstat_count_index_tuples,
+	// pgstat_count_heap_fetch): numscans, tuples_returned, tuples_fetched
+	// of pg_stat_get_*; countScan and its siblings say which call counts
+	// what on which relation.
+	scans, returned, fetched uint64
 }
 
 // minus returns c - b, counter by counter.
 func (c relCounters) minus(b relCounters) relCounters {
 	return relCounters{c.hits - b.hits, c.reads - b.reads, c.extends - b.extends,
 		c.ins - b.ins, c.upd - b.upd, c.hotUpd - b.hotUpd, c.del - b.del,
-		c.vacuums - b.vacuums, c.autovacuums - b.autovacuums, c.analyzes - b.analyzes, c.autoanalyzes - b.autoanalyzes}
+		c.vacuums - b.vacuums, c.autovacuums - b.autovacuums, c.analyzes - b.analyzes, c.autoanalyzes - b.autoanalyzes,
+		c.scans - b.scans, c.returned - b.returned, c.fetched - b.fetched}
 }
 
 // plus returns c + b, counter by counter.
 func (c relCounters) plus(b relCounters) relCounters {
 	return relCounters{c.hits + b.hits, c.reads + b.reads, c.extends + b.extends,
 		c.ins + b.ins, c.upd + b.upd, c.hotUpd + b.hotUpd, c.del + b.del,
-		c.vacuums + b.vacuums, c.autovacuums + b.autovacuums, c.analyzes + b.analyzes, c.autoanalyzes + b.autoanalyzes}
+		c.vacuums + b.vacuums, c.autovacuums + b.autovacuums, c.analyzes + b.analyzes, c.autoanalyzes + b.autoanalyzes,
+		c.scans + b.scans, c.returned + b.returned, c.fetched + b.fetched}
 }
+
+// countSeqScan counts a sequential scan of t beginning (heapam.c initscan:
+// pgstat_count_heap_scan for SO_TYPE_SEQSCAN only: neither ANALYZE's
+// sample nor a bitmap heap scan counts): pg_stat_user_tables.seq_scan.
+func (e *engine) countSeqScan(t *table) { e.relCounter(t.rel).scans++ }
+
+// countSeqTuples counts n tuples a sequential scan of t returned, the
+// visible ones (heapgettup_pagemode's, pgstat_count_heap_getnext):
+// seq_tup_read.
+func (e *engine) countSeqTuples(t *table, n int) { e.relCounter(t.rel).returned += uint64(n) }
+
+// countIndexScan counts a scan of t's key index beginning (nbtsearch.c
+// _bt_first's pgstat_count_index_scan, before it descends): an index or
+// index-only scan, a bitmap index scan, and each of the planner's probes
+// of the key's ends (get_actual_variable_endpoint is an index scan).
+// pg_stat_user_indexes.idx_scan, summed into pg_stat_user_tables'.
+func (e *engine) countIndexScan(t *table) { e.relCounter(t.pkey.rel).scans++ }
+
+// countIndexTuples counts n index entries a scan of t's key returned
+// (indexam.c index_getnext_tid, one each; index_getbitmap, the bitmap's
+// TIDs): idx_tup_read. Entries marked dead (LP_DEAD) are not returned.
+func (e *engine) countIndexTuples(t *table, n int) { e.relCounter(t.pkey.rel).returned += uint64(n) }
+
+// countIndexFetch counts a tuple index_fetch_heap found visible through
+// t's key index (pgstat_count_heap_fetch on the index): idx_tup_fetch.
+// An index-only scan's entries on all-visible pages fetch nothing.
+func (e *engine) countIndexFetch(t *table) { e.relCounter(t.pkey.rel).fetched++ }
+
+// countBitmapFetch counts a tuple a bitmap heap scan of t returned
+// (heapam_scan_bitmap_next_tuple's pgstat_count_heap_fetch, on the
+// table): pg_stat_user_tables.idx_tup_fetch adds the table's own to its
+// indexes'.
+func (e *engine) countBitmapFetch(t *table) { e.relCounter(t.rel).fetched++ }
 
 // countTuples counts rows inserted, updated (hot of them HOT) and deleted
 // in table t, as heap_insert, heap_update and heap_delete call
@@ -325,6 +367,26 @@ type TableStats struct {
 	NDeadTup         int64 `json:"n_dead_tup"`
 	NModSinceAnalyze int64 `json:"n_mod_since_analyze"`
 	NInsSinceVacuum  int64 `json:"n_ins_since_vacuum"`
+	// SeqScan and SeqTupRead are the sequential scans begun on the table
+	// and the tuples they returned; IdxScan and IdxTupFetch the scans of
+	// its indexes and the live tuples fetched through them (and by
+	// bitmap heap scans), absent for a table without an index (NULL in
+	// the view).
+	SeqScan     int64  `json:"seq_scan"`
+	SeqTupRead  int64  `json:"seq_tup_read"`
+	IdxScan     *int64 `json:"idx_scan,omitempty"`
+	IdxTupFetch *int64 `json:"idx_tup_fetch,omitempty"`
+}
+
+// IndexScanStats is one index's row of pg_stat_user_indexes: the scans of
+// it begun, the entries they returned, the live tuples fetched through
+// them.
+type IndexScanStats struct {
+	Relname      string `json:"relname"`
+	Indexrelname string `json:"indexrelname"`
+	IdxScan      int64  `json:"idx_scan"`
+	IdxTupRead   int64  `json:"idx_tup_read"`
+	IdxTupFetch  int64  `json:"idx_tup_fetch"`
 }
 
 // RelationSize is a relation's size in 8 kB pages at the end of the
@@ -356,12 +418,40 @@ func (e *engine) userTableStats(rel []relCounters) []TableStats {
 		if int(t.rel) < len(rel) {
 			c = rel[t.rel]
 		}
-		ts = append(ts, TableStats{Relname: t.name, NTupIns: int64(c.ins), NTupUpd: int64(c.upd), NTupDel: int64(c.del), NTupHotUpd: int64(c.hotUpd),
+		st := TableStats{Relname: t.name, NTupIns: int64(c.ins), NTupUpd: int64(c.upd), NTupDel: int64(c.del), NTupHotUpd: int64(c.hotUpd),
 			VacuumCount: int64(c.vacuums), AutovacuumCount: int64(c.autovacuums), AnalyzeCount: int64(c.analyzes), AutoanalyzeCount: int64(c.autoanalyzes),
-			NDeadTup: t.deadTuples, NModSinceAnalyze: t.modSinceAnalyze, NInsSinceVacuum: t.insSinceVacuum})
+			NDeadTup: t.deadTuples, NModSinceAnalyze: t.modSinceAnalyze, NInsSinceVacuum: t.insSinceVacuum,
+			SeqScan: int64(c.scans), SeqTupRead: int64(c.returned)}
+		if t.pkey != nil {
+			var ix relCounters
+			if int(t.pkey.rel) < len(rel) {
+				ix = rel[t.pkey.rel]
+			}
+			scans, fetched := int64(ix.scans), int64(ix.fetched+c.fetched)
+			st.IdxScan, st.IdxTupFetch = &scans, &fetched
+		}
+		ts = append(ts, st)
 	}
 	sort.SliceStable(ts, func(i, j int) bool { return ts[i].Relname < ts[j].Relname })
 	return ts
+}
+
+// userIndexStats is pg_stat_user_indexes from the per-relation counter
+// difference rel, in indexrelname order.
+func (e *engine) userIndexStats(rel []relCounters) []IndexScanStats {
+	var is []IndexScanStats
+	for _, t := range e.db.tables {
+		if t.pkey == nil {
+			continue
+		}
+		var c relCounters
+		if int(t.pkey.rel) < len(rel) {
+			c = rel[t.pkey.rel]
+		}
+		is = append(is, IndexScanStats{Relname: t.name, Indexrelname: t.pkey.name, IdxScan: int64(c.scans), IdxTupRead: int64(c.returned), IdxTupFetch: int64(c.fetched)})
+	}
+	sort.SliceStable(is, func(i, j int) bool { return is[i].Indexrelname < is[j].Indexrelname })
+	return is
 }
 
 // relationSizes is every user relation's size now, tables then indexes,

@@ -334,6 +334,7 @@ func (b *backend) execRange(o *op) bool {
 			return true
 		}
 		k.entries, k.ei = t.indexEntries(k.rangeKey, k.entries[:0]), 0
+		e.countIndexTuples(t, len(k.entries))
 		b.sub = 3
 	}
 	for b.sub >= 3 && b.sub <= 5 {
@@ -363,6 +364,7 @@ func (b *backend) execRange(o *op) bool {
 			if t.pkey.bt.Leaf(next) == k.rangeLeaf {
 				k.rangeKey = next
 				k.entries, k.ei = t.indexEntries(next, k.entries[:0]), 0
+				e.countIndexTuples(t, len(k.entries))
 				continue
 			}
 			b.sub = 4
@@ -376,6 +378,7 @@ func (b *backend) execRange(o *op) bool {
 				return false
 			}
 			k.entries, k.ei = t.indexEntries(k.rangeKey, k.entries[:0]), 0
+			e.countIndexTuples(t, len(k.entries))
 			b.sub = 3
 		}
 	}
@@ -411,6 +414,10 @@ func (b *backend) actualRangeProbes(t *table, lo, hi int64, open uint8, out []in
 	first := 1 + (n-1)/100   // the histogram's second entry
 	last := 1 + 99*(n-1)/100 // and its second to last
 	probe := func(key int64) {
+		// An index scan of its own: one entry returned, its heap tuple
+		// fetched (index_fetch_heap) unless the page is all-visible.
+		e.countIndexScan(t)
+		e.countIndexTuples(t, 1)
 		out = e.btPath(t.pkey, key, out)
 		blk := t.heap.BlockOf(key)
 		if vmBlk := blk / e.db.heapPerVM; vmBlk < e.cat.Rel(t.vm).NBlocks {
@@ -418,6 +425,7 @@ func (b *backend) actualRangeProbes(t *table, lo, hi int64, open uint8, out []in
 		}
 		if !t.heap.AllVisible(blk) {
 			out = append(out, e.cat.GID(t.rel, blk))
+			e.countIndexFetch(t)
 		}
 	}
 	for i, v := range [2]int64{lo, hi} {
@@ -443,6 +451,7 @@ func (b *backend) btFirst(o *op) (found, ok bool) {
 	if !b.btDescend(t.pkey, o.key) {
 		return false, false
 	}
+	b.e.countIndexScan(t)
 	lo, hi := max(o.key, 1), min(o.n, t.heap.Rows)
 	if lo > hi {
 		b.releaseAll()
@@ -492,6 +501,7 @@ func (b *backend) fetchRangeEntry(t *table, row int64) bool {
 	visible := len(k.chain) > 0 && b.checkPage(t, blk, k.curSlot, gid, k.chain) > 0
 	if visible {
 		b.chargeSelectListText()
+		e.countIndexFetch(t)
 	}
 	if !visible && b.surelyDead(k.chain) {
 		k.rangeKills = append(k.rangeKills, rangeKill{row, blk})

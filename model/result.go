@@ -167,6 +167,7 @@ type Metrics struct {
 	StatioTables         []RelationStats     `json:"pg_statio_user_tables"`
 	StatioIndexes        []IndexStats        `json:"pg_statio_user_indexes"`
 	StatUserTables       []TableStats        `json:"pg_stat_user_tables"`
+	StatUserIndexes      []IndexScanStats    `json:"pg_stat_user_indexes"`
 	RelationSize         []RelationSize      `json:"relation_size"`
 	PGStatBgwriter       PGStatBgwriter      `json:"pg_stat_bgwriter"`
 	PGStatCheckpointer   *PGStatCheckpointer `json:"pg_stat_checkpointer,omitempty"`

@@ -40,11 +40,16 @@ type Measure struct {
 	Alloc, Clean, Backend, Checkpoint int64
 	Rel                               map[string][2]int64 // relation -> hit, read
 	Tup                               map[string][4]int64 // table -> n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del
-	Pages                             map[string]int64    // relation -> main fork pages at the step's end
-	Usage                             [6]int64
-	RelUsage                          map[string][6]int64
-	Transactions                      int64
-	LatencyMS, ExecMS                 float64
+	// Scans are pg_stat_user_tables' seq_scan, seq_tup_read and
+	// idx_tup_fetch by table, and pg_stat_user_indexes' idx_scan,
+	// idx_tup_read and idx_tup_fetch by index (tableScanColumns,
+	// indexScanColumns).
+	Scans             map[string][3]int64
+	Pages             map[string]int64 // relation -> main fork pages at the step's end
+	Usage             [6]int64
+	RelUsage          map[string][6]int64
+	Transactions      int64
+	LatencyMS, ExecMS float64
 	// DBReadMS and DBWriteMS are pg_stat_database's blk_read_time and
 	// blk_write_time (track_io_timing is on); IOReadMS and IOWriteMS the
 	// statement's EXPLAIN I/O timings (HasExplain).
@@ -58,6 +63,12 @@ type Measure struct {
 	HasIO bool
 }
 
+// tableScanColumns and indexScanColumns name Measure.Scans' counters.
+var (
+	tableScanColumns = [3]string{"seq_scan", "seq_tup_read", "idx_tup_fetch"}
+	indexScanColumns = [3]string{"idx_scan", "idx_tup_read", "idx_tup_fetch"}
+)
+
 // ioColumns are the pg_stat_io counters compared, in the order the tables
 // list them.
 var ioColumns = []string{"reads", "writes", "extends", "hits", "evictions", "reuses", "fsyncs"}
@@ -69,19 +80,21 @@ func ioKey(backendType, context, column string) string {
 
 // fromPG extracts a Measure from a PostgreSQL result.
 func fromPG(c Case, r Result) Measure {
-	m := Measure{Rel: map[string][2]int64{}, RelUsage: map[string][6]int64{}, Tup: map[string][4]int64{}, Pages: map[string]int64{}, Transactions: r.Transactions}
+	m := Measure{Rel: map[string][2]int64{}, RelUsage: map[string][6]int64{}, Tup: map[string][4]int64{}, Scans: map[string][3]int64{}, Pages: map[string]int64{}, Transactions: r.Transactions}
 	for _, rel := range c.Relations {
 		if sz, ok := r.Delta.Sizes[rel]; ok {
 			m.Pages[rel] = sz["main"]
 		}
 		if t, ok := r.Delta.Tables[rel]; ok {
 			m.Tup[rel] = [4]int64{t["n_tup_ins"], t["n_tup_upd"], t["n_tup_hot_upd"], t["n_tup_del"]}
+			m.Scans[rel] = [3]int64{t["seq_scan"], t["seq_tup_read"], t["idx_tup_fetch"]}
 			h, rd := t["heap_blks_hit"], t["heap_blks_read"]
 			m.Rel[rel] = [2]int64{h, rd}
 			m.Hit += h
 			m.Read += rd
 		}
 		if ix, ok := r.Delta.Indexes[rel]; ok {
+			m.Scans[rel] = [3]int64{ix["idx_scan"], ix["idx_tup_read"], ix["idx_tup_fetch"]}
 			h, rd := ix["idx_blks_hit"], ix["idx_blks_read"]
 			m.Rel[rel] = [2]int64{h, rd}
 			m.Hit += h
@@ -140,7 +153,7 @@ func parseLatency(out string) float64 {
 
 // fromSim extracts a Measure from a simulated phase.
 func fromSim(c Case, ph model.PhaseResult, stmt bool) Measure {
-	m := Measure{Rel: map[string][2]int64{}, RelUsage: map[string][6]int64{}, Tup: map[string][4]int64{}, Pages: map[string]int64{}, Transactions: ph.Transactions}
+	m := Measure{Rel: map[string][2]int64{}, RelUsage: map[string][6]int64{}, Tup: map[string][4]int64{}, Scans: map[string][3]int64{}, Pages: map[string]int64{}, Transactions: ph.Transactions}
 	want := map[string]bool{}
 	for _, r := range c.Relations {
 		want[r] = true
@@ -148,6 +161,16 @@ func fromSim(c Case, ph model.PhaseResult, stmt bool) Measure {
 	for _, t := range ph.StatUserTables {
 		if want[t.Relname] {
 			m.Tup[t.Relname] = [4]int64{t.NTupIns, t.NTupUpd, t.NTupHotUpd, t.NTupDel}
+			var fetch int64
+			if t.IdxTupFetch != nil {
+				fetch = *t.IdxTupFetch
+			}
+			m.Scans[t.Relname] = [3]int64{t.SeqScan, t.SeqTupRead, fetch}
+		}
+	}
+	for _, ix := range ph.StatUserIndexes {
+		if want[ix.Indexrelname] {
+			m.Scans[ix.Indexrelname] = [3]int64{ix.IdxScan, ix.IdxTupRead, ix.IdxTupFetch}
 		}
 	}
 	for _, r := range ph.RelationSize {
@@ -463,6 +486,24 @@ func (cr *CaseResult) compare() {
 				counter(st, rel+" "+col, pt[i], stt[i], per)
 			}
 		}
+		// pg_stat_user_tables' and pg_stat_user_indexes' scan counters:
+		// which plans the statements ran and what they returned.
+		for _, rel := range sortedKeys(p.Scans) {
+			if len(c.Relations) > 20 {
+				break
+			}
+			cols := tableScanColumns
+			if _, isTable := p.Tup[rel]; !isTable {
+				cols = indexScanColumns
+			}
+			ps, ss := p.Scans[rel], s.Scans[rel]
+			for i, col := range cols {
+				if ps[i] == 0 && ss[i] == 0 {
+					continue
+				}
+				counter(st, rel+" "+col, ps[i], ss[i], per)
+			}
+		}
 		for _, rel := range c.Relations {
 			pp, okp := p.Pages[rel]
 			sp, oks := s.Pages[rel]
@@ -714,8 +755,10 @@ Every experiment below ran twice: on a private PostgreSQL %s server started
 for it (initdb into a temporary directory, 127.0.0.1 and a unix socket only,
 autovacuum off) and in pgbufsim with a scenario that mirrors it step by step
 (internal/pgcompare/cases.go has both). The PostgreSQL figures are those of
-pg_statio_user_tables, pg_statio_user_indexes, pg_stat_user_tables,
-pg_stat_database, pg_stat_bgwriter, pg_stat_wal (14+: every process's WAL,
+pg_statio_user_tables, pg_statio_user_indexes, pg_stat_user_tables (its
+row counters, and seq_scan, seq_tup_read and idx_tup_fetch: which plans
+ran and what they returned), pg_stat_user_indexes (idx_scan, idx_tup_read,
+idx_tup_fetch), pg_stat_database, pg_stat_bgwriter, pg_stat_wal (14+: every process's WAL,
 commit records and the background processes' included; the simulator's wal
 block, its fpi and fpi_hint together), pg_stat_io (16+: per backend type
 and context, the relation object's rows; a client backend's counters asserted,
