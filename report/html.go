@@ -297,7 +297,7 @@ func relationTables(res *model.Result) (blocks, tuples *plots.Table) {
 		return x.HeapBlksHit+x.HeapBlksRead+x.IdxBlksHit+x.IdxBlksRead > y.HeapBlksHit+y.HeapBlksRead+y.IdxBlksHit+y.IdxBlksRead
 	})
 	blocks = &plots.Table{Header: []string{"relname", "heap_blks_hit", "heap_blks_read", "hit ratio", "idx_blks_hit", "idx_blks_read", "hit ratio"}, Sortable: true}
-	tuples = &plots.Table{Header: []string{"relname", "n_tup_ins", "n_tup_upd", "n_tup_hot_upd", "n_tup_del", "table pages"}, Sortable: true}
+	tuples = &plots.Table{Header: []string{"relname", "seq_scan", "seq_tup_read", "idx_scan", "idx_tup_fetch", "n_tup_ins", "n_tup_upd", "n_tup_hot_upd", "n_tup_del", "table pages"}, Sortable: true}
 	i := func(v int64) string { return strconv.FormatInt(v, 10) }
 	ratio := func(hit, read int64) string {
 		if hit+read == 0 {
@@ -320,7 +320,13 @@ func relationTables(res *model.Result) (blocks, tuples *plots.Table) {
 		}
 		t := tup[r.Relname]
 		blocks.Rows = append(blocks.Rows, []string{r.Relname, i(r.HeapBlksHit), i(r.HeapBlksRead), ratio(r.HeapBlksHit, r.HeapBlksRead), i(r.IdxBlksHit), i(r.IdxBlksRead), ratio(r.IdxBlksHit, r.IdxBlksRead)})
-		tuples.Rows = append(tuples.Rows, []string{r.Relname, i(t.NTupIns), i(t.NTupUpd), i(t.NTupHotUpd), i(t.NTupDel), i(pages["table "+r.Relname])})
+		opt := func(v *int64) string { // NULL in the view: no index
+			if v == nil {
+				return ""
+			}
+			return i(*v)
+		}
+		tuples.Rows = append(tuples.Rows, []string{r.Relname, i(t.SeqScan), i(t.SeqTupRead), opt(t.IdxScan), opt(t.IdxTupFetch), i(t.NTupIns), i(t.NTupUpd), i(t.NTupHotUpd), i(t.NTupDel), i(pages["table "+r.Relname])})
 	}
 	return blocks, tuples
 }
