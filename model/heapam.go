@@ -50,8 +50,12 @@ type keyedState struct {
 	chain     []heap.Group
 	// A range scan's current key and leaf, and its dead entries
 	// (rangescan.go).
-	rangeKey   int64
-	rangeLeaf  int32
+	rangeKey  int64
+	rangeLeaf int32
+	// returned: the rows a range scan has returned, for its LIMIT (an
+	// int32 in rangeLeaf's padding: a backend's state stays in its
+	// allocation size class).
+	returned   int32
 	rangeKills []rangeKill
 	// An index-only scan (indexonly.go), and the visibility-map page it
 	// keeps pinned (vmPinned: vmPinBlk in vmPinSlot).

@@ -74,6 +74,12 @@ type fileStep struct {
 	// minMax: a SELECT of min(key) and max(key) aggregates, one op per
 	// aggregate (true: max).
 	minMax []bool
+	// A range ORDER BY its key (ordered), and its LIMIT when hasLimit:
+	// vals[limitSlot], limitConst, or limitGen's value.
+	ordered, hasLimit bool
+	limitSlot         int
+	limitConst        int64
+	limitGen          *pgexpr.Gen
 }
 
 // ifFrame is an open \if while compiling.
@@ -544,7 +550,16 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 			// Without an index on the column the planner scans the table.
 			p.kind, p.textWalks = opSeqscan, st.TextWalks
 			if tc.Index && st.Column == tc.Key {
-				p.kind, p.indexOnly = opRange, st.KeyOnly
+				p.kind, p.indexOnly, p.ordered = opRange, st.KeyOnly, st.Ordered
+				if st.HasLimit {
+					if p.limitSlot, p.limitConst, err = value(st.Limit); err != nil {
+						return nil, nil, err
+					}
+					if p.limitSlot == -2 {
+						p.limitSlot, p.limitGen = -1, last()
+					}
+					p.hasLimit = true
+				}
 				// An open side is the table's first or last key (the
 				// keys are 1..rows): rangeOpen tells the planner it has
 				// no comparison.
@@ -758,6 +773,21 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 				}
 				if p.rangeOpen&openHigh != 0 {
 					o.n = o.t.heap.Rows
+				}
+				o.ordered = p.ordered
+				if p.hasLimit {
+					o.limit = p.limitConst
+					if p.limitSlot >= 0 {
+						o.limit = v[p.limitSlot]
+					}
+					if p.limitGen != nil {
+						o.limit = p.limitGen.NextVars(rng, v)
+					}
+					if o.limit <= 0 {
+						// LIMIT 0 returns no row: ExecLimit never asks
+						// its scan for one.
+						o = op{kind: opNone, stmt: true, cmdNo: p.cmdNo}
+					}
 				}
 			case opInsert:
 				o.n = p.n

@@ -141,7 +141,7 @@ func (e *engine) prewarmReferences(n int64) bool {
 					plan = planIndexScan
 				}
 				if !o.allKeys {
-					plan = e.rangePlanFor(o.t, o.n-o.key+1, o.indexOnly, o.rangeQuals())
+					plan = e.planRange(&o)
 				}
 				if plan == planSeqScan {
 					for blk := int32(0); blk < o.t.heap.NBlocks(); blk++ {
@@ -155,7 +155,11 @@ func (e *engine) prewarmReferences(n int64) bool {
 				}
 				lastLeaf, lastBlk, lastVM := path[len(path)-1], int32(-1), int32(-1)
 				heapBlocks = heapBlocks[:0]
-				for key := max(o.key, 1); key <= min(o.n, o.t.heap.Rows); key++ {
+				end := min(o.n, o.t.heap.Rows)
+				if o.limit > 0 && plan != planBitmapScan {
+					end = min(end, max(o.key, 1)+o.limit-1) // the index scan stops at the LIMIT
+				}
+				for key := max(o.key, 1); key <= end; key++ {
 					if leaf := o.t.pkey.bt.Leaf(key); leaf != lastLeaf {
 						touch(e.cat.GID(o.t.pkey.rel, leaf), now)
 						lastLeaf = leaf

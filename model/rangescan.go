@@ -99,6 +99,22 @@ func allVisibleFraction(t *table) float64 {
 // each tuple is tested against (a range's key >= lo AND key <= hi: two;
 // none for a scan of every row).
 func rangeCostsOf(pages, tuples, idxBlocks, height float64, random bool, avf, quals float64, n int64) (seq, index, bitmap float64) {
+	c := rangePathCosts(pages, tuples, idxBlocks, height, random, avf, quals, n)
+	return c.seq, c.index, c.bitmap
+}
+
+// rangeCostSet is the total costs of a range's three paths and the
+// startup costs of the two that have one: the index scan's descent
+// (btcostestimate's indexStartupCost) and the bitmap heap scan's bitmap
+// (the bitmap index scan's total cost).
+type rangeCostSet struct {
+	seq, index, bitmap          float64
+	indexStartup, bitmapStartup float64
+}
+
+// rangePathCosts is rangeCostsOf with the paths' startup costs.
+func rangePathCosts(pages, tuples, idxBlocks, height float64, random bool, avf, quals float64, n int64) (c rangeCostSet) {
+	var seq, index, bitmap float64
 	tuples = math.Max(tuples, 1)
 	rows := math.Min(math.Max(float64(n), 1), tuples)
 	sel := rows / tuples
@@ -106,8 +122,8 @@ func rangeCostsOf(pages, tuples, idxBlocks, height float64, random bool, avf, qu
 	// The quals on every tuple of a seqscan.
 	seq = seqPageCost*pages + (cpuTupleCost+qualCost)*tuples
 	// btcostestimate: the index's pages and tuples, and the descent.
-	indexTotal := math.Ceil(sel*idxBlocks)*randomPageCost + rows*(cpuIndexTupleCost+qualCost) +
-		math.Ceil(math.Log2(tuples))*cpuOperatorCost + (height+1)*50*cpuOperatorCost
+	descent := math.Ceil(math.Log2(tuples))*cpuOperatorCost + (height+1)*50*cpuOperatorCost
+	indexTotal := math.Ceil(sel*idxBlocks)*randomPageCost + rows*(cpuIndexTupleCost+qualCost) + descent
 	T := math.Max(pages, 1)
 	corr := 1.0
 	if random {
@@ -144,7 +160,88 @@ func rangeCostsOf(pages, tuples, idxBlocks, height float64, random bool, avf, qu
 	}
 	// cost_bitmap_tree_node: 0.1 cpu_operator_cost per row for the bitmap.
 	bitmap = indexTotal + 0.1*cpuOperatorCost*rows + fetched*perPage + (cpuTupleCost+qualCost)*bmTuples
-	return seq, index, bitmap
+	return rangeCostSet{seq: seq, index: index, bitmap: bitmap, indexStartup: descent, bitmapStartup: indexTotal + 0.1*cpuOperatorCost*rows}
+}
+
+// Sort costs (costsize.c cost_tuplesort): work_mem's default, and
+// tuplesort_merge_order's merge order for it (4 MB over two tapes'
+// buffers and a 256 kB merge buffer: 15).
+const (
+	workMemBytes   = 4 << 20
+	sortMergeOrder = 15
+)
+
+// sortStartup is cost_sort's startup cost beyond its input's, for tuples
+// rows of width bytes (relation_byte_size: MAXALIGN(width) plus a 24-byte
+// tuple header each) of which the first limit (0: all) are wanted: an
+// external merge sort when the output does not fit in work_mem (every
+// comparison, and the runs' pages written and read at 3/4 sequential),
+// a bounded heap sort keeping limit rows when that is under half the
+// input, else a quicksort; comparisons at 2 cpu_operator_cost. Its run
+// cost is cpu_operator_cost a row.
+func sortStartup(tuples, width float64, limit int64) float64 {
+	tuples = math.Max(tuples, 2)
+	cmp := 2 * cpuOperatorCost
+	rowBytes := math.Ceil(width/8)*8 + 24
+	in := tuples * rowBytes
+	out, outBytes := tuples, in
+	if limit > 0 && float64(limit) < tuples {
+		out = float64(limit)
+		outBytes = out * rowBytes
+	}
+	switch {
+	case outBytes > workMemBytes:
+		npages := math.Ceil(in / 8192)
+		logRuns := 1.0
+		if nruns := in / workMemBytes; nruns > sortMergeOrder {
+			logRuns = math.Ceil(math.Log(nruns) / math.Log(sortMergeOrder))
+		}
+		return cmp*tuples*math.Log2(tuples) + 2*npages*logRuns*(seqPageCost*0.75+randomPageCost*0.25)
+	case tuples > 2*out || in > workMemBytes:
+		return cmp * tuples * math.Log2(2*out)
+	}
+	return cmp * tuples * math.Log2(tuples)
+}
+
+// orderedRangePlanFor is the planner's choice for a range of n rows of t's
+// key wanted in key order (ORDER BY the key), limit rows of them when
+// limit > 0, each row width bytes wide: the index scan, already in order,
+// against a Sort over the cheapest of the other paths (create_ordered_paths
+// sorts the cheapest-total path), compared at the fraction of the rows
+// the LIMIT wants (get_cheapest_fractional_path: startup plus that share
+// of the rest; a Limit's run is its input's, a Sort's startup its whole
+// input and the sort).
+func (e *engine) orderedRangePlanFor(t *table, n int64, indexOnly bool, quals float64, limit int64, width float64) rangePlan {
+	pages, tuples := plannerSize(t)
+	avf := -1.0
+	if indexOnly {
+		avf = allVisibleFraction(t)
+	}
+	c := rangePathCosts(pages, tuples, float64(t.pkey.bt.NBlocks()), float64(t.pkey.bt.Height()-1), t.heap.RandomOrder(), avf, quals, n)
+	rows := math.Min(math.Max(float64(n), 1), math.Max(tuples, 1))
+	return orderedChoice(c, rows, width, limit, indexOnly)
+}
+
+// orderedChoice is orderedRangePlanFor's comparison for a range of rows
+// rows whose paths cost c.
+func orderedChoice(c rangeCostSet, rows, width float64, limit int64, indexOnly bool) rangePlan {
+	frac := 1.0
+	if limit > 0 && float64(limit) < rows {
+		frac = float64(limit) / rows
+	}
+	at := func(startup, total float64) float64 { return startup + frac*(total-startup) }
+	unsorted, input := planSeqScan, c.seq
+	if c.bitmap < input {
+		unsorted, input = planBitmapScan, c.bitmap
+	}
+	sortStart := input + sortStartup(rows, width, limit)
+	if at(sortStart, sortStart+cpuOperatorCost*rows) < at(c.indexStartup, c.index) {
+		return unsorted
+	}
+	if indexOnly {
+		return planIndexOnlyScan
+	}
+	return planIndexScan
 }
 
 // largestBitmapRange is about the most rows of a table of pages and rows
@@ -228,6 +325,19 @@ func fuzzilyCheaper(seq, indexOnly float64) bool {
 	return seq > indexOnly*stdFuzzFactor
 }
 
+// planRange is the planner's choice for range o: ordered or not.
+func (e *engine) planRange(o *op) rangePlan {
+	if !o.ordered {
+		return e.rangePlanFor(o.t, o.n-o.key+1, o.indexOnly, o.rangeQuals())
+	}
+	// The sort's rows: the key alone, or the table's row.
+	width := float64(o.t.tupleData)
+	if o.indexOnly {
+		width = 4
+	}
+	return e.orderedRangePlanFor(o.t, o.n-o.key+1, o.indexOnly, o.rangeQuals(), o.limit, width)
+}
+
 // rangeQuals is how many comparisons of the key o's range has: one per
 // bounded side.
 func (o *op) rangeQuals() float64 {
@@ -298,7 +408,7 @@ func (b *backend) execRange(o *op) bool {
 		}
 		b.catalogWork = false
 		b.touched = 0
-		switch e.rangePlanFor(t, o.n-o.key+1, o.indexOnly, o.rangeQuals()) {
+		switch e.planRange(o) {
 		case planSeqScan:
 			// A sequential scan of every row, as SELECT count(*) does;
 			// the SELECT list's text calls run on the range's rows only
@@ -349,12 +459,23 @@ func (b *backend) execRange(o *op) bool {
 					if visible {
 						b.cpu += e.costs.IndexOnlyTuple
 						k.ei++
+						k.returned++
+						if o.limit > 0 && int64(k.returned) >= o.limit {
+							break // the Limit has its rows: the scan is asked for no more
+						}
 						continue
 					}
 				}
 				if !b.fetchRangeEntry(t, k.rangeKey) {
 					return false
 				}
+				if o.limit > 0 && int64(k.returned) >= o.limit {
+					break
+				}
+			}
+			if o.limit > 0 && int64(k.returned) >= o.limit {
+				b.sub = 6
+				continue
 			}
 			if k.rangeKey >= hi {
 				b.sub = 6
@@ -502,6 +623,7 @@ func (b *backend) fetchRangeEntry(t *table, row int64) bool {
 	if visible {
 		b.chargeSelectListText()
 		e.countIndexFetch(t)
+		k.returned++
 	}
 	if !visible && b.surelyDead(k.chain) {
 		k.rangeKills = append(k.rangeKills, rangeKill{row, blk})

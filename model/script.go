@@ -45,15 +45,12 @@ const (
 	openHigh                   // no upper bound: key >= a
 )
 
-// op is one statement (or the commit) of a transaction.
+// op is one statement (or the commit) of a transaction. Its small fields
+// come first, together: an op is 64 bytes.
 type op struct {
-	kind  opKind
-	stmt  bool // charge statement overhead and a client round trip first
-	t     *table
-	key   int64
-	n     int64 // rows to insert
-	every int64 // insert: commit every this many rows (0 = at the end)
-	copy  bool  // insert: COPY (a BulkInsertState) rather than INSERT ... SELECT
+	kind opKind
+	stmt bool // charge statement overhead and a client round trip first
+	copy bool // insert: COPY (a BulkInsertState) rather than INSERT ... SELECT
 	// indexOnly: a lookup, range or count(*) whose SELECT list reads
 	// only the key (pgscript KeyOnly, Columns): the planner may take an
 	// index-only scan.
@@ -69,15 +66,24 @@ type op struct {
 	// openHigh: key >= a), which the planner neither costs nor probes;
 	// key and n are then the table's first and last keys.
 	open uint8
-	dur  int64 // sleep
-	mode prewarmMode
+	// ordered: a range ORDER BY the key, whose plan must deliver its
+	// rows in key order (an index scan, or another scan and a sort);
+	// limit, when > 0, its LIMIT: an index scan stops after that many
+	// rows.
+	ordered bool
+	t       *table
+	key     int64
+	n       int64 // rows to insert
+	every   int64 // insert: commit every this many rows (0 = at the end)
+	dur     int64 // sleep
+	limit   int64
+	mode    prewarmMode
 	// cmdNo is the script command the op belongs to, from 1 (pgbench -r's
 	// per-statement latencies); 0: part of the command before it.
 	cmdNo int16
 	// textBytes: bytes of a column's text the statement's expressions
 	// walk per row it returns (pgscript.Statement.TextWalks times the
-	// table's text: textBytes), at costs.text_char each. An int32 in the
-	// struct's padding: an op stays 64 bytes.
+	// table's text: textBytes), at costs.text_char each.
 	textBytes int32
 }
 

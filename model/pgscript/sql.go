@@ -94,8 +94,14 @@ type Statement struct {
 	From, To Value
 	Series   bool
 	// LowOpen and HighOpen: a Range bounded on one side only (id <= :b
-	// has no lower bound: From is unset; id >= :a no upper one).
+	// has no lower bound: From is unset; id >= :a no upper one; both for
+	// SELECT ... FROM t ORDER BY col without WHERE).
 	LowOpen, HighOpen bool
+	// Ordered: a Range ORDER BY its column (ascending); Limit its LIMIT
+	// when HasLimit (LIMIT ALL and LIMIT NULL are none).
+	Ordered  bool
+	Limit    Value
+	HasLimit bool
 	// Targets are a SELECT's output column names (a column's name or
 	// its alias; "?column?" for other expressions), for \gset.
 	Targets []string
@@ -316,16 +322,35 @@ func (s shaper) selectStmt(q *pg_query.SelectStmt) (Statement, error) {
 		// does not price, so say so rather than approximate.
 		return Statement{}, fmt.Errorf("GROUP BY, HAVING, DISTINCT and window functions are not modelled")
 	}
-	if r, ok := s.keyRange(q.WhereClause); ok {
-		col := r.col
-		if q.LimitCount != nil || q.LimitOffset != nil {
-			return Statement{}, fmt.Errorf("LIMIT or OFFSET on a range scan is not modelled (the scan stops early)")
+	r, isRange := s.keyRange(q.WhereClause)
+	if !isRange && q.WhereClause == nil && len(q.SortClause) == 1 {
+		// SELECT ... FROM t ORDER BY col: every row in col's order.
+		if col := columnName(q.SortClause[0].GetSortBy().GetNode()); col != "" {
+			r, isRange = keyRangeShape{col: col, lowOpen: true, highOpen: true}, true
 		}
-		if len(q.SortClause) > 0 && !(len(q.SortClause) == 1 && columnName(q.SortClause[0].GetSortBy().GetNode()) == col &&
+	}
+	if isRange {
+		col := r.col
+		if q.LimitOffset != nil {
+			return Statement{}, fmt.Errorf("OFFSET is not modelled")
+		}
+		ordered := len(q.SortClause) > 0
+		if ordered && !(len(q.SortClause) == 1 && columnName(q.SortClause[0].GetSortBy().GetNode()) == col &&
 			q.SortClause[0].GetSortBy().SortbyDir != pg_query.SortByDir_SORTBY_DESC) {
 			return Statement{}, fmt.Errorf("ORDER BY other than the range's column ascending is not modelled")
 		}
-		return Statement{Kind: Range, Table: name, Column: col, From: r.from, To: r.to, LowOpen: r.lowOpen, HighOpen: r.highOpen, Targets: targets(q.TargetList), KeyOnly: keyOnly(q.TargetList, col), TextWalks: textWalks(q.TargetList)}, nil
+		st := Statement{Kind: Range, Table: name, Column: col, From: r.from, To: r.to, LowOpen: r.lowOpen, HighOpen: r.highOpen, Ordered: ordered, Targets: targets(q.TargetList), KeyOnly: keyOnly(q.TargetList, col), TextWalks: textWalks(q.TargetList)}
+		if q.LimitCount != nil && !isNull(q.LimitCount) {
+			if !ordered {
+				return Statement{}, fmt.Errorf("LIMIT on a range scan without ORDER BY its column is not modelled (the scan stops early in whatever order its plan reads)")
+			}
+			v, ok := s.value(q.LimitCount)
+			if !ok {
+				return Statement{}, fmt.Errorf("LIMIT must be an integer, a :variable or + - * / of them")
+			}
+			st.Limit, st.HasLimit = v, true
+		}
+		return st, nil
 	}
 	if conj := conjuncts(q.WhereClause); len(conj) > 1 {
 		// key = v AND other conditions: the planner looks the row up by
@@ -623,6 +648,13 @@ func (s shaper) equality(w *pg_query.Node) (col string, v Value, ok bool, err er
 		return "", Value{}, false, nil
 	}
 	return col, v, true, nil
+}
+
+// isNull reports whether n is the NULL constant (LIMIT NULL; LIMIT ALL
+// parses to it too).
+func isNull(n *pg_query.Node) bool {
+	c := n.GetAConst()
+	return c != nil && c.Isnull
 }
 
 // conjuncts are the conditions of a WHERE clause joined by AND (nested
