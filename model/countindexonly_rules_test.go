@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/pgbufsim/pgbufsim/model"
 )
 
 // SELECT count(*) FROM t without WHERE, on a table whose primary key's
@@ -52,17 +54,6 @@ workload:
 		}
 	}
 
-	// A table of the same shape never VACUUMed: the planner scans it.
-	doc := `name: count-never-vacuumed
-server: {autovacuum: false, cpus: 2, shared_buffers: 128MB}
-tables:
-  relations:
-    - {name: t, rows: 100000, row_width: 105, index: true, key: id, state: %s}
-workload:
-  phases:
-    - {name: warm, transactions: 1, warmup: true, script: {text: "SELECT count(*) FROM t;"}}
-    - {name: run, transactions: 1, script: {text: "SELECT count(*) FROM t;"}}
-`
 	// Rows inserted during the run are in the index, but the model finds
 	// only the loaded rows by key: such a table is scanned whole rather
 	// than counted short.
@@ -81,11 +72,12 @@ workload:
 	if p := bhPhase(t, bhRunYAML(t, inserted), "run"); p.BufferUsage.SharedBlksHit != 1735 {
 		t.Errorf("count(*) of 1725 + 10 pages after an INSERT: shared hit=%d, want 1735 (every heap page)", p.BufferUsage.SharedBlksHit)
 	}
+	// A table of the same shape never VACUUMed: the planner scans it.
 	for _, c := range []struct {
 		state string
 		hits  int64
 	}{{"vacuumed", 276}, {"hinted", 1725}} {
-		p := bhPhase(t, bhRunYAML(t, fmt.Sprintf(doc, c.state)), "run")
+		p := warmRun(t, "15", c.state, false, "SELECT count(*) FROM t")
 		if p.BufferUsage.SharedBlksHit != c.hits {
 			t.Errorf("count(*) of a %s table of 1725 pages with a 276-page key: shared hit=%d, want %d", c.state, p.BufferUsage.SharedBlksHit, c.hits)
 		}
@@ -111,17 +103,7 @@ func TestOneSidedRangesReadTheIndex(t *testing.T) {
 		{"SELECT count(*) FROM t WHERE id < 5001", 16},
 		{"SELECT count(*) FROM t WHERE 50000 <= id", 140},
 	} {
-		doc := fmt.Sprintf(`name: one-sided
-server: {autovacuum: false, cpus: 2, shared_buffers: 128MB}
-tables:
-  relations:
-    - {name: t, rows: 100000, row_width: 105, index: true, key: id}
-workload:
-  phases:
-    - {name: warm, transactions: 1, warmup: true, script: {text: "%[1]s;"}}
-    - {name: run, transactions: 1, script: {text: "%[1]s;"}}
-`, c.sql)
-		p := bhPhase(t, bhRunYAML(t, doc), "run")
+		p := warmRun(t, "15", "vacuumed", false, c.sql)
 		if p.BufferUsage.SharedBlksHit != c.hits || p.BufferUsage.SharedBlksRead != 0 {
 			t.Errorf("%s: shared hit=%d read=%d, PostgreSQL 15 hit=%d", c.sql, p.BufferUsage.SharedBlksHit, p.BufferUsage.SharedBlksRead, c.hits)
 		}
@@ -153,17 +135,7 @@ func TestMinMaxAndFilteredLookups(t *testing.T) {
 		{"15", "SELECT length(pad) FROM t WHERE pad <> 'y' AND 5000 = id", 3},
 		{"9.1", "SELECT min(id) FROM t", 3},
 	} {
-		doc := fmt.Sprintf(`name: min-max
-server: {version: "%s", autovacuum: false, cpus: 2, shared_buffers: 128MB}
-tables:
-  relations:
-    - {name: t, rows: 100000, row_width: 105, index: true, key: id}
-workload:
-  phases:
-    - {name: warm, transactions: 1, warmup: true, script: {text: '%[2]s;'}}
-    - {name: run, transactions: 1, script: {text: '%[2]s;'}}
-`, c.version, strings.ReplaceAll(c.sql, "'", "''"))
-		p := bhPhase(t, bhRunYAML(t, doc), "run")
+		p := warmRun(t, c.version, "vacuumed", false, c.sql)
 		if p.BufferUsage.SharedBlksHit != c.hits || p.BufferUsage.SharedBlksRead != 0 {
 			t.Errorf("%s on %s: shared hit=%d read=%d, PostgreSQL hit=%d", c.sql, c.version, p.BufferUsage.SharedBlksHit, p.BufferUsage.SharedBlksRead, c.hits)
 		}
@@ -190,34 +162,38 @@ func TestOrderedRangesWithLimit(t *testing.T) {
 		{"SELECT * FROM t ORDER BY id LIMIT 0", 0},
 		{"SELECT * FROM t WHERE id BETWEEN 1 AND 90000", 1725},
 	} {
-		doc := fmt.Sprintf(`name: limit
-server: {autovacuum: false, cpus: 2, shared_buffers: 128MB}
-tables:
-  relations:
-    - {name: t, rows: 100000, row_width: 105, index: true, key: id}
-workload:
-  phases:
-    - {name: analyze, transactions: 1, warmup: true, script: {text: "ANALYZE t;"}}
-    - {name: warm, transactions: 1, warmup: true, script: {text: "%[1]s;"}}
-    - {name: run, transactions: 1, script: {text: "%[1]s;"}}
-`, c.sql)
-		p := bhPhase(t, bhRunYAML(t, doc), "run")
+		p := warmRun(t, "15", "vacuumed", true, c.sql)
 		if p.BufferUsage.SharedBlksHit != c.hits || p.BufferUsage.SharedBlksRead != 0 {
 			t.Errorf("%s: shared hit=%d read=%d, PostgreSQL hit=%d", c.sql, p.BufferUsage.SharedBlksHit, p.BufferUsage.SharedBlksRead, c.hits)
 		}
 	}
-	ordered := `name: ordered
-server: {autovacuum: false, cpus: 2, shared_buffers: 128MB}
-tables:
-  relations:
-    - {name: t, rows: 100000, row_width: 105, index: true, key: id}
-workload:
-  phases:
-    - {name: analyze, transactions: 1, warmup: true, script: {text: "ANALYZE t;"}}
-    - {name: run, transactions: 1, script: {text: "SELECT * FROM t WHERE id BETWEEN 1 AND 90000 ORDER BY id;"}}
-`
-	p := bhPhase(t, bhRunYAML(t, ordered), "run")
+	p := warmRun(t, "15", "vacuumed", true, "SELECT * FROM t WHERE id BETWEEN 1 AND 90000 ORDER BY id")
 	if s := tableScans(p, "t"); s.SeqScan != 0 || *s.IdxScan != 2 {
 		t.Errorf("BETWEEN 1 AND 90000 ORDER BY id: seq_scan %d, idx_scan %d; want an index scan (and the planner's probe of the key's start)", s.SeqScan, *s.IdxScan)
 	}
+}
+
+// warmRun runs sql twice on a table t of 100000 rows of 105 bytes (an int
+// key and a 100-character text: 1725 pages, a 276-page key) in state
+// (vacuumed, hinted), on server version, after an ANALYZE when analyze,
+// and returns the second run's phase: a warm statement's buffers, as
+// EXPLAIN's second run shows them.
+func warmRun(t *testing.T, version, state string, analyze bool, sql string) model.PhaseResult {
+	t.Helper()
+	first := ""
+	if analyze {
+		first = "    - {name: analyze, transactions: 1, warmup: true, script: {text: 'ANALYZE t;'}}\n"
+	}
+	q := strings.ReplaceAll(sql, "'", "''")
+	doc := fmt.Sprintf(`name: warm-run
+server: {version: "%s", autovacuum: false, cpus: 2, shared_buffers: 128MB}
+tables:
+  relations:
+    - {name: t, rows: 100000, row_width: 105, index: true, key: id, state: %s}
+workload:
+  phases:
+%s    - {name: warm, transactions: 1, warmup: true, script: {text: '%s;'}}
+    - {name: run, transactions: 1, script: {text: '%s;'}}
+`, version, state, first, q, q)
+	return bhPhase(t, bhRunYAML(t, doc), "run")
 }
