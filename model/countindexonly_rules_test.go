@@ -197,3 +197,37 @@ workload:
 `, version, state, first, q, q)
 	return bhPhase(t, bhRunYAML(t, doc), "run")
 }
+
+// A range of the key AND other conditions is the index scan of the range
+// with a Filter (pgscript's Ranges), not a sequential scan: EXPLAIN
+// (ANALYZE, BUFFERS) on PostgreSQL 15, warm: BETWEEN 20001 AND 20500 AND
+// pad <> 'x' 14 buffers, id > 50000 AND pad <> 'x' 1002 (the planner
+// prices its quals as one comparison on the index and a filter), and on
+// pgbench_accounts at scale 1 bid = 1 AND aid >= 500 AND aid < 510 (an
+// equality on another column: the range on the key is still used) 3.
+func TestRangesWithFilters(t *testing.T) {
+	for _, c := range []struct {
+		sql  string
+		hits int64
+	}{
+		{"SELECT sum(length(pad)) FROM t WHERE id BETWEEN 20001 AND 20500 AND pad <> 'x'", 14},
+		{"SELECT count(*) FROM t WHERE id > 50000 AND pad <> 'x'", 1002},
+	} {
+		p := warmRun(t, "15", "vacuumed", true, c.sql)
+		if p.BufferUsage.SharedBlksHit != c.hits || p.BufferUsage.SharedBlksRead != 0 {
+			t.Errorf("%s: shared hit=%d read=%d, PostgreSQL hit=%d", c.sql, p.BufferUsage.SharedBlksHit, p.BufferUsage.SharedBlksRead, c.hits)
+		}
+	}
+	doc := `name: range-filter-pgbench
+server: {autovacuum: false, cpus: 2, shared_buffers: 128MB}
+tables:
+  pgbench: {scale: 1}
+workload:
+  phases:
+    - {name: warm, transactions: 1, warmup: true, script: {text: "SELECT abalance FROM pgbench_accounts WHERE bid = 1 AND aid >= 500 AND aid < 510;"}}
+    - {name: run, transactions: 1, script: {text: "SELECT abalance FROM pgbench_accounts WHERE bid = 1 AND aid >= 500 AND aid < 510;"}}
+`
+	if p := bhPhase(t, bhRunYAML(t, doc), "run"); p.BufferUsage.SharedBlksHit != 3 {
+		t.Errorf("bid = 1 AND aid >= 500 AND aid < 510: shared hit=%d, PostgreSQL 3", p.BufferUsage.SharedBlksHit)
+	}
+}

@@ -521,10 +521,23 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 		}
 		// A lookup with other conditions is by the equality on the key,
 		// wherever it stands among them (the rest filter its row).
+		eqOnKey := false
 		for _, eq := range st.Equalities {
 			if tc.Index && eq.Column == tc.Key {
 				st.Column, st.Key, st.KeyOnly = eq.Column, eq.Key, eq.KeyOnly
+				eqOnKey = true
 				break
+			}
+		}
+		// A range on the key among other conditions, when no equality
+		// names the key: an index scan of the range with a Filter.
+		if !eqOnKey && tc.Index {
+			for _, r := range st.Ranges {
+				if r.Column == tc.Key {
+					st.Kind = pgscript.Range
+					st.UseRange(r)
+					break
+				}
 			}
 		}
 		keyed := st.Column != "" && tc.Index && st.Column == tc.Key

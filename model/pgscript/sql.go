@@ -50,6 +50,21 @@ type MinMaxAgg struct {
 	Max    bool
 }
 
+// RangeAlt is a range of one column among a WHERE clause's conditions
+// (Statement.Ranges); KeyOnly as Equality's.
+type RangeAlt struct {
+	Column            string
+	From, To          Value
+	LowOpen, HighOpen bool
+	KeyOnly           bool
+}
+
+// UseRange makes a the statement's range (Column, From, To, its open
+// sides, KeyOnly).
+func (st *Statement) UseRange(a RangeAlt) {
+	st.Column, st.From, st.To, st.LowOpen, st.HighOpen, st.KeyOnly = a.Column, a.From, a.To, a.LowOpen, a.HighOpen, a.KeyOnly
+}
+
 // Equality is a WHERE clause's col = value condition; KeyOnly: the
 // statement reads no column but Column (its SELECT list and its WHERE
 // clause), so Column's index could answer it alone.
@@ -85,6 +100,10 @@ type Statement struct {
 	// clause has more than one condition: the model looks the row up by
 	// the one on the table's key (Column and Key are the first's).
 	Equalities []Equality
+	// Ranges are the ranges such a WHERE clause puts on single columns
+	// (a Range's, or a Lookup's whose equalities are on other columns):
+	// the model scans the one on the key, if any (UseRange).
+	Ranges []RangeAlt
 	// SetColumns are an UPDATE's target columns.
 	SetColumns []string
 	// Rows an INSERT adds: the number of VALUES lists, or the
@@ -356,16 +375,27 @@ func (s shaper) selectStmt(q *pg_query.SelectStmt) (Statement, error) {
 		// key = v AND other conditions: the planner looks the row up by
 		// the key's index and tests the rest on it (a Filter). Which
 		// column is the key the model decides (Equalities).
+		// Likewise a range of one column AND other conditions: an index
+		// scan of the range with a Filter (Ranges).
+		read := append(slices.Clone(q.TargetList), q.WhereClause)
 		var eqs []Equality
 		for _, c := range conj {
 			if col, v, ok, _ := s.equality(c); ok {
-				read := append(slices.Clone(q.TargetList), q.WhereClause)
 				eqs = append(eqs, Equality{Column: col, Key: v, KeyOnly: keyOnly(read, col)})
 			}
 		}
-		if len(eqs) > 0 {
-			walks := textWalks(q.TargetList) + textWalks([]*pg_query.Node{q.WhereClause})
-			return Statement{Kind: Lookup, Table: name, Column: eqs[0].Column, Key: eqs[0].Key, Filter: true, Equalities: eqs, Targets: targets(q.TargetList), KeyOnly: eqs[0].KeyOnly, TextWalks: walks}, nil
+		ranges := s.rangeAlternatives(conj, read)
+		walks := textWalks(q.TargetList) + textWalks([]*pg_query.Node{q.WhereClause})
+		switch {
+		case len(eqs) > 0:
+			return Statement{Kind: Lookup, Table: name, Column: eqs[0].Column, Key: eqs[0].Key, Filter: true, Equalities: eqs, Ranges: ranges, Targets: targets(q.TargetList), KeyOnly: eqs[0].KeyOnly, TextWalks: walks}, nil
+		case len(ranges) > 0:
+			if len(q.SortClause) > 0 || q.LimitCount != nil || q.LimitOffset != nil {
+				return Statement{}, fmt.Errorf("ORDER BY, LIMIT or OFFSET on a range with other conditions is not modelled")
+			}
+			st := Statement{Kind: Range, Table: name, Filter: true, Ranges: ranges, Targets: targets(q.TargetList), TextWalks: walks}
+			st.UseRange(ranges[0])
+			return st, nil
 		}
 	}
 	col, key, ok, err := s.equality(q.WhereClause)
@@ -648,6 +678,42 @@ func (s shaper) equality(w *pg_query.Node) (col string, v Value, ok bool, err er
 		return "", Value{}, false, nil
 	}
 	return col, v, true, nil
+}
+
+// rangeAlternatives are the ranges that the conditions conj (joined by
+// AND) put on single columns, in the order the columns first appear: a
+// BETWEEN, or one or two comparisons (<, <=, >, >=) of the column. A column
+// with two lower or two upper bounds is left out (the model takes one
+// range per column). read is everything the statement reads (its SELECT
+// list and WHERE clause), for RangeAlt.KeyOnly.
+func (s shaper) rangeAlternatives(conj []*pg_query.Node, read []*pg_query.Node) []RangeAlt {
+	var out []RangeAlt
+	bad := map[string]bool{}
+	for _, c := range conj {
+		r, ok := s.keyRange(c)
+		if !ok {
+			continue
+		}
+		i := slices.IndexFunc(out, func(a RangeAlt) bool { return a.Column == r.col })
+		if i < 0 {
+			out = append(out, RangeAlt{Column: r.col, LowOpen: true, HighOpen: true, KeyOnly: keyOnly(read, r.col)})
+			i = len(out) - 1
+		}
+		a := &out[i]
+		if !r.lowOpen {
+			if !a.LowOpen {
+				bad[r.col] = true
+			}
+			a.From, a.LowOpen = r.from, false
+		}
+		if !r.highOpen {
+			if !a.HighOpen {
+				bad[r.col] = true
+			}
+			a.To, a.HighOpen = r.to, false
+		}
+	}
+	return slices.DeleteFunc(out, func(a RangeAlt) bool { return bad[a.Column] })
 }
 
 // isNull reports whether n is the NULL constant (LIMIT NULL; LIMIT ALL
