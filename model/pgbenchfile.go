@@ -534,6 +534,9 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 		if !eqOnKey && tc.Index {
 			for _, r := range st.Ranges {
 				if r.Column == tc.Key {
+					if st.OrderOrLimit {
+						return nil, nil, problem(c.Line, "ORDER BY, LIMIT or OFFSET on a range of %s with other conditions is not modelled", tc.Key)
+					}
 					st.Kind = pgscript.Range
 					st.UseRange(r)
 					break

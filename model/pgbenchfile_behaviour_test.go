@@ -185,6 +185,8 @@ func TestScriptFileProblems(t *testing.T) {
 		{"BEGIN;\nVACUUM pgbench_accounts;\nEND;", `sql/s.sql:2: VACUUM cannot run inside a transaction block`},
 		{"SELECT abalance FROM pgbench_accounts WHERE aid = 1 \\gset", `sql/s.sql:1: \gset: the query returns "abalance"; of a row the model knows only its key column aid`},
 		{"SELECT 1 +;", `sql/s.sql:1: syntax error at end of input`},
+		{"SELECT abalance FROM pgbench_accounts WHERE bid = 1 AND aid > 5 LIMIT 1;", `sql/s.sql:1: ORDER BY, LIMIT or OFFSET on a range of aid with other conditions is not modelled`},
+		{"SELECT abalance FROM pgbench_accounts WHERE aid = 7 AND bid = 1 LIMIT 1;", ""},
 		{"", "sql/s.sql: the script is empty"},
 	} {
 		if err := os.WriteFile(filepath.Join(dir, "sql", "s.sql"), []byte(tc.script), 0o644); err != nil {

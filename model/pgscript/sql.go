@@ -100,6 +100,9 @@ type Statement struct {
 	// clause has more than one condition: the model looks the row up by
 	// the one on the table's key (Column and Key are the first's).
 	Equalities []Equality
+	// OrderOrLimit: such a Lookup has ORDER BY, LIMIT or OFFSET, which
+	// change nothing for a point lookup but would for a range.
+	OrderOrLimit bool
 	// Ranges are the ranges such a WHERE clause puts on single columns
 	// (a Range's, or a Lookup's whose equalities are on other columns):
 	// the model scans the one on the key, if any (UseRange).
@@ -388,7 +391,8 @@ func (s shaper) selectStmt(q *pg_query.SelectStmt) (Statement, error) {
 		walks := textWalks(q.TargetList) + textWalks([]*pg_query.Node{q.WhereClause})
 		switch {
 		case len(eqs) > 0:
-			return Statement{Kind: Lookup, Table: name, Column: eqs[0].Column, Key: eqs[0].Key, Filter: true, Equalities: eqs, Ranges: ranges, Targets: targets(q.TargetList), KeyOnly: eqs[0].KeyOnly, TextWalks: walks}, nil
+			return Statement{Kind: Lookup, Table: name, Column: eqs[0].Column, Key: eqs[0].Key, Filter: true, Equalities: eqs, Ranges: ranges, Targets: targets(q.TargetList), KeyOnly: eqs[0].KeyOnly, TextWalks: walks,
+				OrderOrLimit: len(q.SortClause) > 0 || q.LimitCount != nil || q.LimitOffset != nil}, nil
 		case len(ranges) > 0:
 			if len(q.SortClause) > 0 || q.LimitCount != nil || q.LimitOffset != nil {
 				return Statement{}, fmt.Errorf("ORDER BY, LIMIT or OFFSET on a range with other conditions is not modelled")
