@@ -136,13 +136,7 @@ func (e *engine) prewarmReferences(n int64) bool {
 				// heap scan's (bitmapscan.go: the leaves, then the heap
 				// pages in block order), or every page when the planner
 				// scans the table.
-				plan := planIndexOnlyScan
-				if o.allKeys && e.ver < 902 {
-					plan = planIndexScan
-				}
-				if !o.allKeys {
-					plan = e.planRange(&o)
-				}
+				plan := e.planRange(&o)
 				if plan == planSeqScan {
 					for blk := int32(0); blk < o.t.heap.NBlocks(); blk++ {
 						touch(e.cat.GID(o.t.rel, blk), now)

@@ -69,16 +69,24 @@ const (
 // cost_index with its heap pages scaled by the share of the table that is
 // not all-visible (allVisibleFraction), which it alone skips.
 func rangeCosts(t *table, n int64, indexOnly bool, quals float64) (seq, index, bitmap float64) {
-	pages, tuples := plannerSize(t)
 	if t.pkey == nil {
+		pages, tuples := plannerSize(t)
 		seq, _, _ = rangeCostsOf(pages, tuples, 0, 0, false, 0, quals, n)
 		return seq, math.Inf(1), math.Inf(1)
 	}
+	c := keyRangeCosts(t, n, indexOnly, quals)
+	return c.seq, c.index, c.bitmap
+}
+
+// keyRangeCosts is rangeCosts with the paths' startup costs, for a table
+// with a key.
+func keyRangeCosts(t *table, n int64, indexOnly bool, quals float64) rangeCostSet {
+	pages, tuples := plannerSize(t)
 	avf := -1.0 // not an index-only scan
 	if indexOnly {
 		avf = allVisibleFraction(t)
 	}
-	return rangeCostsOf(pages, tuples, float64(t.pkey.bt.NBlocks()), float64(t.pkey.bt.Height()-1), t.heap.RandomOrder(), avf, quals, n)
+	return rangePathCosts(pages, tuples, float64(t.pkey.bt.NBlocks()), float64(t.pkey.bt.Height()-1), t.heap.RandomOrder(), avf, quals, n)
 }
 
 // allVisibleFraction is estimate_rel_size's allvisfrac (tableam.c
@@ -103,13 +111,14 @@ func rangeCostsOf(pages, tuples, idxBlocks, height float64, random bool, avf, qu
 	return c.seq, c.index, c.bitmap
 }
 
-// rangeCostSet is the total costs of a range's three paths and the
-// startup costs of the two that have one: the index scan's descent
-// (btcostestimate's indexStartupCost) and the bitmap heap scan's bitmap
-// (the bitmap index scan's total cost).
+// rangeCostSet is the total costs of a range's three paths, the startup
+// costs of the two that have one (the index scan's descent,
+// btcostestimate's indexStartupCost, and the bitmap heap scan's bitmap,
+// the bitmap index scan's total cost) and the rows they are priced for.
 type rangeCostSet struct {
 	seq, index, bitmap          float64
 	indexStartup, bitmapStartup float64
+	rows                        float64
 }
 
 // rangePathCosts is rangeCostsOf with the paths' startup costs.
@@ -160,7 +169,7 @@ func rangePathCosts(pages, tuples, idxBlocks, height float64, random bool, avf, 
 	}
 	// cost_bitmap_tree_node: 0.1 cpu_operator_cost per row for the bitmap.
 	bitmap = indexTotal + 0.1*cpuOperatorCost*rows + fetched*perPage + (cpuTupleCost+qualCost)*bmTuples
-	return rangeCostSet{seq: seq, index: index, bitmap: bitmap, indexStartup: descent, bitmapStartup: indexTotal + 0.1*cpuOperatorCost*rows}
+	return rangeCostSet{seq: seq, index: index, bitmap: bitmap, indexStartup: descent, bitmapStartup: indexTotal + 0.1*cpuOperatorCost*rows, rows: rows}
 }
 
 // Sort costs (costsize.c cost_tuplesort): work_mem's default, and
@@ -212,19 +221,13 @@ func sortStartup(tuples, width float64, limit int64) float64 {
 // of the rest; a Limit's run is its input's, a Sort's startup its whole
 // input and the sort).
 func (e *engine) orderedRangePlanFor(t *table, n int64, indexOnly bool, quals float64, limit int64, width float64) rangePlan {
-	pages, tuples := plannerSize(t)
-	avf := -1.0
-	if indexOnly {
-		avf = allVisibleFraction(t)
-	}
-	c := rangePathCosts(pages, tuples, float64(t.pkey.bt.NBlocks()), float64(t.pkey.bt.Height()-1), t.heap.RandomOrder(), avf, quals, n)
-	rows := math.Min(math.Max(float64(n), 1), math.Max(tuples, 1))
-	return orderedChoice(c, rows, width, limit, indexOnly)
+	return orderedChoice(keyRangeCosts(t, n, indexOnly, quals), width, limit, indexOnly)
 }
 
-// orderedChoice is orderedRangePlanFor's comparison for a range of rows
-// rows whose paths cost c.
-func orderedChoice(c rangeCostSet, rows, width float64, limit int64, indexOnly bool) rangePlan {
+// orderedChoice is orderedRangePlanFor's comparison for a range whose
+// paths cost c.
+func orderedChoice(c rangeCostSet, width float64, limit int64, indexOnly bool) rangePlan {
+	rows := c.rows
 	frac := 1.0
 	if limit > 0 && float64(limit) < rows {
 		frac = float64(limit) / rows
@@ -293,9 +296,7 @@ const stdFuzzFactor = 1.01
 // index, all-visible) is an Index Only Scan costing 2604.29 against the
 // sequential scan's 2640.
 func fullScanCosts(t *table) (seq, indexOnly float64) {
-	pages, tuples := plannerSize(t)
-	seq, indexOnly, _ = rangeCostsOf(pages, tuples, float64(t.pkey.bt.NBlocks()), float64(t.pkey.bt.Height()-1),
-		t.heap.RandomOrder(), allVisibleFraction(t), 0, math.MaxInt64)
+	seq, indexOnly, _ = rangeCosts(t, math.MaxInt64, true, 0)
 	return seq, indexOnly
 }
 
@@ -325,9 +326,15 @@ func fuzzilyCheaper(seq, indexOnly float64) bool {
 	return seq > indexOnly*stdFuzzFactor
 }
 
-// planRange is the planner's choice for range o: ordered or not.
+// planRange is the planner's choice for range o: ordered or not, or the
+// plan made already for allKeys (an index scan before 9.2).
 func (e *engine) planRange(o *op) rangePlan {
-	if !o.ordered {
+	switch {
+	case o.allKeys && e.ver >= 902:
+		return planIndexOnlyScan
+	case o.allKeys:
+		return planIndexScan
+	case !o.ordered:
 		return e.rangePlanFor(o.t, o.n-o.key+1, o.indexOnly, o.rangeQuals())
 	}
 	// The sort's rows: the key alone, or the table's row.
@@ -386,8 +393,8 @@ func (b *backend) execRange(o *op) bool {
 		if o.allKeys {
 			// A count(*) without quals, or min(key) or max(key): no
 			// probes, and the plan is made (scanByIndexOnly,
-			// appendMinMax); before 9.2 an index scan.
-			k.indexOnly = e.ver >= 902
+			// appendMinMax).
+			k.indexOnly = e.planRange(o) == planIndexOnlyScan
 			if k.indexOnly {
 				b.planFirstRun(opRange, pathIndexOnly)
 			} else {
@@ -450,7 +457,7 @@ func (b *backend) execRange(o *op) bool {
 	for b.sub >= 3 && b.sub <= 5 {
 		switch b.sub {
 		case 3: // index_fetch_heap for the current key's entries
-			for k.ei < len(k.entries) {
+			for k.ei < len(k.entries) && !k.limited(o.limit) {
 				if k.indexOnly {
 					visible, ok := b.indexOnlyVisible(t, k.entries[k.ei])
 					if !ok {
@@ -460,24 +467,14 @@ func (b *backend) execRange(o *op) bool {
 						b.cpu += e.costs.IndexOnlyTuple
 						k.ei++
 						k.returned++
-						if o.limit > 0 && int64(k.returned) >= o.limit {
-							break // the Limit has its rows: the scan is asked for no more
-						}
 						continue
 					}
 				}
 				if !b.fetchRangeEntry(t, k.rangeKey) {
 					return false
 				}
-				if o.limit > 0 && int64(k.returned) >= o.limit {
-					break
-				}
 			}
-			if o.limit > 0 && int64(k.returned) >= o.limit {
-				b.sub = 6
-				continue
-			}
-			if k.rangeKey >= hi {
+			if k.limited(o.limit) || k.rangeKey >= hi {
 				b.sub = 6
 				continue
 			}
@@ -598,6 +595,10 @@ func (b *backend) btReadNextPage(t *table) bool {
 	k.rangeKey, k.rangeLeaf = next, leaf
 	return true
 }
+
+// limited reports whether a range scan under a LIMIT (limit > 0) has
+// returned its rows: the Limit asks it for no more.
+func (k *keyedState) limited(limit int64) bool { return limit > 0 && int64(k.returned) >= limit }
 
 // fetchRangeEntry is one index_fetch_heap of a range scan: the entry's
 // heap page, read unless the scan holds it (pruned when the scan moves to

@@ -3,6 +3,7 @@ package report_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -215,5 +216,29 @@ workload:
 	}
 	if html := string(files["report.html"]); strings.Count(html, "(10 more in summary.json)") != 2 {
 		t.Errorf("report.html should note the 10 relations left out of each per-relation table, %d notes", strings.Count(html, "(10 more in summary.json)"))
+	}
+}
+
+// The per-relation table shows pg_stat_user_tables' scan counters beside
+// the row counters: a table's seq_scan and seq_tup_read as the totals have
+// them, and empty idx_scan and idx_tup_fetch (NULL in the view) for a
+// table without an index.
+func TestRelationTableShowsScans(t *testing.T) {
+	sc, res := quickRun(t, "workload.phases.warmup.duration=1s", "workload.phases.run.duration=2s")
+	files, err := report.Render(sc, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(files["report.html"])
+	for _, s := range res.Totals.StatUserTables {
+		want := fmt.Sprintf(`<tr><td>%s</td><td class="r">%d</td><td class="r">%d</td>`, s.Relname, s.SeqScan, s.SeqTupRead)
+		if s.IdxScan == nil {
+			want += `<td class="r"></td><td class="r"></td>`
+		} else {
+			want += fmt.Sprintf(`<td class="r">%d</td><td class="r">%d</td>`, *s.IdxScan, *s.IdxTupFetch)
+		}
+		if !strings.Contains(html, want) {
+			t.Errorf("report.html has no row %s", want)
+		}
 	}
 }
