@@ -424,6 +424,16 @@ func (b *backend) advance() {
 			continue
 		}
 		if o.cmdNo != 0 && o.cmdNo != b.curCmd && b.client != nil && b.client.phase.cmdStats != nil {
+			if b.cpu > 0 {
+				// The CPU still due is the last statement's work: its
+				// result is sent after it, and pgbench's clock for the
+				// command stops when the result comes (pgbench.c
+				// advanceConnectionState, CSTATE_END_COMMAND). The burst
+				// is the one block(wClient) would take: the same request
+				// at the same instant.
+				b.block(wCPU)
+				continue
+			}
 			b.nextCommand(o.cmdNo)
 		}
 		if b.sub == 0 && o.stmt && e.costs.Client > 0 && !b.clientDone && b.client != nil && !b.worker {
