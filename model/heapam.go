@@ -60,6 +60,8 @@ type keyedState struct {
 	// An index-only scan (indexonly.go), and the visibility-map page it
 	// keeps pinned (vmPinned: vmPinBlk in vmPinSlot).
 	indexOnly, vmPinned bool
+	// reread: a backward step read the leaf again already (btReadPrevPage)
+	reread              bool
 	vmPinBlk, vmPinSlot int32
 }
 

@@ -74,12 +74,13 @@ type fileStep struct {
 	// minMax: a SELECT of min(key) and max(key) aggregates, one op per
 	// aggregate (true: max).
 	minMax []bool
-	// A range ORDER BY its key (ordered), and its LIMIT when hasLimit:
-	// vals[limitSlot], limitConst, or limitGen's value.
-	ordered, hasLimit bool
-	limitSlot         int
-	limitConst        int64
-	limitGen          *pgexpr.Gen
+	// A range ORDER BY its key (ordered; desc: descending), its LIMIT
+	// when hasLimit (vals[limitSlot], limitConst, or limitGen's value)
+	// and its OFFSET when hasOffset (likewise).
+	ordered, desc, hasLimit, hasOffset bool
+	limitSlot, offsetSlot              int
+	limitConst, offsetConst            int64
+	limitGen, offsetGen                *pgexpr.Gen
 }
 
 // ifFrame is an open \if while compiling.
@@ -566,7 +567,7 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 			// Without an index on the column the planner scans the table.
 			p.kind, p.textWalks = opSeqscan, st.TextWalks
 			if tc.Index && st.Column == tc.Key {
-				p.kind, p.indexOnly, p.ordered = opRange, st.KeyOnly, st.Ordered
+				p.kind, p.indexOnly, p.ordered, p.desc = opRange, st.KeyOnly, st.Ordered, st.Desc
 				if st.HasLimit {
 					if p.limitSlot, p.limitConst, err = value(st.Limit); err != nil {
 						return nil, nil, err
@@ -575,6 +576,17 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 						p.limitSlot, p.limitGen = -1, last()
 					}
 					p.hasLimit = true
+				}
+				if st.HasOffset && st.HasLimit {
+					// Without a LIMIT an OFFSET changes nothing the
+					// scan reads.
+					if p.offsetSlot, p.offsetConst, err = value(st.Offset); err != nil {
+						return nil, nil, err
+					}
+					if p.offsetSlot == -2 {
+						p.offsetSlot, p.offsetGen = -1, last()
+					}
+					p.hasOffset = true
 				}
 				// An open side is the table's first or last key (the
 				// keys are 1..rows): rangeOpen tells the planner it has
@@ -790,7 +802,7 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 				if p.rangeOpen&openHigh != 0 {
 					o.n = o.t.heap.Rows
 				}
-				o.ordered = p.ordered
+				o.ordered, o.desc = p.ordered, p.desc
 				if p.hasLimit {
 					o.limit = p.limitConst
 					if p.limitSlot >= 0 {
@@ -801,8 +813,21 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 					}
 					if o.limit <= 0 {
 						// LIMIT 0 returns no row: ExecLimit never asks
-						// its scan for one.
+						// its scan for one, whatever the OFFSET.
 						o = op{kind: opNone, stmt: true, cmdNo: p.cmdNo}
+					} else if p.hasOffset {
+						// ExecLimit fetches the OFFSET's rows from the
+						// scan and drops them: the scan stops after
+						// OFFSET + LIMIT rows, and the planner prices
+						// that many (preprocess_limit).
+						off := p.offsetConst
+						if p.offsetSlot >= 0 {
+							off = v[p.offsetSlot]
+						}
+						if p.offsetGen != nil {
+							off = p.offsetGen.NextVars(rng, v)
+						}
+						o.limit += max(off, 0)
 					}
 				}
 			case opInsert:

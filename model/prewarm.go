@@ -143,17 +143,32 @@ func (e *engine) prewarmReferences(n int64) bool {
 					}
 					break
 				}
-				path = o.t.pkey.bt.Path(o.key, path[:0])
+				// The keys in the order the scan reads them: up from
+				// the first, or down from the last (ORDER BY the key
+				// DESC), stopping at the LIMIT.
+				first, last := max(o.key, 1), min(o.n, o.t.heap.Rows)
+				if o.limit > 0 && plan != planBitmapScan {
+					if o.desc {
+						first = max(first, last-o.limit+1)
+					} else {
+						last = min(last, first+o.limit-1)
+					}
+				}
+				start := first
+				if o.desc && plan != planBitmapScan {
+					start = max(last, 1)
+				}
+				path = o.t.pkey.bt.Path(start, path[:0])
 				for _, blk := range path {
 					touch(e.cat.GID(o.t.pkey.rel, blk), now)
 				}
 				lastLeaf, lastBlk, lastVM := path[len(path)-1], int32(-1), int32(-1)
 				heapBlocks = heapBlocks[:0]
-				end := min(o.n, o.t.heap.Rows)
-				if o.limit > 0 && plan != planBitmapScan {
-					end = min(end, max(o.key, 1)+o.limit-1) // the index scan stops at the LIMIT
-				}
-				for key := max(o.key, 1); key <= end; key++ {
+				for i := int64(0); i <= last-first; i++ {
+					key := first + i
+					if o.desc && plan != planBitmapScan {
+						key = last - i
+					}
 					if leaf := o.t.pkey.bt.Leaf(key); leaf != lastLeaf {
 						touch(e.cat.GID(o.t.pkey.rel, leaf), now)
 						lastLeaf = leaf

@@ -474,11 +474,14 @@ func (b *backend) execRange(o *op) bool {
 					return false
 				}
 			}
-			if k.limited(o.limit) || k.rangeKey >= hi {
+			if k.limited(o.limit) || !o.desc && k.rangeKey >= hi || o.desc && k.rangeKey <= max(o.key, 1) {
 				b.sub = 6
 				continue
 			}
 			next := k.rangeKey + 1
+			if o.desc {
+				next = k.rangeKey - 1
+			}
 			if t.pkey.bt.Leaf(next) == k.rangeLeaf {
 				k.rangeKey = next
 				k.entries, k.ei = t.indexEntries(next, k.entries[:0]), 0
@@ -491,8 +494,8 @@ func (b *backend) execRange(o *op) bool {
 				return false
 			}
 			b.sub = 5
-		case 5: // _bt_readnextpage: the right sibling
-			if !b.btReadNextPage(t) {
+		case 5: // _bt_readnextpage: the right sibling, or the left one
+			if o.desc && !b.btReadPrevPage(t, k.indexOnly) || !o.desc && !b.btReadNextPage(t) {
 				return false
 			}
 			k.entries, k.ei = t.indexEntries(k.rangeKey, k.entries[:0]), 0
@@ -505,6 +508,16 @@ func (b *backend) execRange(o *op) bool {
 			return false
 		}
 		b.sub = 7
+		b.probeGids, b.touched = b.probeGids[:0], 0
+		if o.desc && !k.limited(o.limit) {
+			// A backward scan that ran out of its range asks
+			// _bt_readnextpage for the page to the left
+			// (btEndBackward).
+			b.probeGids = b.btEndBackward(t, max(o.key, 1), k.indexOnly, b.probeGids)
+		}
+	}
+	if b.sub == 7 && !b.touchPages(b.probeGids, e.costs.IndexLevel) {
+		return false
 	}
 	b.releaseAll()
 	return true
@@ -563,20 +576,85 @@ func (b *backend) actualRangeProbes(t *table, lo, hi int64, open uint8, out []in
 // btFirst is _bt_first for a range scan of o's keys: the descent to the
 // first key's leaf, where the scan then stands (k.rangeKey, k.rangeLeaf).
 // found false: no key of the table is in the range (the scan is over);
-// ok false: b blocked (call again).
+// ok false: b blocked (call again). A descending range (ORDER BY the key
+// DESC) starts at its last key, the scan reading backward.
 func (b *backend) btFirst(o *op) (found, ok bool) {
 	t, k := o.t, &b.k
-	if !b.btDescend(t.pkey, o.key) {
+	lo, hi := max(o.key, 1), min(o.n, t.heap.Rows)
+	start := lo
+	if o.desc {
+		start = max(hi, 1)
+	}
+	if !b.btDescend(t.pkey, start) {
 		return false, false
 	}
 	b.e.countIndexScan(t)
-	lo, hi := max(o.key, 1), min(o.n, t.heap.Rows)
 	if lo > hi {
 		b.releaseAll()
 		return false, true
 	}
-	k.rangeKey, k.rangeLeaf = lo, t.pkey.bt.Leaf(lo)
+	k.rangeKey, k.rangeLeaf = start, t.pkey.bt.Leaf(start)
 	return true, true
+}
+
+// btReadPrevPage is _bt_readnextpage for a backward scan: it reads the
+// left sibling of the leaf the scan leaves, whose last key is the one
+// before the scan's current key, and moves the scan there. From 9.5 to
+// 17 a scan that fetches heap tuples under an MVCC snapshot has dropped
+// its pin on the leaf (_bt_drop_lock_and_maybe_pin), and stepping left
+// reads the leaf again for its left link before _bt_walk_left reads the
+// sibling: two buffers where a forward step reads one. An index-only
+// scan keeps its pin (so did every scan before 9.5), and 18 remembers
+// the left link (so->currPos.prevPage): one buffer. Measured on
+// PostgreSQL 15 and 18.3 (docs/model.md "Ranges").
+func (b *backend) btReadPrevPage(t *table, indexOnly bool) bool {
+	e, k := b.e, &b.k
+	if b.leafRereadBackward(indexOnly) && !k.reread {
+		slot, ok := b.readBuffer(e.cat.GID(t.pkey.rel, k.rangeLeaf), nil, false, false)
+		if !ok {
+			return false
+		}
+		b.cpu += e.costs.IndexLevel
+		b.releaseBuffer(slot)
+		k.reread = true
+	}
+	prev := k.rangeKey - 1
+	leaf := t.pkey.bt.Leaf(prev)
+	slot, ok := b.readBuffer(e.cat.GID(t.pkey.rel, leaf), nil, false, false)
+	if !ok {
+		return false
+	}
+	b.cpu += e.costs.IndexLevel
+	b.releaseBuffer(slot)
+	k.rangeKey, k.rangeLeaf, k.reread = prev, leaf, false
+	return true
+}
+
+// leafRereadBackward reports whether a backward scan reads its current
+// leaf again to step left (btReadPrevPage).
+func (b *backend) leafRereadBackward(indexOnly bool) bool {
+	v := b.e.ver
+	return v >= 905 && v < 1800 && !indexOnly
+}
+
+// btEndBackward appends the buffers a backward scan reads when it has
+// returned the range's first key and is asked for the next row: the
+// leaf again where btReadPrevPage would (to find there is nothing to
+// its left: so->currPos.moreLeft false), and, when the range's first
+// key lo is the first key of its leaf, that leaf's left sibling too:
+// a backward scan has no low key to tell it the range ends there, as a
+// forward scan's high key does (_bt_readpage), so it reads the
+// sibling and finds nothing in range. At the index's leftmost leaf there
+// is no sibling (_bt_walk_left, or 18's P_NONE prevPage).
+func (b *backend) btEndBackward(t *table, lo int64, indexOnly bool, out []int32) []int32 {
+	e, k := b.e, &b.k
+	if b.leafRereadBackward(indexOnly) {
+		out = append(out, e.cat.GID(t.pkey.rel, k.rangeLeaf))
+	}
+	if lo > 1 && t.pkey.bt.Leaf(lo-1) != t.pkey.bt.Leaf(lo) {
+		out = append(out, e.cat.GID(t.pkey.rel, t.pkey.bt.Leaf(lo-1)))
+	}
+	return out
 }
 
 // btReadNextPage is _bt_readnextpage for a range scan: it reads the

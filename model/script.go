@@ -68,8 +68,8 @@ type op struct {
 	open uint8
 	// ordered: a range ORDER BY the key, whose plan must deliver its
 	// rows in key order (an index scan, or another scan and a sort);
-	// limit, when > 0, its LIMIT: an index scan stops after that many
-	// rows.
+	// limit, when > 0, its LIMIT (plus its OFFSET): an index scan stops
+	// after that many rows.
 	ordered bool
 	t       *table
 	key     int64
@@ -78,6 +78,9 @@ type op struct {
 	dur     int64 // sleep
 	limit   int64
 	mode    prewarmMode
+	// desc: an ordered range read in descending key order (ORDER BY
+	// the key DESC: the index scanned backward).
+	desc bool
 	// cmdNo is the script command the op belongs to, from 1 (pgbench -r's
 	// per-statement latencies); 0: part of the command before it.
 	cmdNo int16

@@ -154,6 +154,32 @@ func TestShape(t *testing.T) {
 	}
 }
 
+// ORDER BY the range's column DESC reads the index backward, and an
+// OFFSET with a LIMIT makes the scan read OFFSET + LIMIT rows; without a
+// LIMIT the OFFSET is kept but changes nothing the scan reads.
+func TestShapeOrderAndOffset(t *testing.T) {
+	for _, tc := range []struct {
+		sql                 string
+		desc, limit, offset bool
+		off                 Value
+	}{
+		{"SELECT * FROM t WHERE id > 3 ORDER BY id DESC LIMIT 3 OFFSET :o", true, true, true, Value{Var: "o"}},
+		{"SELECT * FROM t WHERE id BETWEEN 1 AND 9 ORDER BY id DESC NULLS FIRST", true, false, false, Value{}},
+		{"SELECT * FROM t ORDER BY id ASC NULLS LAST LIMIT 10 OFFSET 20", false, true, true, Value{Const: 20}},
+		{"SELECT * FROM t ORDER BY id DESC LIMIT 10 OFFSET NULL", true, true, false, Value{}},
+		{"SELECT * FROM t WHERE id BETWEEN 1 AND 9 OFFSET 5", false, false, true, Value{Const: 5}},
+	} {
+		st, err := Shape(tc.sql)
+		if err != nil {
+			t.Errorf("%s: %v", tc.sql, err)
+			continue
+		}
+		if st.Kind != Range || st.Column != "id" || st.Desc != tc.desc || st.HasLimit != tc.limit || st.HasOffset != tc.offset || st.Offset != tc.off {
+			t.Errorf("%s: %+v", tc.sql, st)
+		}
+	}
+}
+
 // TestShapeRefusals checks that what the model cannot express is refused
 // with the reason (and the supported list).
 func TestShapeRefusals(t *testing.T) {
@@ -163,12 +189,18 @@ func TestShapeRefusals(t *testing.T) {
 		{"SELECT * FROM a JOIN b USING (id)", "joins, subqueries and functions in FROM are not modelled"},
 		{"SELECT * FROM t WHERE id IN (1, 2)", "this condition is not modelled (a key range is col BETWEEN a AND b, or one or two comparisons"},
 		{"SELECT * FROM t WHERE id BETWEEN 1 AND 10 LIMIT 3", "LIMIT on a range scan without ORDER BY its column is not modelled"},
-		{"SELECT * FROM t WHERE id > 3 ORDER BY id LIMIT 3 OFFSET 5", "OFFSET is not modelled"},
+		{"SELECT * FROM t WHERE id > 3 ORDER BY id DESC NULLS LAST LIMIT 3", "ORDER BY other than the range's column (ASC or DESC, NULLs where the index puts them)"},
+		{"SELECT * FROM t WHERE id > 3 ORDER BY id NULLS FIRST", "ORDER BY other than the range's column"},
+		{"SELECT * FROM t WHERE id > 3 ORDER BY id USING >", "ORDER BY other than the range's column"},
+		{"SELECT * FROM t WHERE id > 3 ORDER BY id LIMIT -1", "LIMIT must not be negative"},
+		{"SELECT * FROM t WHERE id > 3 ORDER BY id LIMIT 3 OFFSET -2", "OFFSET must not be negative"},
+		{"SELECT * FROM t WHERE id > 3 ORDER BY id LIMIT 3 OFFSET random()", "OFFSET must be an integer"},
+		{"SELECT * FROM t OFFSET 3", "LIMIT or OFFSET on a scan is not modelled"},
 		{"SELECT * FROM t WHERE id > 3 AND pad <> 'x' ORDER BY id", "ORDER BY, LIMIT or OFFSET on a range with other conditions is not modelled"},
-		{"SELECT * FROM t WHERE id BETWEEN 1 AND 10 ORDER BY v", "ORDER BY other than the range's column ascending is not modelled"},
+		{"SELECT * FROM t WHERE id BETWEEN 1 AND 10 ORDER BY v", "ORDER BY other than the range's column (ASC or DESC, NULLs where the index puts them) is not modelled"},
 		{"SELECT * FROM t WHERE id = (SELECT max(id) FROM t)", "subqueries are not modelled"},
 		{"SELECT * FROM t LIMIT 10", "LIMIT or OFFSET on a scan is not modelled"},
-		{"SELECT * FROM t ORDER BY v DESC", "ORDER BY other than the range's column ascending is not modelled"},
+		{"SELECT * FROM t ORDER BY v, id", "ORDER BY on a scan is not modelled"},
 		{"SELECT * FROM t WHERE v = 'x' ORDER BY v", "ORDER BY on a scan is not modelled"},
 		{"SELECT v, count(*) FROM t GROUP BY v", "GROUP BY"},
 		{"UPDATE t SET v = 1 WHERE v > 3", "an UPDATE's WHERE clause must be col = value"},

@@ -119,11 +119,13 @@ type Statement struct {
 	// has no lower bound: From is unset; id >= :a no upper one; both for
 	// SELECT ... FROM t ORDER BY col without WHERE).
 	LowOpen, HighOpen bool
-	// Ordered: a Range ORDER BY its column (ascending); Limit its LIMIT
-	// when HasLimit (LIMIT ALL and LIMIT NULL are none).
-	Ordered  bool
-	Limit    Value
-	HasLimit bool
+	// Ordered: a Range ORDER BY its column, descending when Desc (the
+	// index read backward); Limit its LIMIT when HasLimit (LIMIT ALL
+	// and LIMIT NULL are none) and Offset its OFFSET when HasOffset
+	// (OFFSET NULL is none).
+	Ordered, Desc       bool
+	Limit, Offset       Value
+	HasLimit, HasOffset bool
 	// Targets are a SELECT's output column names (a column's name or
 	// its alias; "?column?" for other expressions), for \gset.
 	Targets []string
@@ -161,7 +163,7 @@ type Statement struct {
 }
 
 // Supported lists the statement shapes Shape accepts, for messages.
-const Supported = "BEGIN/START TRANSACTION, END/COMMIT, ROLLBACK/ABORT, SELECT without FROM, SELECT ... FROM t WHERE col = :v [AND ...] (a point lookup), SELECT ... FROM t WHERE col BETWEEN :a AND :b or col >= :a [AND col < :b] [ORDER BY col [LIMIT :n]] (a range), SELECT ... FROM t ORDER BY col [LIMIT :n], SELECT ... FROM t (a sequential scan, with or without a filter), UPDATE t SET ... [WHERE col = :v], DELETE FROM t [WHERE col = :v], INSERT INTO t [(cols)] VALUES (...)[, ...], INSERT INTO t SELECT ... FROM generate_series(a, b), VACUUM [VERBOSE] t, CHECKPOINT, TRUNCATE t, SELECT pg_prewarm('t'[, 'buffer'|'read'|'prefetch'[, 'main'[, first_block[, last_block]]]])"
+const Supported = "BEGIN/START TRANSACTION, END/COMMIT, ROLLBACK/ABORT, SELECT without FROM, SELECT ... FROM t WHERE col = :v [AND ...] (a point lookup), SELECT ... FROM t WHERE col BETWEEN :a AND :b or col >= :a [AND col < :b] [ORDER BY col [DESC] [LIMIT :n] [OFFSET :m]] (a range), SELECT ... FROM t ORDER BY col [DESC] [LIMIT :n] [OFFSET :m], SELECT ... FROM t (a sequential scan, with or without a filter), UPDATE t SET ... [WHERE col = :v], DELETE FROM t [WHERE col = :v], INSERT INTO t [(cols)] VALUES (...)[, ...], INSERT INTO t SELECT ... FROM generate_series(a, b), VACUUM [VERBOSE] t, CHECKPOINT, TRUNCATE t, SELECT pg_prewarm('t'[, 'buffer'|'read'|'prefetch'[, 'main'[, first_block[, last_block]]]])"
 
 // Shape parses an SQL command of a pgbench script and returns its shape.
 // :name references become parameters first, as pgbench's parseQuery does
@@ -353,15 +355,23 @@ func (s shaper) selectStmt(q *pg_query.SelectStmt) (Statement, error) {
 	}
 	if isRange {
 		col := r.col
-		if q.LimitOffset != nil {
-			return Statement{}, fmt.Errorf("OFFSET is not modelled")
-		}
 		ordered := len(q.SortClause) > 0
-		if ordered && !(len(q.SortClause) == 1 && columnName(q.SortClause[0].GetSortBy().GetNode()) == col &&
-			q.SortClause[0].GetSortBy().SortbyDir != pg_query.SortByDir_SORTBY_DESC) {
-			return Statement{}, fmt.Errorf("ORDER BY other than the range's column ascending is not modelled")
+		desc := false
+		if ordered {
+			sb := q.SortClause[0].GetSortBy()
+			desc = sb.SortbyDir == pg_query.SortByDir_SORTBY_DESC
+			// The index holds its keys ascending with NULLs last, so
+			// read forward it gives ASC NULLS LAST and backward DESC
+			// NULLS FIRST, the defaults (build_index_pathkeys); other
+			// orders need a Sort, and USING an operator's own order.
+			nulls := sb.SortbyNulls == pg_query.SortByNulls_SORTBY_NULLS_DEFAULT ||
+				sb.SortbyNulls == pg_query.SortByNulls_SORTBY_NULLS_LAST && !desc ||
+				sb.SortbyNulls == pg_query.SortByNulls_SORTBY_NULLS_FIRST && desc
+			if len(q.SortClause) != 1 || columnName(sb.GetNode()) != col || sb.SortbyDir == pg_query.SortByDir_SORTBY_USING || !nulls {
+				return Statement{}, fmt.Errorf("ORDER BY other than the range's column (ASC or DESC, NULLs where the index puts them) is not modelled")
+			}
 		}
-		st := Statement{Kind: Range, Table: name, Column: col, From: r.from, To: r.to, LowOpen: r.lowOpen, HighOpen: r.highOpen, Ordered: ordered, Targets: targets(q.TargetList), KeyOnly: keyOnly(q.TargetList, col), TextWalks: textWalks(q.TargetList)}
+		st := Statement{Kind: Range, Table: name, Column: col, From: r.from, To: r.to, LowOpen: r.lowOpen, HighOpen: r.highOpen, Ordered: ordered, Desc: desc, Targets: targets(q.TargetList), KeyOnly: keyOnly(q.TargetList, col), TextWalks: textWalks(q.TargetList)}
 		if q.LimitCount != nil && !isNull(q.LimitCount) {
 			if !ordered {
 				return Statement{}, fmt.Errorf("LIMIT on a range scan without ORDER BY its column is not modelled (the scan stops early in whatever order its plan reads)")
@@ -370,7 +380,23 @@ func (s shaper) selectStmt(q *pg_query.SelectStmt) (Statement, error) {
 			if !ok {
 				return Statement{}, fmt.Errorf("LIMIT must be an integer, a :variable or + - * / of them")
 			}
+			if v.Var == "" && v.Expr == "" && v.Const < 0 {
+				return Statement{}, fmt.Errorf("LIMIT must not be negative (PostgreSQL's error)")
+			}
 			st.Limit, st.HasLimit = v, true
+		}
+		if q.LimitOffset != nil && !isNull(q.LimitOffset) {
+			// Without a LIMIT the scan reads the whole range whatever
+			// the OFFSET skips (ExecLimit fetches the skipped rows from
+			// it); with one it stops after OFFSET + LIMIT rows.
+			v, ok := s.value(q.LimitOffset)
+			if !ok {
+				return Statement{}, fmt.Errorf("OFFSET must be an integer, a :variable or + - * / of them")
+			}
+			if v.Var == "" && v.Expr == "" && v.Const < 0 {
+				return Statement{}, fmt.Errorf("OFFSET must not be negative (PostgreSQL's error)")
+			}
+			st.Offset, st.HasOffset = v, true
 		}
 		return st, nil
 	}
