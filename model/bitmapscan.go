@@ -163,8 +163,13 @@ func (b *backend) execBitmapScan(o *op) bool {
 					bm.pfTarget++
 				}
 				b.bitmapPrefetch(t)
+				k.returned++
 			}
 			bm.next++
+			if k.limited(o.limit) {
+				// A LIMIT met: ExecLimit asks for no more rows.
+				bm.next, bm.page = len(bm.entries), len(bm.blocks)-1
+			}
 		}
 		b.releaseBuffer(slot)
 		bm.page++

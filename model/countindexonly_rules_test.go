@@ -293,3 +293,44 @@ workload:
 		t.Errorf("OFFSET :o (1000) LIMIT 10: shared hit=%d, PostgreSQL 22", p.BufferUsage.SharedBlksHit)
 	}
 }
+
+// A LIMIT without ORDER BY lets the planner take the path that is
+// cheapest at the LIMIT's share of the rows (get_cheapest_fractional_path):
+// the sequential scan starts at once and wins a small LIMIT over a range
+// of many rows, then reads the table from its first page until it has
+// met that many rows of the range. EXPLAIN (ANALYZE, BUFFERS) on
+// PostgreSQL 15 and 18.3, warm, and seq_tup_read (WHERE id > 50000 LIMIT
+// 10: "Rows Removed by Filter: 50000" and 10 rows). 18's read stream pins
+// one page ahead of the scan, which it reads and drops when the LIMIT
+// stops the scan.
+func TestLimitWithoutOrder(t *testing.T) {
+	for _, c := range []struct {
+		sql                string
+		pg15, pg18, tuples int64
+		seq                bool
+	}{
+		{"SELECT * FROM t WHERE id > 50000 LIMIT 10", 863, 864, 50010, true},
+		{"SELECT * FROM t WHERE id BETWEEN 20001 AND 70000 LIMIT 10", 345, 346, 20010, true},
+		{"SELECT * FROM t WHERE id BETWEEN 20001 AND 30000 LIMIT 10", 3, 3, 0, false},
+		{"SELECT * FROM t WHERE id BETWEEN 20001 AND 70000 LIMIT 30000", 603, 603, 0, false},
+		{"SELECT id FROM t WHERE id > 50000 LIMIT 10", 3, 3, 0, false},
+		{"SELECT * FROM t LIMIT 10", 1, 2, 10, true},
+		{"SELECT id FROM t LIMIT 10", 1, 2, 10, true},
+		{"SELECT * FROM t LIMIT 100 OFFSET 1000", 19, 20, 1100, true},
+		{"SELECT count(*) FROM t LIMIT 1", 276, 276, 0, false},
+	} {
+		for _, v := range []struct {
+			version string
+			hits    int64
+		}{{"15", c.pg15}, {"18", c.pg18}} {
+			p := warmRun(t, v.version, "vacuumed", true, c.sql)
+			s := tableScans(p, "t")
+			if p.BufferUsage.SharedBlksHit != v.hits || p.BufferUsage.SharedBlksRead != 0 {
+				t.Errorf("%s on %s: shared hit=%d read=%d, PostgreSQL hit=%d", c.sql, v.version, p.BufferUsage.SharedBlksHit, p.BufferUsage.SharedBlksRead, v.hits)
+			}
+			if (s.SeqScan == 1) != c.seq || s.SeqTupRead != c.tuples {
+				t.Errorf("%s on %s: seq_scan %d, seq_tup_read %d; PostgreSQL: a sequential scan %v, %d tuples", c.sql, v.version, s.SeqScan, s.SeqTupRead, c.seq, c.tuples)
+			}
+		}
+	}
+}

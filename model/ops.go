@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/pgbufsim/pgbufsim/model/btree"
@@ -297,6 +298,7 @@ func (b *backend) execScan(o *op) bool {
 		b.skipAV = av.ScanSkipsAllVisible(b.scanEnd)
 		e.countSeqScan(t)
 		b.vmHeld, b.vmSlot = -1, -1
+		b.scanN = 0 // a SELECT's rows returned so far (scanLimitPage)
 		b.sub = 2
 		if o.kind != opSeqscan {
 			b.assignXid()
@@ -352,7 +354,7 @@ func (b *backend) execScan(o *op) bool {
 			if b.skipAV && t.heap.AllVisible(blk) && o.kind == opSeqscan {
 				e.vis.allVisibleSkips++
 				b.chargeColdTuples(t, tuples)
-				e.countSeqTuples(t, int(tuples))
+				e.countSeqTuples(t, b.scanLimitPage(o, blk, int(tuples)))
 			} else {
 				visible := b.checkPage(t, blk, slot, gid, groups)
 				if o.kind == opUpdateAll {
@@ -361,7 +363,7 @@ func (b *backend) execScan(o *op) bool {
 					// "inserted after scan started").
 					visible -= b.ownNewVersions(groups)
 				}
-				e.countSeqTuples(t, visible)
+				e.countSeqTuples(t, b.scanLimitPage(o, blk, visible))
 			}
 			b.sub = 4
 			if o.kind != opSeqscan {
@@ -395,6 +397,51 @@ func (b *backend) execScan(o *op) bool {
 	b.releaseAll()
 	b.vmSlot = -1
 	return true
+}
+
+// scanLimitPage is a SELECT's LIMIT (o.limit > 0, its OFFSET's rows
+// included) on page blk of a sequential scan, whose visible tuples number
+// visible: it returns how many tuples the scan takes from the page
+// (heap_getnext's, which seq_tup_read counts), and when the page holds
+// the row that meets the LIMIT it ends the scan there, after that row
+// (ExecLimit asks for no more). The rows that count are those the scan
+// returns: every visible tuple without a WHERE clause, else those whose
+// key lies in o.key..o.n (a range the planner scans sequentially), taken
+// at the positions the load gave them on the page, in the page's order;
+// a row an UPDATE moved counts where it was loaded as long as it is
+// still on that page. Without a LIMIT it returns visible.
+func (b *backend) scanLimitPage(o *op, blk int32, visible int) int {
+	if o.limit <= 0 || o.kind != opSeqscan {
+		return visible
+	}
+	need := o.limit - b.scanN
+	h := o.t.heap
+	if o.n == math.MaxInt64 {
+		// No WHERE clause: every row counts.
+		if int64(visible) < need {
+			b.scanN += int64(visible)
+			return visible
+		}
+		b.scanEnd = blk + 1
+		return int(need)
+	}
+	first := int64(blk)*int64(h.RowsPerPage) + 1
+	matched, taken := int64(0), 0
+	for i := int64(0); i < int64(h.LoadedRowsOn(blk)); i++ {
+		row := h.RowAt(first + i)
+		if h.BlockOf(row) != blk {
+			continue // moved off the page, or gone
+		}
+		taken++
+		if row >= o.key && row <= o.n {
+			if matched++; matched == need {
+				b.scanEnd = blk + 1
+				return min(taken, visible)
+			}
+		}
+	}
+	b.scanN += matched
+	return visible
 }
 
 // ownNewVersions counts the tuples of groups the running statement itself

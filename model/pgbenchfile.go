@@ -77,10 +77,12 @@ type fileStep struct {
 	// A range ORDER BY its key (ordered; desc: descending), its LIMIT
 	// when hasLimit (vals[limitSlot], limitConst, or limitGen's value)
 	// and its OFFSET when hasOffset (likewise).
-	ordered, desc, hasLimit, hasOffset bool
-	limitSlot, offsetSlot              int
-	limitConst, offsetConst            int64
-	limitGen, offsetGen                *pgexpr.Gen
+	// aggregate: the SELECT list has an aggregate (one row: a LIMIT of
+	// one or more reads every row, LIMIT 0 none).
+	ordered, desc, hasLimit, hasOffset, aggregate bool
+	limitSlot, offsetSlot                         int
+	limitConst, offsetConst                       int64
+	limitGen, offsetGen                           *pgexpr.Gen
 }
 
 // ifFrame is an open \if while compiling.
@@ -566,27 +568,17 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 		case pgscript.Range:
 			// Without an index on the column the planner scans the table.
 			p.kind, p.textWalks = opSeqscan, st.TextWalks
-			if tc.Index && st.Column == tc.Key {
-				p.kind, p.indexOnly, p.ordered, p.desc = opRange, st.KeyOnly, st.Ordered, st.Desc
-				if st.HasLimit {
-					if p.limitSlot, p.limitConst, err = value(st.Limit); err != nil {
-						return nil, nil, err
-					}
-					if p.limitSlot == -2 {
-						p.limitSlot, p.limitGen = -1, last()
-					}
-					p.hasLimit = true
+			if !(tc.Index && st.Column == tc.Key) && st.HasLimit && !st.Ordered && !st.Aggregate {
+				return nil, nil, problem(c.Line, "LIMIT on a range of %s, which has no index, is not modelled: the sequential scan stops at the rows of the range it meets first, and the model places only a key's rows", st.Column)
+			}
+			if !(tc.Index && st.Column == tc.Key) {
+				if err := p.setLimit(st, value, last); err != nil {
+					return nil, nil, err
 				}
-				if st.HasOffset && st.HasLimit {
-					// Without a LIMIT an OFFSET changes nothing the
-					// scan reads.
-					if p.offsetSlot, p.offsetConst, err = value(st.Offset); err != nil {
-						return nil, nil, err
-					}
-					if p.offsetSlot == -2 {
-						p.offsetSlot, p.offsetGen = -1, last()
-					}
-					p.hasOffset = true
+			} else {
+				p.kind, p.indexOnly, p.ordered, p.desc = opRange, st.KeyOnly, st.Ordered, st.Desc
+				if err := p.setLimit(st, value, last); err != nil {
+					return nil, nil, err
 				}
 				// An open side is the table's first or last key (the
 				// keys are 1..rows): rangeOpen tells the planner it has
@@ -623,6 +615,9 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 				// Without a WHERE clause, an index holding every column
 				// the SELECT list reads can answer it alone.
 				p.indexOnly = !st.Filter && tc.Index && onlyColumn(st.Columns, tc.Key)
+				if err := p.setLimit(st, value, last); err != nil {
+					return nil, nil, err
+				}
 				if p.indexOnly && len(st.MinMax) > 0 {
 					// min(key) and max(key): each the first entry from
 					// one end of the key's index (appendMinMax).
@@ -803,33 +798,6 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 					o.n = o.t.heap.Rows
 				}
 				o.ordered, o.desc = p.ordered, p.desc
-				if p.hasLimit {
-					o.limit = p.limitConst
-					if p.limitSlot >= 0 {
-						o.limit = v[p.limitSlot]
-					}
-					if p.limitGen != nil {
-						o.limit = p.limitGen.NextVars(rng, v)
-					}
-					if o.limit <= 0 {
-						// LIMIT 0 returns no row: ExecLimit never asks
-						// its scan for one, whatever the OFFSET.
-						o = op{kind: opNone, stmt: true, cmdNo: p.cmdNo}
-					} else if p.hasOffset {
-						// ExecLimit fetches the OFFSET's rows from the
-						// scan and drops them: the scan stops after
-						// OFFSET + LIMIT rows, and the planner prices
-						// that many (preprocess_limit).
-						off := p.offsetConst
-						if p.offsetSlot >= 0 {
-							off = v[p.offsetSlot]
-						}
-						if p.offsetGen != nil {
-							off = p.offsetGen.NextVars(rng, v)
-						}
-						o.limit += max(off, 0)
-					}
-				}
 			case opInsert:
 				o.n = p.n
 				if p.series {
@@ -858,7 +826,20 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 				// as a constant sleeps that long: past any phase's end.
 				o.dur = min(satMul(d, p.unit), maxSleepNs)
 			}
-			if p.minMax != nil {
+			if p.hasLimit {
+				if lim, none := p.limitOf(rng, v); none {
+					// LIMIT 0 returns no row: ExecLimit never asks its
+					// plan for one, whatever the OFFSET.
+					o = op{kind: opNone, stmt: true, cmdNo: p.cmdNo}
+				} else if !p.aggregate {
+					o.limit = lim
+					if o.kind == opSeqscan {
+						// SELECT ... FROM t LIMIT n: every row counts.
+						o.key, o.n = 1, math.MaxInt64
+					}
+				}
+			}
+			if p.minMax != nil && o.kind != opNone {
 				ops = appendMinMax(ops, o, p.minMax)
 			} else {
 				ops = append(ops, o)
@@ -880,6 +861,64 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 		return nil, nil, problem(cmds[0].Line, "the script has no SQL command and no \\sleep: its transactions would take no simulated time (pgbench spins on the client's CPU, which the model does not price), so a phase would never end; add a statement")
 	}
 	return s, carriedOut, nil
+}
+
+// setLimit takes a range's or a scan's LIMIT and OFFSET (pgscript's
+// limitOffset) into p; value and last compile their expressions as the
+// other values of the statement. An ORDER BY on a column without an
+// index sorts every row the scan reads: the LIMIT changes no page, and
+// only LIMIT 0 (no plan run) is kept.
+func (p *fileStep) setLimit(st pgscript.Statement, value func(pgscript.Value) (int, int64, error), last func() *pgexpr.Gen) error {
+	if !st.HasLimit {
+		return nil
+	}
+	var err error
+	if p.limitSlot, p.limitConst, err = value(st.Limit); err != nil {
+		return err
+	}
+	if p.limitSlot == -2 {
+		p.limitSlot, p.limitGen = -1, last()
+	}
+	p.hasLimit, p.aggregate = true, st.Aggregate || st.Ordered && p.kind == opSeqscan
+	if st.HasOffset {
+		if p.offsetSlot, p.offsetConst, err = value(st.Offset); err != nil {
+			return err
+		}
+		if p.offsetSlot == -2 {
+			p.offsetSlot, p.offsetGen = -1, last()
+		}
+		p.hasOffset = true
+	}
+	return nil
+}
+
+// limitOf is the rows a LIMIT lets the plan return, OFFSET's included
+// (ExecLimit fetches the skipped rows, then stops asking; the planner
+// prices that many: preprocess_limit), for the values v drawn; none for
+// LIMIT 0 (or a negative LIMIT from a variable, an error in PostgreSQL).
+// A negative OFFSET from a variable counts as none.
+func (p *fileStep) limitOf(rng *rand.Rand, v []int64) (lim int64, none bool) {
+	lim = p.limitConst
+	if p.limitSlot >= 0 {
+		lim = v[p.limitSlot]
+	}
+	if p.limitGen != nil {
+		lim = p.limitGen.NextVars(rng, v)
+	}
+	if lim <= 0 {
+		return 0, true
+	}
+	if p.hasOffset {
+		off := p.offsetConst
+		if p.offsetSlot >= 0 {
+			off = v[p.offsetSlot]
+		}
+		if p.offsetGen != nil {
+			off = p.offsetGen.NextVars(rng, v)
+		}
+		lim = satAdd(lim, max(off, 0))
+	}
+	return lim, false
 }
 
 // mapKeys returns a map's keys (unsorted).
@@ -931,6 +970,14 @@ func satMul(a, b int64) int64 {
 		return math.MaxInt64
 	}
 	return a * b
+}
+
+// satAdd is a+b for a, b >= 0, saturating at the int64 range.
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // sleepStep compiles \sleep N [us|ms|s] (pgbench.c: the unit defaults to

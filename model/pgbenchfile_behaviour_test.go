@@ -187,6 +187,11 @@ func TestScriptFileProblems(t *testing.T) {
 		{"SELECT 1 +;", `sql/s.sql:1: syntax error at end of input`},
 		{"SELECT abalance FROM pgbench_accounts WHERE bid = 1 AND aid > 5 LIMIT 1;", `sql/s.sql:1: ORDER BY, LIMIT or OFFSET on a range of aid with other conditions is not modelled`},
 		{"SELECT abalance FROM pgbench_accounts WHERE aid = 7 AND bid = 1 LIMIT 1;", ""},
+		{"SELECT aid FROM pgbench_accounts WHERE abalance > 0 LIMIT 5;", `sql/s.sql:1: LIMIT on a range of abalance, which has no index, is not modelled`},
+		{"SELECT aid FROM pgbench_accounts WHERE abalance > 0 ORDER BY abalance LIMIT 5;", ""},
+		{"SELECT count(*) FROM pgbench_accounts WHERE abalance > 0 LIMIT 5;", ""},
+		{"SELECT abalance FROM pgbench_accounts WHERE aid > 5 LIMIT 5 OFFSET 10;", ""},
+		{"SELECT abalance FROM pgbench_accounts LIMIT 5;", ""},
 		{"", "sql/s.sql: the script is empty"},
 	} {
 		if err := os.WriteFile(filepath.Join(dir, "sql", "s.sql"), []byte(tc.script), 0o644); err != nil {

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/pgbufsim/pgbufsim/model/bufpool"
@@ -128,7 +129,7 @@ func (e *engine) prewarmReferences(n int64) bool {
 					touch(e.cat.GID(o.t.rel, o.t.heap.BlockOf(o.key)), now)
 				}
 			case opSeqscan:
-				for blk := int32(0); blk < o.t.heap.NBlocks(); blk++ {
+				for blk := int32(0); blk <= seqScanLastBlock(o.t, &o); blk++ {
 					touch(e.cat.GID(o.t.rel, blk), now)
 				}
 			case opRange:
@@ -138,7 +139,8 @@ func (e *engine) prewarmReferences(n int64) bool {
 				// scans the table.
 				plan := e.planRange(&o)
 				if plan == planSeqScan {
-					for blk := int32(0); blk < o.t.heap.NBlocks(); blk++ {
+					seq := op{kind: opSeqscan, t: o.t, key: max(o.key, 1), n: min(o.n, o.t.heap.Rows), limit: o.limit}
+					for blk := int32(0); blk <= seqScanLastBlock(o.t, &seq); blk++ {
 						touch(e.cat.GID(o.t.rel, blk), now)
 					}
 					break
@@ -229,4 +231,32 @@ func (e *engine) loadPageCache() {
 	slices.Reverse(gids)
 	e.os.WarmAll(gids)
 	e.os.Stats.Hits, e.os.Stats.Misses, e.os.Stats.Evictions = 0, 0, 0
+}
+
+// seqScanLastBlock is the last block sequential scan o reads: the table's
+// last, or under a LIMIT the block holding the row that meets it
+// (scanLimitPage), every loaded row taken as visible: in key order the
+// LIMIT's row itself; in random order, where a range's rows are spread
+// over the table, the load position at the LIMIT's share of them.
+func seqScanLastBlock(t *table, o *op) int32 {
+	last := t.heap.NBlocks() - 1
+	if o.limit <= 0 {
+		return last
+	}
+	h := t.heap
+	pos := o.limit // no WHERE clause: the LIMIT's row is its position
+	if o.n != math.MaxInt64 {
+		lo, hi := max(o.key, 1), min(o.n, h.Rows)
+		if hi-lo+1 <= o.limit {
+			return last
+		}
+		pos = lo + o.limit - 1
+		if h.RandomOrder() {
+			pos = int64(math.Ceil(float64(o.limit) * float64(h.Rows) / float64(hi-lo+1)))
+		}
+	}
+	if pos >= h.Rows {
+		return last
+	}
+	return min(int32((pos-1)/int64(h.RowsPerPage)), last)
 }

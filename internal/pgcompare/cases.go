@@ -48,7 +48,7 @@ type Effect struct {
 // major version (the simulator runs the same version).
 func Cases(major int) []Case {
 	v := fmt.Sprint(major)
-	cs := []Case{seqscanRing(v), bulkDML(v), rangeScan(v), openRange(v), descRange(v), bitmapScan(v), smallTables(v, "16MB"), smallTables(v, "4MB")}
+	cs := []Case{seqscanRing(v), bulkDML(v), rangeScan(v), openRange(v), limitRange(v), bitmapScan(v), smallTables(v, "16MB"), smallTables(v, "4MB")}
 	for _, sb := range []string{"16MB", "32MB", "128MB"} {
 		cs = append(cs, pgbenchCase(v, sb, false), pgbenchCase(v, sb, true))
 	}
@@ -322,49 +322,58 @@ workload:
 	}
 }
 
-// descRange is a script file's ranges read in descending key order and
-// pages of an ordered range past an OFFSET, on a table like openRange's:
-// the newest rows (ORDER BY id DESC LIMIT 10: the descent to the
-// rightmost leaf and the last heap pages), 501 keys backward (a step
-// left reads the leaf it leaves again before 18, and a scan that runs out
-// of its range reads its last leaf again), a page of 20 rows past an
-// OFFSET of 5000 (the scan reads the skipped rows), and an index-only
-// scan backward past an OFFSET (it keeps its pin: no re-reads). A case of
-// its own for the reason openRange is.
-func descRange(v string) Case {
-	const newest = "SELECT length(pad) FROM t_rd ORDER BY id DESC LIMIT 10"
-	const backward = "SELECT length(pad) FROM t_rd WHERE id BETWEEN 1000 AND 1500 ORDER BY id DESC"
-	const page = "SELECT length(pad) FROM t_rd ORDER BY id LIMIT 20 OFFSET 5000"
-	const keys = "SELECT id FROM t_rd WHERE id <= 30000 ORDER BY id DESC LIMIT 100 OFFSET 900"
+// limitRange is a script file's ranges read in descending key order, and
+// LIMIT and OFFSET, on a table like openRange's: the newest rows (ORDER BY
+// id DESC LIMIT 10: the descent to the rightmost leaf and the last heap
+// pages), 501 keys backward (a step left reads the leaf it leaves again
+// before 18, and a scan that runs out of its range reads its last leaf
+// again), a page of 20 rows past an OFFSET of 5000 (the scan reads the
+// skipped rows), an index-only scan backward past an OFFSET (it keeps its
+// pin: no re-reads), a LIMIT without ORDER BY on half the table (the
+// sequential scan is cheapest at the LIMIT's share of the rows, and reads
+// the table up to the range's tenth row: half of it), and a LIMIT with
+// an OFFSET on the whole table (the first pages). A case of its own for
+// the reason openRange is.
+func limitRange(v string) Case {
+	const newest = "SELECT length(pad) FROM t_rl ORDER BY id DESC LIMIT 10"
+	const backward = "SELECT length(pad) FROM t_rl WHERE id BETWEEN 1500 AND 2000 ORDER BY id DESC"
+	const page = "SELECT length(pad) FROM t_rl ORDER BY id LIMIT 20 OFFSET 5000"
+	const keys = "SELECT id FROM t_rl WHERE id <= 30000 ORDER BY id DESC LIMIT 100 OFFSET 900"
+	const unordered = "SELECT length(pad) FROM t_rl WHERE id > 50000 LIMIT 10"
+	const first = "SELECT length(pad) FROM t_rl LIMIT 100 OFFSET 1000"
 	measured := func(name, stmt string) Step {
 		return Step{Name: name, NewSession: true, PgbenchSetup: true, SQL: []string{"SET max_parallel_workers_per_gather = 0", stmt}, Explain: true, Measure: true}
 	}
 	return Case{
-		Name:      "range-desc",
-		Relations: []string{"t_rd", "t_rd_pkey"},
-		Mechanism: "a script file's ORDER BY id DESC (an Index Scan Backward: _bt_first from the range's last key, _bt_readnextpage stepping left, which before 18 reads the leaf it leaves again for its left link and, once the range runs out, the last leaf again; an index-only scan keeps its pin) and LIMIT with OFFSET (ExecLimit fetches the skipped rows: the scan stops after OFFSET + LIMIT rows, which the planner prices: preprocess_limit)",
+		Name:      "range-limit",
+		Relations: []string{"t_rl", "t_rl_pkey"},
+		Mechanism: "a script file's ORDER BY id DESC (an Index Scan Backward: _bt_first from the range's last key, _bt_readnextpage stepping left, which before 18 reads the leaf it leaves again for its left link and, once the range runs out, the last leaf again; an index-only scan keeps its pin), LIMIT with OFFSET (ExecLimit fetches the skipped rows: the scan stops after OFFSET + LIMIT rows, which the planner prices: preprocess_limit), and LIMIT without ORDER BY (get_cheapest_fractional_path: a sequential scan that stops at the LIMIT's row; 18's read stream one page ahead)",
 		PG: Experiment{
-			Name:     "range-desc",
+			Name:     "range-limit",
 			Settings: Settings{"shared_buffers": "128MB", "autovacuum": "off"},
 			Steps: []Step{
-				{Name: "create", NewSession: true, SQL: slices.Concat([]string{"CREATE TABLE t_rd (id int PRIMARY KEY, pad text)", fill("t_rd", 100000), "VACUUM ANALYZE t_rd"}, hintCatalogs, []string{"CHECKPOINT"})},
+				{Name: "create", NewSession: true, SQL: slices.Concat([]string{"CREATE TABLE t_rl (id int PRIMARY KEY, pad text)", fill("t_rl", 100000), "VACUUM ANALYZE t_rl"}, hintCatalogs, []string{"CHECKPOINT"})},
 				{Name: "restart", Restart: Settings{}},
 				measured("newest", newest),
 				measured("backward", backward),
 				measured("page", page),
 				measured("keys-backward", keys),
+				measured("unordered", unordered),
+				measured("first", first),
 			},
 		},
-		Sim: base("range-desc", v, "128MB") + fmt.Sprintf(`tables:
+		Sim: base("range-limit", v, "128MB") + fmt.Sprintf(`tables:
   relations:
-    - {name: t_rd, rows: 100000, row_width: %d, index: true, key: id}
+    - {name: t_rl, rows: 100000, row_width: %d, index: true, key: id}
 workload:
   phases:
     - {name: newest, transactions: 1, restart: true, script: {text: "%[2]s;"}}
     - {name: backward, transactions: 1, script: {text: "%[3]s;"}}
     - {name: page, transactions: 1, script: {text: "%[4]s;"}}
     - {name: keys-backward, transactions: 1, script: {text: "%[5]s;"}}
-`, rowWidth, newest, backward, page, keys),
+    - {name: unordered, transactions: 1, script: {text: "%[6]s;"}}
+    - {name: first, transactions: 1, script: {text: "%[7]s;"}}
+`, rowWidth, newest, backward, page, keys, unordered, first),
 	}
 }
 

@@ -95,6 +95,25 @@ func (t *Table) SetLoadOrder(perm *Permutation) { t.loadOrder = perm }
 // RandomOrder reports whether the loaded rows are not in key order.
 func (t *Table) RandomOrder() bool { return t.loadOrder != nil }
 
+// RowAt is the row at load position pos (from 1): the pos-th row loaded,
+// pos itself in key order.
+func (t *Table) RowAt(pos int64) int64 {
+	if t.loadOrder != nil {
+		return t.loadOrder.Row(pos)
+	}
+	return pos
+}
+
+// LoadedRowsOn is how many rows the load put on block b (0 past the
+// loaded blocks); their load positions follow b's first, RowsPerPage a
+// block.
+func (t *Table) LoadedRowsOn(b int32) int {
+	if b < 0 || b >= t.loaded {
+		return 0
+	}
+	return t.rowsOnLoaded(b)
+}
+
 // FirstRowOn is the row at the first load position of loaded block b.
 func (t *Table) FirstRowOn(b int32) int64 {
 	pos := int64(b)*int64(t.RowsPerPage) + 1

@@ -90,19 +90,19 @@ func TestShape(t *testing.T) {
 		{"SELECT abalance FROM pgbench_accounts WHERE aid = :aid", Statement{Kind: Lookup, Table: "pgbench_accounts", Column: "aid", Key: Value{Var: "aid"}, Targets: []string{"abalance"}, Vars: []string{"aid"}}},
 		{"SELECT * FROM public.t WHERE 42 = id", Statement{Kind: Lookup, Table: "t", Column: "id", Key: Value{Const: 42}, Targets: []string{"?column?"}}},
 		{"SELECT id AS k FROM t WHERE id = :x::int", Statement{Kind: Lookup, Table: "t", Column: "id", Key: Value{Var: "x"}, Targets: []string{"k"}, Vars: []string{"x"}, KeyOnly: true}},
-		{"SELECT count(*) FROM t", Statement{Kind: Scan, Table: "t"}},
+		{"SELECT count(*) FROM t", Statement{Kind: Scan, Table: "t", Aggregate: true}},
 		{"SELECT id FROM t", Statement{Kind: Scan, Table: "t", Columns: []string{"id"}}},
 		{"SELECT * FROM t", Statement{Kind: Scan, Table: "t", Columns: []string{"*"}}},
-		{"SELECT max(id) FROM t", Statement{Kind: Scan, Table: "t", Columns: []string{"id"}, MinMax: []MinMaxAgg{{Column: "id", Max: true}}, Lookups: []string{"agg:max"}}},
-		{"SELECT min(id), MAX(t.id) FROM t", Statement{Kind: Scan, Table: "t", Columns: []string{"id"}, MinMax: []MinMaxAgg{{Column: "id"}, {Column: "id", Max: true}}, Lookups: []string{"agg:max", "agg:min"}}},
-		{"SELECT max(id) + 1 FROM t", Statement{Kind: Scan, Table: "t", Columns: []string{"id"}, MinMax: []MinMaxAgg{{Column: "id", Max: true}}, Lookups: []string{"agg:max", "op:arith"}}},
-		{"SELECT count(*), max(id) FROM t", Statement{Kind: Scan, Table: "t", Columns: []string{"id"}, Lookups: []string{"agg:max"}}},
-		{"SELECT count(t.id), max(pad), min(id) FROM t", Statement{Kind: Scan, Table: "t", Columns: []string{"id", "pad"}, Lookups: []string{"agg:count", "agg:max", "agg:min"}}},
+		{"SELECT max(id) FROM t", Statement{Kind: Scan, Table: "t", Columns: []string{"id"}, MinMax: []MinMaxAgg{{Column: "id", Max: true}}, Lookups: []string{"agg:max"}, Aggregate: true}},
+		{"SELECT min(id), MAX(t.id) FROM t", Statement{Kind: Scan, Table: "t", Columns: []string{"id"}, MinMax: []MinMaxAgg{{Column: "id"}, {Column: "id", Max: true}}, Lookups: []string{"agg:max", "agg:min"}, Aggregate: true}},
+		{"SELECT max(id) + 1 FROM t", Statement{Kind: Scan, Table: "t", Columns: []string{"id"}, MinMax: []MinMaxAgg{{Column: "id", Max: true}}, Lookups: []string{"agg:max", "op:arith"}, Aggregate: true}},
+		{"SELECT count(*), max(id) FROM t", Statement{Kind: Scan, Table: "t", Columns: []string{"id"}, Lookups: []string{"agg:max"}, Aggregate: true}},
+		{"SELECT count(t.id), max(pad), min(id) FROM t", Statement{Kind: Scan, Table: "t", Columns: []string{"id", "pad"}, Lookups: []string{"agg:count", "agg:max", "agg:min"}, Aggregate: true}},
 		{"SELECT abalance FROM pgbench_accounts WHERE aid BETWEEN :a AND :b", Statement{Kind: Range, Table: "pgbench_accounts", Column: "aid", From: Value{Var: "a"}, To: Value{Var: "b"}, Targets: []string{"abalance"}, Vars: []string{"a", "b"}, Lookups: []string{"op:<=", "op:>="}}},
 		{"SELECT * FROM t WHERE id <= 20 AND id >= 10 ORDER BY id", Statement{Kind: Range, Table: "t", Column: "id", From: Value{Const: 10}, To: Value{Const: 20}, Ordered: true, Targets: []string{"?column?"}, Lookups: []string{"op:<=", "op:>=", "sort"}}},
 		{"SELECT * FROM t WHERE id BETWEEN :a AND :a + 10 * :n", Statement{Kind: Range, Table: "t", Column: "id", From: Value{Var: "a"}, To: Value{Expr: "(:a) + ((10) * (:n))"}, Targets: []string{"?column?"}, Vars: []string{"a", "n"}, Lookups: []string{"op:<=", "op:>=", "op:arith"}}},
-		{"SELECT sum(v) FROM t WHERE v > 3", Statement{Kind: Range, Table: "t", Column: "v", From: Value{Const: 4}, HighOpen: true, Targets: []string{"sum"}, KeyOnly: true, Lookups: []string{"agg:sum", "op:>"}}},
-		{"SELECT count(*) FROM t WHERE id < :b", Statement{Kind: Range, Table: "t", Column: "id", To: Value{Expr: "(:b) - 1"}, LowOpen: true, Targets: []string{"count"}, KeyOnly: true, Vars: []string{"b"}, Lookups: []string{"op:<"}}},
+		{"SELECT sum(v) FROM t WHERE v > 3", Statement{Kind: Range, Table: "t", Column: "v", From: Value{Const: 4}, HighOpen: true, Targets: []string{"sum"}, KeyOnly: true, Lookups: []string{"agg:sum", "op:>"}, Aggregate: true}},
+		{"SELECT count(*) FROM t WHERE id < :b", Statement{Kind: Range, Table: "t", Column: "id", To: Value{Expr: "(:b) - 1"}, LowOpen: true, Targets: []string{"count"}, KeyOnly: true, Vars: []string{"b"}, Lookups: []string{"op:<"}, Aggregate: true}},
 		{"SELECT pad FROM t WHERE 10 <= id AND id < 20", Statement{Kind: Range, Table: "t", Column: "id", From: Value{Const: 10}, To: Value{Const: 19}, Targets: []string{"pad"}, Lookups: []string{"op:<", "op:<="}}},
 		{"SELECT id FROM t WHERE id > :a AND :a + 5 >= id", Statement{Kind: Range, Table: "t", Column: "id", From: Value{Expr: "(:a) + 1"}, To: Value{Expr: "(:a) + (5)"}, Targets: []string{"id"}, KeyOnly: true, Vars: []string{"a"}, Lookups: []string{"op:>", "op:>=", "op:arith"}}},
 		{"SELECT v FROM t WHERE v < 3 AND v < 5", Statement{Kind: Scan, Table: "t", Filter: true, Lookups: []string{"op:<"}}},
@@ -128,8 +128,8 @@ func TestShape(t *testing.T) {
 		{"INSERT INTO t VALUES (1), (2), (3)", Statement{Kind: Insert, Table: "t", Rows: 3}},
 		{"INSERT INTO t SELECT g, 'x' FROM generate_series(1, :n) g", Statement{Kind: Insert, Table: "t", Series: true, From: Value{Const: 1}, To: Value{Var: "n"}, Vars: []string{"n"}, Lookups: []string{"fn:generate_series"}}},
 		{"VACUUM t", Statement{Kind: Vacuum, Table: "t"}},
-		{"SELECT sum(length(pad)) FROM t WHERE id BETWEEN 1 AND 9", Statement{Kind: Range, Table: "t", Column: "id", From: Value{Const: 1}, To: Value{Const: 9}, Targets: []string{"sum"}, TextWalks: 1, Lookups: []string{"agg:sum", "fn:length", "op:<=", "op:>="}}},
-		{"SELECT count(*), max(id) FROM t WHERE id != 3", Statement{Kind: Scan, Table: "t", Filter: true, Lookups: []string{"agg:max", "op:<>"}}},
+		{"SELECT sum(length(pad)) FROM t WHERE id BETWEEN 1 AND 9", Statement{Kind: Range, Table: "t", Column: "id", From: Value{Const: 1}, To: Value{Const: 9}, Targets: []string{"sum"}, TextWalks: 1, Lookups: []string{"agg:sum", "fn:length", "op:<=", "op:>="}, Aggregate: true}},
+		{"SELECT count(*), max(id) FROM t WHERE id != 3", Statement{Kind: Scan, Table: "t", Filter: true, Lookups: []string{"agg:max", "op:<>"}, Aggregate: true}},
 		{"VACUUM (VERBOSE) t", Statement{Kind: Vacuum, Table: "t"}},
 		{"VACUUM ANALYZE t", Statement{Kind: Vacuum, Table: "t", Analyze: true}},
 		{"VACUUM (ANALYZE, VERBOSE) t", Statement{Kind: Vacuum, Table: "t", Analyze: true}},
@@ -168,6 +168,7 @@ func TestShapeOrderAndOffset(t *testing.T) {
 		{"SELECT * FROM t ORDER BY id ASC NULLS LAST LIMIT 10 OFFSET 20", false, true, true, Value{Const: 20}},
 		{"SELECT * FROM t ORDER BY id DESC LIMIT 10 OFFSET NULL", true, true, false, Value{}},
 		{"SELECT * FROM t WHERE id BETWEEN 1 AND 9 OFFSET 5", false, false, true, Value{Const: 5}},
+		{"SELECT * FROM t WHERE id > :a LIMIT 10", false, true, false, Value{}},
 	} {
 		st, err := Shape(tc.sql)
 		if err != nil {
@@ -175,6 +176,32 @@ func TestShapeOrderAndOffset(t *testing.T) {
 			continue
 		}
 		if st.Kind != Range || st.Column != "id" || st.Desc != tc.desc || st.HasLimit != tc.limit || st.HasOffset != tc.offset || st.Offset != tc.off {
+			t.Errorf("%s: %+v", tc.sql, st)
+		}
+	}
+}
+
+// SELECT ... FROM t LIMIT n is a scan that stops after n rows; with an
+// aggregate the LIMIT is on the aggregate's one row (Aggregate).
+func TestShapeScanLimit(t *testing.T) {
+	for _, tc := range []struct {
+		sql           string
+		limit, offset bool
+		aggregate     bool
+		kind          Kind
+	}{
+		{"SELECT * FROM t LIMIT 10", true, false, false, Scan},
+		{"SELECT v FROM t LIMIT :n OFFSET 3", true, true, false, Scan},
+		{"SELECT * FROM t OFFSET 3", false, true, false, Scan},
+		{"SELECT count(*) FROM t LIMIT 1", true, false, true, Scan},
+		{"SELECT sum(length(pad)) FROM t WHERE id > 5 LIMIT 1", true, false, true, Range},
+	} {
+		st, err := Shape(tc.sql)
+		if err != nil {
+			t.Errorf("%s: %v", tc.sql, err)
+			continue
+		}
+		if st.Kind != tc.kind || st.HasLimit != tc.limit || st.HasOffset != tc.offset || st.Aggregate != tc.aggregate {
 			t.Errorf("%s: %+v", tc.sql, st)
 		}
 	}
@@ -188,18 +215,17 @@ func TestShapeRefusals(t *testing.T) {
 		{"SELECT * FROM a, b", "joins, subqueries and functions in FROM are not modelled"},
 		{"SELECT * FROM a JOIN b USING (id)", "joins, subqueries and functions in FROM are not modelled"},
 		{"SELECT * FROM t WHERE id IN (1, 2)", "this condition is not modelled (a key range is col BETWEEN a AND b, or one or two comparisons"},
-		{"SELECT * FROM t WHERE id BETWEEN 1 AND 10 LIMIT 3", "LIMIT on a range scan without ORDER BY its column is not modelled"},
+		{"SELECT * FROM t WHERE pad <> 'x' LIMIT 3", "LIMIT or OFFSET on a scan with a filter is not modelled"},
 		{"SELECT * FROM t WHERE id > 3 ORDER BY id DESC NULLS LAST LIMIT 3", "ORDER BY other than the range's column (ASC or DESC, NULLs where the index puts them)"},
 		{"SELECT * FROM t WHERE id > 3 ORDER BY id NULLS FIRST", "ORDER BY other than the range's column"},
 		{"SELECT * FROM t WHERE id > 3 ORDER BY id USING >", "ORDER BY other than the range's column"},
 		{"SELECT * FROM t WHERE id > 3 ORDER BY id LIMIT -1", "LIMIT must not be negative"},
 		{"SELECT * FROM t WHERE id > 3 ORDER BY id LIMIT 3 OFFSET -2", "OFFSET must not be negative"},
 		{"SELECT * FROM t WHERE id > 3 ORDER BY id LIMIT 3 OFFSET random()", "OFFSET must be an integer"},
-		{"SELECT * FROM t OFFSET 3", "LIMIT or OFFSET on a scan is not modelled"},
 		{"SELECT * FROM t WHERE id > 3 AND pad <> 'x' ORDER BY id", "ORDER BY, LIMIT or OFFSET on a range with other conditions is not modelled"},
 		{"SELECT * FROM t WHERE id BETWEEN 1 AND 10 ORDER BY v", "ORDER BY other than the range's column (ASC or DESC, NULLs where the index puts them) is not modelled"},
 		{"SELECT * FROM t WHERE id = (SELECT max(id) FROM t)", "subqueries are not modelled"},
-		{"SELECT * FROM t LIMIT 10", "LIMIT or OFFSET on a scan is not modelled"},
+		{"SELECT * FROM t WHERE v <> 3 OFFSET 1", "LIMIT or OFFSET on a scan with a filter is not modelled"},
 		{"SELECT * FROM t ORDER BY v, id", "ORDER BY on a scan is not modelled"},
 		{"SELECT * FROM t WHERE v = 'x' ORDER BY v", "ORDER BY on a scan is not modelled"},
 		{"SELECT v, count(*) FROM t GROUP BY v", "GROUP BY"},

@@ -126,6 +126,10 @@ type Statement struct {
 	Ordered, Desc       bool
 	Limit, Offset       Value
 	HasLimit, HasOffset bool
+	// Aggregate: the SELECT list has an aggregate, so the statement
+	// returns one row and a LIMIT or OFFSET applies to it, not to the
+	// rows the scan reads (a Range's or a Scan's).
+	Aggregate bool
 	// Targets are a SELECT's output column names (a column's name or
 	// its alias; "?column?" for other expressions), for \gset.
 	Targets []string
@@ -163,7 +167,7 @@ type Statement struct {
 }
 
 // Supported lists the statement shapes Shape accepts, for messages.
-const Supported = "BEGIN/START TRANSACTION, END/COMMIT, ROLLBACK/ABORT, SELECT without FROM, SELECT ... FROM t WHERE col = :v [AND ...] (a point lookup), SELECT ... FROM t WHERE col BETWEEN :a AND :b or col >= :a [AND col < :b] [ORDER BY col [DESC] [LIMIT :n] [OFFSET :m]] (a range), SELECT ... FROM t ORDER BY col [DESC] [LIMIT :n] [OFFSET :m], SELECT ... FROM t (a sequential scan, with or without a filter), UPDATE t SET ... [WHERE col = :v], DELETE FROM t [WHERE col = :v], INSERT INTO t [(cols)] VALUES (...)[, ...], INSERT INTO t SELECT ... FROM generate_series(a, b), VACUUM [VERBOSE] t, CHECKPOINT, TRUNCATE t, SELECT pg_prewarm('t'[, 'buffer'|'read'|'prefetch'[, 'main'[, first_block[, last_block]]]])"
+const Supported = "BEGIN/START TRANSACTION, END/COMMIT, ROLLBACK/ABORT, SELECT without FROM, SELECT ... FROM t WHERE col = :v [AND ...] (a point lookup), SELECT ... FROM t WHERE col BETWEEN :a AND :b or col >= :a [AND col < :b] [ORDER BY col [DESC]] [LIMIT :n] [OFFSET :m] (a range), SELECT ... FROM t ORDER BY col [DESC] [LIMIT :n] [OFFSET :m], SELECT ... FROM t [LIMIT :n] [OFFSET :m] (a sequential scan), SELECT ... FROM t WHERE ... (a sequential scan with a filter), UPDATE t SET ... [WHERE col = :v], DELETE FROM t [WHERE col = :v], INSERT INTO t [(cols)] VALUES (...)[, ...], INSERT INTO t SELECT ... FROM generate_series(a, b), VACUUM [VERBOSE] t, CHECKPOINT, TRUNCATE t, SELECT pg_prewarm('t'[, 'buffer'|'read'|'prefetch'[, 'main'[, first_block[, last_block]]]])"
 
 // Shape parses an SQL command of a pgbench script and returns its shape.
 // :name references become parameters first, as pgbench's parseQuery does
@@ -372,31 +376,9 @@ func (s shaper) selectStmt(q *pg_query.SelectStmt) (Statement, error) {
 			}
 		}
 		st := Statement{Kind: Range, Table: name, Column: col, From: r.from, To: r.to, LowOpen: r.lowOpen, HighOpen: r.highOpen, Ordered: ordered, Desc: desc, Targets: targets(q.TargetList), KeyOnly: keyOnly(q.TargetList, col), TextWalks: textWalks(q.TargetList)}
-		if q.LimitCount != nil && !isNull(q.LimitCount) {
-			if !ordered {
-				return Statement{}, fmt.Errorf("LIMIT on a range scan without ORDER BY its column is not modelled (the scan stops early in whatever order its plan reads)")
-			}
-			v, ok := s.value(q.LimitCount)
-			if !ok {
-				return Statement{}, fmt.Errorf("LIMIT must be an integer, a :variable or + - * / of them")
-			}
-			if v.Var == "" && v.Expr == "" && v.Const < 0 {
-				return Statement{}, fmt.Errorf("LIMIT must not be negative (PostgreSQL's error)")
-			}
-			st.Limit, st.HasLimit = v, true
-		}
-		if q.LimitOffset != nil && !isNull(q.LimitOffset) {
-			// Without a LIMIT the scan reads the whole range whatever
-			// the OFFSET skips (ExecLimit fetches the skipped rows from
-			// it); with one it stops after OFFSET + LIMIT rows.
-			v, ok := s.value(q.LimitOffset)
-			if !ok {
-				return Statement{}, fmt.Errorf("OFFSET must be an integer, a :variable or + - * / of them")
-			}
-			if v.Var == "" && v.Expr == "" && v.Const < 0 {
-				return Statement{}, fmt.Errorf("OFFSET must not be negative (PostgreSQL's error)")
-			}
-			st.Offset, st.HasOffset = v, true
+		st.Aggregate = hasAggregate(q.TargetList)
+		if err := s.limitOffset(q, &st); err != nil {
+			return Statement{}, err
 		}
 		return st, nil
 	}
@@ -437,8 +419,8 @@ func (s shaper) selectStmt(q *pg_query.SelectStmt) (Statement, error) {
 		// ORDER BY and LIMIT change nothing the model counts.
 		return Statement{Kind: Lookup, Table: name, Column: col, Key: key, Targets: targets(q.TargetList), KeyOnly: keyOnly(q.TargetList, col), TextWalks: textWalks(q.TargetList)}, nil
 	}
-	if q.LimitCount != nil || q.LimitOffset != nil {
-		return Statement{}, fmt.Errorf("LIMIT or OFFSET on a scan is not modelled (a scan stops early)")
+	if q.WhereClause != nil && (q.LimitCount != nil || q.LimitOffset != nil) {
+		return Statement{}, fmt.Errorf("LIMIT or OFFSET on a scan with a filter is not modelled (the scan stops at the rows the filter passes, which the model does not place)")
 	}
 	if len(q.SortClause) > 0 {
 		return Statement{}, fmt.Errorf("ORDER BY on a scan is not modelled (a sort, or an index scan in key order)")
@@ -447,12 +429,58 @@ func (s shaper) selectStmt(q *pg_query.SelectStmt) (Statement, error) {
 	if q.WhereClause != nil {
 		walks += textWalks([]*pg_query.Node{q.WhereClause})
 	}
-	st := Statement{Kind: Scan, Table: name, Filter: q.WhereClause != nil, TextWalks: walks}
+	st := Statement{Kind: Scan, Table: name, Filter: q.WhereClause != nil, TextWalks: walks, Aggregate: hasAggregate(q.TargetList)}
 	if !st.Filter {
 		st.Columns = listColumns(q.TargetList)
 		st.MinMax = minMaxAggs(q.TargetList)
+		// SELECT ... FROM t LIMIT n: the scan stops after n rows.
+		if err := s.limitOffset(q, &st); err != nil {
+			return Statement{}, err
+		}
 	}
 	return st, nil
+}
+
+// limitOffset sets st's LIMIT and OFFSET from q's (LIMIT ALL, LIMIT NULL
+// and OFFSET NULL are none). With a LIMIT the scan stops after OFFSET +
+// LIMIT rows (ExecLimit fetches the skipped rows from it, then stops
+// asking); without one the OFFSET changes nothing the scan reads.
+func (s shaper) limitOffset(q *pg_query.SelectStmt, st *Statement) error {
+	if q.LimitCount != nil && !isNull(q.LimitCount) {
+		v, ok := s.value(q.LimitCount)
+		if !ok {
+			return fmt.Errorf("LIMIT must be an integer, a :variable or + - * / of them")
+		}
+		if v.Var == "" && v.Expr == "" && v.Const < 0 {
+			return fmt.Errorf("LIMIT must not be negative (PostgreSQL's error)")
+		}
+		st.Limit, st.HasLimit = v, true
+	}
+	if q.LimitOffset != nil && !isNull(q.LimitOffset) {
+		v, ok := s.value(q.LimitOffset)
+		if !ok {
+			return fmt.Errorf("OFFSET must be an integer, a :variable or + - * / of them")
+		}
+		if v.Var == "" && v.Expr == "" && v.Const < 0 {
+			return fmt.Errorf("OFFSET must not be negative (PostgreSQL's error)")
+		}
+		st.Offset, st.HasOffset = v, true
+	}
+	return nil
+}
+
+// hasAggregate reports whether a SELECT list calls an aggregate (without
+// GROUP BY, which is refused: the statement returns one row).
+func hasAggregate(list []*pg_query.Node) bool {
+	found := false
+	for _, t := range list {
+		visit(t.ProtoReflect(), func(m protoreflect.Message) {
+			if fc, ok := m.Interface().(*pg_query.FuncCall); ok && aggregates[funcName(fc)] {
+				found = true
+			}
+		})
+	}
+	return found
 }
 
 // minMaxAggs are the aggregates of a SELECT list whose aggregates are all
