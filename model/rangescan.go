@@ -663,25 +663,32 @@ func (b *backend) btFirst(o *op) (found, ok bool) {
 // the left link (so->currPos.prevPage): one buffer. Measured on
 // PostgreSQL 15 and 18.3 (docs/model.md "Ranges").
 func (b *backend) btReadPrevPage(t *table, indexOnly bool) bool {
-	e, k := b.e, &b.k
+	k := &b.k
 	if b.leafRereadBackward(indexOnly) && !k.reread {
-		slot, ok := b.readBuffer(e.cat.GID(t.pkey.rel, k.rangeLeaf), nil, false, false)
-		if !ok {
+		if !b.readLeaf(t, k.rangeLeaf) {
 			return false
 		}
-		b.cpu += e.costs.IndexLevel
-		b.releaseBuffer(slot)
 		k.reread = true
 	}
 	prev := k.rangeKey - 1
 	leaf := t.pkey.bt.Leaf(prev)
+	if !b.readLeaf(t, leaf) {
+		return false
+	}
+	k.rangeKey, k.rangeLeaf, k.reread = prev, leaf, false
+	return true
+}
+
+// readLeaf reads leaf of t's key for a scan stepping to it (a hit or a
+// read, its CPU, the buffer released): false if b blocked.
+func (b *backend) readLeaf(t *table, leaf int32) bool {
+	e := b.e
 	slot, ok := b.readBuffer(e.cat.GID(t.pkey.rel, leaf), nil, false, false)
 	if !ok {
 		return false
 	}
 	b.cpu += e.costs.IndexLevel
 	b.releaseBuffer(slot)
-	k.rangeKey, k.rangeLeaf, k.reread = prev, leaf, false
 	return true
 }
 
@@ -716,15 +723,12 @@ func (b *backend) btEndBackward(t *table, lo int64, indexOnly bool, out []int32)
 // right sibling of the leaf the scan leaves, whose first key of the range
 // is the one after the scan's current key, and moves the scan there.
 func (b *backend) btReadNextPage(t *table) bool {
-	e, k := b.e, &b.k
+	k := &b.k
 	next := k.rangeKey + 1
 	leaf := t.pkey.bt.Leaf(next)
-	slot, ok := b.readBuffer(e.cat.GID(t.pkey.rel, leaf), nil, false, false)
-	if !ok {
+	if !b.readLeaf(t, leaf) {
 		return false
 	}
-	b.cpu += e.costs.IndexLevel
-	b.releaseBuffer(slot)
 	k.rangeKey, k.rangeLeaf = next, leaf
 	return true
 }

@@ -445,28 +445,28 @@ func (s shaper) selectStmt(q *pg_query.SelectStmt) (Statement, error) {
 // and OFFSET NULL are none). With a LIMIT the scan stops after OFFSET +
 // LIMIT rows (ExecLimit fetches the skipped rows from it, then stops
 // asking); without one the OFFSET changes nothing the scan reads.
-func (s shaper) limitOffset(q *pg_query.SelectStmt, st *Statement) error {
-	if q.LimitCount != nil && !isNull(q.LimitCount) {
-		v, ok := s.value(q.LimitCount)
-		if !ok {
-			return fmt.Errorf("LIMIT must be an integer, a :variable or + - * / of them")
-		}
-		if v.Var == "" && v.Expr == "" && v.Const < 0 {
-			return fmt.Errorf("LIMIT must not be negative (PostgreSQL's error)")
-		}
-		st.Limit, st.HasLimit = v, true
+func (s shaper) limitOffset(q *pg_query.SelectStmt, st *Statement) (err error) {
+	if st.Limit, st.HasLimit, err = s.count(q.LimitCount, "LIMIT"); err != nil {
+		return err
 	}
-	if q.LimitOffset != nil && !isNull(q.LimitOffset) {
-		v, ok := s.value(q.LimitOffset)
-		if !ok {
-			return fmt.Errorf("OFFSET must be an integer, a :variable or + - * / of them")
-		}
-		if v.Var == "" && v.Expr == "" && v.Const < 0 {
-			return fmt.Errorf("OFFSET must not be negative (PostgreSQL's error)")
-		}
-		st.Offset, st.HasOffset = v, true
+	st.Offset, st.HasOffset, err = s.count(q.LimitOffset, "OFFSET")
+	return err
+}
+
+// count is a LIMIT's or an OFFSET's value (what names it), if n is one
+// and not NULL.
+func (s shaper) count(n *pg_query.Node, what string) (Value, bool, error) {
+	if n == nil || isNull(n) {
+		return Value{}, false, nil
 	}
-	return nil
+	v, ok := s.value(n)
+	if !ok {
+		return Value{}, false, fmt.Errorf("%s must be an integer, a :variable or + - * / of them", what)
+	}
+	if v.Var == "" && v.Expr == "" && v.Const < 0 {
+		return Value{}, false, fmt.Errorf("%s must not be negative (PostgreSQL's error)", what)
+	}
+	return v, true, nil
 }
 
 // hasAggregate reports whether a SELECT list calls an aggregate (without
