@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -91,6 +92,9 @@ type Result struct {
 	// does (on a virtual machine whose host is busy at times, a pass's p99
 	// is a stall's length or not: docs/calibration.md).
 	P99Quartiles map[string][2]float64
+	// Commands are each per-command experiment's commands (perCommand)
+	// with their average latency (pgbench -r), the median over the passes.
+	Commands map[string][]CommandTime
 	// Stalls is what the SELECT 1 experiment's latency tail said of the
 	// CPU's stalls (costs.stall_interval, costs.stall).
 	Stalls Stalls
@@ -211,6 +215,8 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 	// one client's pgbench spends three times as much, mostly sleeping
 	// and waking in poll (cpu_wakeup's share).
 	var clientCPU []float64
+	// commandLines are each per-command experiment's commands, in order.
+	commandLines := map[string][]string{}
 	runPass := func(pass int) (map[string]float64, error) {
 		row := map[string]float64{}
 		for _, e := range all {
@@ -241,6 +247,14 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 				continue
 			}
 			row[e.Name] = ms
+			for i, c := range m.Commands {
+				if i == len(commandLines[e.Name]) {
+					commandLines[e.Name] = append(commandLines[e.Name], c.Line)
+				}
+				if commandLines[e.Name][i] == c.Line {
+					row[commandKey(e.Name, i)] = c.MS
+				}
+			}
 			p99 := ""
 			if e.HeldOut && e.Builtin != "" {
 				row[p99Key+e.Name] = m.P99MS
@@ -309,6 +323,20 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 		if len(v) > 0 {
 			res.Measured[e.Name] = median(v)
 			res.Spread[e.Name] = relSpread(v)
+		}
+		for i, line := range commandLines[e.Name] {
+			var c []float64
+			for _, row := range kept {
+				if ms, ok := row[commandKey(e.Name, i)]; ok {
+					c = append(c, ms)
+				}
+			}
+			if len(c) > 0 {
+				if res.Commands == nil {
+					res.Commands = map[string][]CommandTime{}
+				}
+				res.Commands[e.Name] = append(res.Commands[e.Name], CommandTime{Line: line, MS: median(c)})
+			}
 		}
 		var p []float64
 		for _, row := range kept {
@@ -465,6 +493,7 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 		if p, ok := res.P99[x.Experiment]; ok {
 			x.MeasuredP99, x.P99Quartiles = p, res.P99Quartiles[x.Experiment]
 		}
+		x.Commands = matchCommands(res.Commands[x.Experiment], x.Commands)
 	}
 	return res, nil
 }
@@ -497,6 +526,15 @@ func (r *Result) Report(w io.Writer) {
 		if x.MeasuredP99 > 0 {
 			fmt.Fprintf(w, "p99 %-16s measured %.4f ms (%.1fx its mean; middle half of the passes %.4f-%.4f), simulated %.4f ms (%.1fx): not fitted (the stalls come from %s's tail)\n",
 				x.Experiment+":", x.MeasuredP99, x.MeasuredP99/x.MeasuredMS, x.P99Quartiles[0], x.P99Quartiles[1], x.SimP99, x.SimP99/math.Max(x.SimMS, 1e-9), stallExperiment)
+		}
+	}
+	for _, x := range r.Residuals {
+		if len(x.Commands) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "%s per command (pgbench -r; its averages include the warm-up transactions): reported, not fitted\n", x.Experiment)
+		for _, c := range x.Commands {
+			fmt.Fprintf(w, "  %-78s measured %.4f ms, simulated %.4f ms %+6.1f%%\n", c.Line, c.MeasuredMS, c.SimMS, 100*(c.SimMS/c.MeasuredMS-1))
 		}
 	}
 	for _, g := range r.AllVisibleGains() {
@@ -604,7 +642,31 @@ const stallKey = "stalls "
 // notAMean reports whether a pass row's entry is not an experiment's mean
 // latency (a p99, a stall estimate).
 func notAMean(name string) bool {
-	return strings.HasPrefix(name, p99Key) || strings.HasPrefix(name, stallKey)
+	return strings.HasPrefix(name, p99Key) || strings.HasPrefix(name, stallKey) || strings.HasPrefix(name, commandPrefix)
+}
+
+// commandPrefix prefixes a pass's per-command latency of an experiment
+// (commandKey), which is no experiment's mean.
+const commandPrefix = "command "
+
+// commandKey is the key of experiment name's i-th command's latency in a
+// pass's row.
+func commandKey(name string, i int) string { return commandPrefix + name + " " + strconv.Itoa(i) }
+
+// matchCommands pairs the measured commands with the simulated ones of
+// the same line, in the measured order; a command the simulation does not
+// report is left out.
+func matchCommands(measured []CommandTime, sim []CommandFit) []CommandFit {
+	var out []CommandFit
+	for _, m := range measured {
+		for _, s := range sim {
+			if s.Line == m.Line {
+				out = append(out, CommandFit{Line: m.Line, MeasuredMS: m.MS, SimMS: s.SimMS})
+				break
+			}
+		}
+	}
+	return out
 }
 
 func slowestOrFastest(passes []map[string]float64) (int, float64) {

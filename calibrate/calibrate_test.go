@@ -197,8 +197,9 @@ func TestCostsFileLoadsBack(t *testing.T) {
 	SetPrice(&costs, "os_read", 2400)
 	r := &Result{OSRead: "measured directly: test", Server: "15.18", Major: "15", Settings: map[string]string{"shared_buffers": "131072kB"}, Costs: costs, Passes: 3,
 		SharedBuffers: 128 << 20,
-		Residuals:     []Residual{{Experiment: "select-one", MeasuredMS: 0.073, SimMS: 0.0738}, {Experiment: "tpcb-like", HeldOut: true, MeasuredMS: 0.8, SimMS: 0.79}},
-		Storage:       Storage{WALFlushMS: 0.1, ColdRead: "not measured: test"}, Skipped: []string{"scan-ring: test"}}
+		Residuals: []Residual{{Experiment: "select-one", MeasuredMS: 0.073, SimMS: 0.0738}, {Experiment: "tpcb-like", HeldOut: true, MeasuredMS: 0.8, SimMS: 0.79,
+			Commands: []CommandFit{{Line: "BEGIN;", MeasuredMS: 0.072, SimMS: 0.059}, {Line: `UPDATE "t" SET v = v + :d WHERE id = :k;`, MeasuredMS: 0.11, SimMS: 0.088}}}},
+		Storage: Storage{WALFlushMS: 0.1, ColdRead: "not measured: test"}, Skipped: []string{"scan-ring: test"}}
 	for _, key := range Prices {
 		r.Fitted = append(r.Fitted, Fitted{Key: key, Default: Price(model.DefaultCosts(), key), Value: Price(costs, key)})
 	}
@@ -214,7 +215,8 @@ func TestCostsFileLoadsBack(t *testing.T) {
 		t.Errorf("loaded %+v, want %+v", got, costs)
 	}
 	if !strings.HasPrefix(string(data), marker) || !strings.Contains(string(data), "statement: 46.821us") || !strings.Contains(string(data), "os_read: 2.4us") || !strings.Contains(string(data), `error: "-1.2%"`) ||
-		!strings.Contains(string(data), "# buffer_first_use: not measured") {
+		!strings.Contains(string(data), "# buffer_first_use: not measured") ||
+		!strings.Contains(string(data), `- {experiment: tpcb-like, command: "UPDATE \"t\" SET v = v + :d WHERE id = :k;", measured_ms: 0.1100, simulated_ms: 0.0880}`) {
 		t.Errorf("costs file:\n%s", data)
 	}
 	// Measured (-restart, and a new connection's first runs), the prices
@@ -1022,5 +1024,83 @@ func TestWithoutUnmeasured(t *testing.T) {
 	one["update-hot-4c"] = 0.47
 	if got = withoutUnmeasured(Prices, one); len(got) != len(Prices) {
 		t.Errorf("with both: %v", got)
+	}
+}
+
+// pgbench -r's section as PostgreSQL 15's pgbench prints it (one client of
+// tpcb-like, 2026-12-06): each command's average latency, its failures,
+// its line; the \set commands are left out, and lines after the section
+// end it.
+func TestParseCommandLatencies(t *testing.T) {
+	out := `latency average = 0.636 ms
+initial connection time = 2.411 ms
+tps = 1572.864 (without initial connection time)
+statement latencies in milliseconds and failures:
+         0.000           0  \set aid random(1, 100000 * :scale)
+         0.000           0  \set bid random(1, 1 * :scale)
+         0.000           0  \set tid random(1, 10 * :scale)
+         0.000           0  \set delta random(-5000, 5000)
+         0.072           0  BEGIN;
+         0.110           0  UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;
+         0.092           0  SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
+         0.095           0  UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;
+         0.092           0  UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;
+         0.088           0  INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);
+         0.086           0  END;
+`
+	got := parseCommandLatencies(out)
+	want := []CommandTime{{"BEGIN;", 0.072}, {"UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;", 0.11},
+		{"SELECT abalance FROM pgbench_accounts WHERE aid = :aid;", 0.092}, {"UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;", 0.095},
+		{"UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;", 0.092},
+		{"INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);", 0.088}, {"END;", 0.086}}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %v\nwant %v", got, want)
+	}
+	if got := parseCommandLatencies("latency average = 0.636 ms\n"); got != nil {
+		t.Errorf("without -r: %v", got)
+	}
+	// The simulator's lines of the built-in script are pgbench's: every
+	// measured command finds its simulated one.
+	sim := []CommandFit{{Line: "END;", SimMS: 0.07}, {Line: "BEGIN;", SimMS: 0.059}}
+	m := matchCommands([]CommandTime{{"BEGIN;", 0.072}, {"ABORT;", 0.1}, {"END;", 0.086}}, sim)
+	if !slices.Equal(m, []CommandFit{{"BEGIN;", 0.072, 0.059}, {"END;", 0.086, 0.07}}) {
+		t.Errorf("matched %v", m)
+	}
+}
+
+// The simulated tpcb-like reports its commands with the lines pgbench -r
+// prints, so that the calibration's measured commands find theirs.
+func TestSimulatedCommandsArePgbenchs(t *testing.T) {
+	sm := &Simulator{Plan: NewPlan(128<<20, 1), Major: "15", SharedBuffers: 128 << 20, CPUs: 2}
+	var e Experiment
+	for _, x := range sm.Plan.Experiments {
+		if x.Name == "tpcb-like" {
+			e = x
+		}
+	}
+	if !e.perCommand() {
+		t.Fatalf("tpcb-like: %+v does not report its commands", e)
+	}
+	e.Warmup = 10
+	run, err := sm.simulate(e, model.DefaultCosts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, c := range run.commands {
+		lines = append(lines, c.Line)
+	}
+	want := []string{"BEGIN;", "UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;", "SELECT abalance FROM pgbench_accounts WHERE aid = :aid;",
+		"UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;", "UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;",
+		"INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);", "END;"}
+	if !slices.Equal(lines, want) {
+		t.Errorf("simulated commands %q, want pgbench's %q", lines, want)
+	}
+	var sum float64
+	for _, c := range run.commands {
+		sum += c.MS
+	}
+	if math.Abs(sum-run.mean) > 0.01*run.mean {
+		t.Errorf("the commands add up to %.4f ms, the transactions to %.4f", sum, run.mean)
 	}
 }

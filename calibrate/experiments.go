@@ -398,6 +398,57 @@ type Measurement struct {
 	// whole run, warm-up included, and Statements the statements it sent.
 	ClientCPU  time.Duration
 	Statements int
+	// Commands are pgbench -r's per-command average latencies (ms) of an
+	// experiment that asks for them (perCommand), in the script's order,
+	// \set commands left out: over all its transactions, the warm-up's
+	// too (pgbench averages them all).
+	Commands []CommandTime
+}
+
+// CommandTime is one command's average latency (ms) as pgbench -r prints
+// it, with the command's line.
+type CommandTime struct {
+	Line string
+	MS   float64
+}
+
+// perCommand reports whether e's pgbench run reports each command's
+// latency (-r): the held-out tpcb-like runs, whose seven statements show
+// where the model's time goes against the server's.
+func (e Experiment) perCommand() bool { return e.HeldOut && e.Builtin == "tpcb-like" }
+
+// parseCommandLatencies reads pgbench -r's "statement latencies in
+// milliseconds" section of out: one line a command, its average latency
+// then (from 15) its failures, then the command's text; \set and other
+// meta-commands are left out.
+func parseCommandLatencies(out string) []CommandTime {
+	var cmds []CommandTime
+	in := false
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "statement latencies in milliseconds") {
+			in = true
+			continue
+		}
+		if !in {
+			continue
+		}
+		f := strings.Fields(l)
+		if len(f) < 2 {
+			break // the section's end
+		}
+		ms, err := strconv.ParseFloat(f[0], 64)
+		if err != nil {
+			break
+		}
+		text := f[1:]
+		if _, err := strconv.Atoi(text[0]); err == nil && len(text) > 1 {
+			text = text[1:] // the failures column (15 and later)
+		}
+		if line := strings.Join(text, " "); !strings.HasPrefix(line, `\`) {
+			cmds = append(cmds, CommandTime{Line: line, MS: ms})
+		}
+	}
+	return cmds
 }
 
 // Measure runs an experiment on the server: its warm-up, then the
@@ -439,6 +490,9 @@ func (pg *Pgbench) measure(ctx context.Context, s *Server, e Experiment, dir str
 	// first Warmup of each client are dropped.
 	prefix := filepath.Join(dir, "log-"+e.Name)
 	n := e.Warmup + e.Transactions
+	if e.perCommand() {
+		args = append(args, "-r")
+	}
 	out, cpu, err := pg.runCPU(ctx, s, env, append(append([]string(nil), args...), "-t", strconv.Itoa(n), "-l", "--log-prefix="+prefix)...)
 	if err != nil {
 		return Measurement{}, fmt.Errorf("experiment %s: %w", e.Name, err)
@@ -472,6 +526,9 @@ func (pg *Pgbench) measure(ctx context.Context, s *Server, e Experiment, dir str
 		return Measurement{}, fmt.Errorf("experiment %s: no measured transaction in pgbench's log:\n%s", e.Name, lastLines(out, 8))
 	}
 	m := Measurement{MS: sum / float64(kept), P99MS: quantile(all, 0.99), ClientCPU: cpu, Statements: clients * n * e.statements()}
+	if e.perCommand() {
+		m.Commands = parseCommandLatencies(out)
+	}
 	m.Tail, m.TailOK = tailOf(all)
 	return m, nil
 }

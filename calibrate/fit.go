@@ -68,6 +68,17 @@ type Residual struct {
 	// P99Quartiles is the measured p99's first and third quartile over
 	// the passes (Result.P99Quartiles).
 	P99Quartiles [2]float64
+	// Commands are a held-out run's per-command latencies (perCommand):
+	// pgbench -r's, the median over the passes, beside the simulated
+	// ones (report_per_command) of the same command.
+	Commands []CommandFit
+}
+
+// CommandFit is one command's average latency (ms), measured and
+// simulated.
+type CommandFit struct {
+	Line              string
+	MeasuredMS, SimMS float64
 }
 
 // Error is the relative error of the simulation.
@@ -293,7 +304,7 @@ func (sm *Simulator) Validate(costs model.Costs, measured map[string]float64) ([
 		if !ok {
 			continue
 		}
-		l, p99, err := sm.latencyP99(e, costs)
+		run, err := sm.simulate(e, costs)
 		if err != nil {
 			return nil, err
 		}
@@ -301,7 +312,11 @@ func (sm *Simulator) Validate(costs model.Costs, measured map[string]float64) ([
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Residual{Experiment: e.Name, HeldOut: e.HeldOut, MeasuredMS: m, SimMS: l, DefaultMS: d, SimP99: p99})
+		r := Residual{Experiment: e.Name, HeldOut: e.HeldOut, MeasuredMS: m, SimMS: run.mean, DefaultMS: d, SimP99: run.p99}
+		for _, c := range run.commands {
+			r.Commands = append(r.Commands, CommandFit{Line: c.Line, SimMS: c.MS})
+		}
+		out = append(out, r)
 	}
 	return out, nil
 }

@@ -54,6 +54,18 @@ func (r *Result) CostsYAML() ([]byte, error) {
 			b.WriteString(l)
 		}
 	}
+	var cmds []string
+	for _, x := range r.Residuals {
+		for _, c := range x.Commands {
+			cmds = append(cmds, fmt.Sprintf("    - {experiment: %s, command: %q, measured_ms: %.4f, simulated_ms: %.4f}\n", x.Experiment, c.Line, c.MeasuredMS, c.SimMS))
+		}
+	}
+	if len(cmds) > 0 {
+		b.WriteString("  commands:    # the held-out tpcb-like runs' per-command latencies (pgbench -r, the median over the passes; its averages include the warm-up transactions) and the simulated ones: reported, not fitted\n")
+		for _, l := range cmds {
+			b.WriteString(l)
+		}
+	}
 	if gains := r.AllVisibleGains(); len(gains) > 0 {
 		b.WriteString("  all_visible_gain:    # 1 - all-visible scan / hinted scan\n")
 		for _, g := range gains {

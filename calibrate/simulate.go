@@ -207,15 +207,39 @@ func (sm *Simulator) Latency(e Experiment, costs model.Costs) (float64, error) {
 
 // latencyP99 is Latency with the 99th percentile latency (ms).
 func (sm *Simulator) latencyP99(e Experiment, costs model.Costs) (float64, float64, error) {
+	run, err := sm.simulate(e, costs)
+	return run.mean, run.p99, err
+}
+
+// simRun is a simulated experiment's mean and 99th percentile latency
+// (ms), and for one that reports them (perCommand) its commands' average
+// latencies, \set commands left out, as pgbench -r prints them.
+type simRun struct {
+	mean, p99 float64
+	commands  []CommandTime
+}
+
+// simulate runs experiment e with the given prices.
+func (sm *Simulator) simulate(e Experiment, costs model.Costs) (simRun, error) {
 	sc, err := sm.scenario(e, costs)
 	if err != nil {
-		return 0, 0, err
+		return simRun{}, err
 	}
+	// Reporting each command changes no timing of the run.
+	sc.Output.ReportPerCommand = e.perCommand()
 	res, err := model.Run(sc)
 	if err != nil {
-		return 0, 0, fmt.Errorf("experiment %s: simulating: %w", e.Name, err)
+		return simRun{}, fmt.Errorf("experiment %s: simulating: %w", e.Name, err)
 	}
-	return res.Totals.LatencyMS.Mean, res.Totals.LatencyMS.P99, nil
+	run := simRun{mean: res.Totals.LatencyMS.Mean, p99: res.Totals.LatencyMS.P99}
+	if len(res.Totals.Statements) > 0 {
+		for _, st := range res.Totals.Statements[0] {
+			if !strings.HasPrefix(st.Command, `\`) {
+				run.commands = append(run.commands, CommandTime{Line: st.Command, MS: st.LatencyMS})
+			}
+		}
+	}
+	return run, nil
 }
 
 // cpuPerTxn simulates an experiment and returns the CPU time (ns) its
