@@ -937,6 +937,7 @@ func (b *backend) beginTxn() {
 
 func (b *backend) buildTxn() {
 	c := b.client
+	c.lists = c.lists[:0]
 	b.ops = b.withCatalogOps(c.script.txn(b, c.keys, c.vals, b.ops[:0]), c.script)
 	b.abortThis = c.phase.cfg.AbortFraction > 0 && c.extra.Float64() < c.phase.cfg.AbortFraction
 	b.pc, b.sub, b.level = 0, 0, 0

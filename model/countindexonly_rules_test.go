@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -331,6 +332,65 @@ func TestLimitWithoutOrder(t *testing.T) {
 			if (s.SeqScan == 1) != c.seq || s.SeqTupRead != c.tuples {
 				t.Errorf("%s on %s: seq_scan %d, seq_tup_read %d; PostgreSQL: a sequential scan %v, %d tuples", c.sql, v.version, s.SeqScan, s.SeqTupRead, c.seq, c.tuples)
 			}
+		}
+	}
+}
+
+// An IN list on the key (and = ANY): EXPLAIN (ANALYZE, BUFFERS) on
+// PostgreSQL 15 and 18.3, warm, and pg_stat_user_indexes' idx_scan. Up to
+// 16 every key is a primitive index scan of its own (_bt_first: root and
+// leaf, counted in idx_scan), the heap page kept while the next row is on
+// it; from 17 the scan goes on along its leaf and descends again for a
+// key on another leaf only. On a table loaded in random order the
+// planner takes a bitmap heap scan (ten keys: their descents and ten heap
+// pages on both).
+func TestInListsAsPostgreSQL(t *testing.T) {
+	keys := func(n, step int) string {
+		var p []string
+		for i := 1; i <= n; i++ {
+			p = append(p, strconv.Itoa(i*step))
+		}
+		return strings.Join(p, ", ")
+	}
+	for _, c := range []struct {
+		sql                        string
+		pg15, pg18, scan15, scan18 int64
+	}{
+		{"SELECT * FROM t WHERE id IN (5, 500, 5000, 50000)", 12, 12, 4, 4},
+		{"SELECT * FROM t WHERE id IN (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)", 21, 3, 10, 1},
+		{"SELECT * FROM t WHERE id IN (300, 200, 100, 1, 1)", 12, 6, 4, 1},
+		{"SELECT * FROM t WHERE id IN (" + keys(50, 1000) + ")", 150, 150, 50, 50},
+		{"SELECT * FROM t WHERE id IN (" + keys(100, 7) + ")", 213, 17, 100, 2},
+		{"SELECT * FROM t WHERE id = ANY('{5,500,5000}')", 9, 9, 3, 3},
+		{"SELECT * FROM t WHERE id IN (1100, 1200, 1300, 1400, 50000)", 15, 9, 5, 2},
+		{"SELECT id FROM t WHERE id IN (1100, 1200, 1300, 1400, 50000)", 11, 5, 5, 2},
+	} {
+		for _, v := range []struct {
+			version     string
+			hits, scans int64
+		}{{"15", c.pg15, c.scan15}, {"18", c.pg18, c.scan18}} {
+			p := warmRun(t, v.version, "vacuumed", true, c.sql)
+			s := tableScans(p, "t")
+			if p.BufferUsage.SharedBlksHit != v.hits || p.BufferUsage.SharedBlksRead != 0 || s.SeqScan != 0 || *s.IdxScan != v.scans {
+				t.Errorf("%.70s on %s: shared hit=%d read=%d, seq_scan %d, idx_scan %d; PostgreSQL hit=%d, idx_scan %d", c.sql, v.version, p.BufferUsage.SharedBlksHit, p.BufferUsage.SharedBlksRead, s.SeqScan, *s.IdxScan, v.hits, v.scans)
+			}
+		}
+	}
+	for _, v := range []string{"15", "18"} {
+		doc := `name: in-list-random
+server: {version: "` + v + `", autovacuum: false, cpus: 2, shared_buffers: 128MB}
+tables:
+  relations:
+    - {name: t, rows: 100000, row_width: 105, index: true, key: id, state: vacuumed, load_order: random}
+workload:
+  phases:
+    - {name: analyze, transactions: 1, warmup: true, script: {text: 'ANALYZE t;'}}
+    - {name: warm, transactions: 1, warmup: true, script: {text: 'SELECT * FROM t WHERE id IN (` + keys(10, 1000) + `);'}}
+    - {name: run, transactions: 1, script: {text: 'SELECT * FROM t WHERE id IN (` + keys(10, 1000) + `);'}}
+`
+		p := bhPhase(t, bhRunYAML(t, doc), "run")
+		if s := tableScans(p, "t"); p.BufferUsage.SharedBlksHit != 30 || *s.IdxScan != 10 || *s.IdxTupFetch != 10 {
+			t.Errorf("ten keys of a table in random order on %s: shared hit=%d, idx_scan %d, idx_tup_fetch %d; PostgreSQL: a bitmap heap scan, 30, 10, 10", v, p.BufferUsage.SharedBlksHit, *s.IdxScan, *s.IdxTupFetch)
 		}
 	}
 }

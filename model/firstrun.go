@@ -34,7 +34,7 @@ var _ [128 - numPlanKinds]struct{} // plansRun holds 128 bits
 // TRUNCATE, ANALYZE), which ProcessUtility runs without the executor.
 func planned(o *op) bool {
 	switch o.kind {
-	case opFetch, opUpdate, opInsert, opSeqscan, opDeleteKey, opDeleteAll, opUpdateAll, opRange, opPrewarm:
+	case opFetch, opUpdate, opInsert, opSeqscan, opDeleteKey, opDeleteAll, opUpdateAll, opRange, opList, opPrewarm:
 		return true
 	case opNone:
 		return o.key == plannedNoTable
@@ -48,7 +48,7 @@ func planned(o *op) bool {
 // or a function, and pg_prewarm reads blocks without a plan of them.
 func scansTable(o *op) bool {
 	switch o.kind {
-	case opFetch, opUpdate, opSeqscan, opDeleteKey, opDeleteAll, opUpdateAll, opRange:
+	case opFetch, opUpdate, opSeqscan, opDeleteKey, opDeleteAll, opUpdateAll, opRange, opList:
 		return true
 	}
 	return false
@@ -80,7 +80,7 @@ func planNodes(kind opKind, path accessPath) int64 {
 	switch kind {
 	case opFetch, opPrewarm:
 		return 1
-	case opRange:
+	case opRange, opList:
 		if path == pathBitmap {
 			return 3
 		}

@@ -88,6 +88,8 @@ func (b *backend) exec(o *op) bool {
 		return b.execCatalog(o)
 	case opRange:
 		return b.execRange(o)
+	case opList:
+		return b.execList(o)
 	case opPrewarm:
 		return b.pgPrewarm(o)
 	case opAutoprewarm:

@@ -83,6 +83,16 @@ type fileStep struct {
 	limitSlot, offsetSlot                         int
 	limitConst, offsetConst                       int64
 	limitGen, offsetGen                           *pgexpr.Gen
+	// listVals are an IN list's values (opList): each a variable's slot,
+	// a constant or a generator's value.
+	listVals []listVal
+}
+
+// listVal is one value of an IN list: vals[slot] (slot >= 0), c, or gen's.
+type listVal struct {
+	slot int
+	c    int64
+	gen  *pgexpr.Gen
 }
 
 // ifFrame is an open \if while compiling.
@@ -605,6 +615,23 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 					}
 				}
 			}
+		case pgscript.List:
+			// Without an index on the column a sequential scan tests
+			// every row against the list.
+			p.kind, p.textWalks = opSeqscan, st.TextWalks
+			if keyed {
+				p.kind, p.indexOnly = opList, st.KeyOnly
+				for _, k := range st.Keys {
+					lv := listVal{}
+					if lv.slot, lv.c, err = value(k); err != nil {
+						return nil, nil, err
+					}
+					if lv.slot == -2 {
+						lv.slot, lv.gen = -1, last()
+					}
+					p.listVals = append(p.listVals, lv)
+				}
+			}
 		case pgscript.Lookup, pgscript.Scan:
 			// A lookup by a scan (no index on its column) prices no
 			// text calls: they run on the one row the filter passes,
@@ -798,6 +825,8 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 					o.n = o.t.heap.Rows
 				}
 				o.ordered, o.desc = p.ordered, p.desc
+			case opList:
+				o.key, o.n, o.every = b.listKeys(p.listVals, rng, v)
 			case opInsert:
 				o.n = p.n
 				if p.series {
@@ -861,6 +890,32 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 		return nil, nil, problem(cmds[0].Line, "the script has no SQL command and no \\sleep: its transactions would take no simulated time (pgbench spins on the client's CPU, which the model does not price), so a phase would never end; add a statement")
 	}
 	return s, carriedOut, nil
+}
+
+// listKeys evaluates an IN list's values for the values v drawn and
+// keeps them, sorted and without duplicates as _bt_preprocess_array_keys
+// leaves them, in the client's list arena (client.lists, reset with each
+// transaction's ops): the op's key is their offset there, n how many,
+// and every how many values the list has with its duplicates (the
+// planner's row estimate counts them).
+func (b *backend) listKeys(vals []listVal, rng *rand.Rand, v []int64) (off, n, all int64) {
+	c := b.client
+	off = int64(len(c.lists))
+	for _, lv := range vals {
+		k := lv.c
+		if lv.slot >= 0 {
+			k = v[lv.slot]
+		}
+		if lv.gen != nil {
+			k = lv.gen.NextVars(rng, v)
+		}
+		c.lists = append(c.lists, k)
+	}
+	keys := c.lists[off:]
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	c.lists = c.lists[:off+int64(len(keys))]
+	return off, int64(len(keys)), int64(len(vals))
 }
 
 // setLimit takes a range's or a scan's LIMIT and OFFSET (pgscript's

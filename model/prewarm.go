@@ -109,6 +109,7 @@ func (e *engine) prewarmReferences(n int64) bool {
 		}
 		now := i * gap
 		sc := ph.mix.scripts[ph.mix.choose(choose)]
+		b.client.lists = b.client.lists[:0]
 		b.ops = sc.txn(b, rng, b.client.vals, b.ops[:0])
 		for _, o := range b.ops {
 			if o.t == nil {
@@ -131,6 +132,18 @@ func (e *engine) prewarmReferences(n int64) bool {
 			case opSeqscan:
 				for blk := int32(0); blk <= seqScanLastBlock(o.t, &o); blk++ {
 					touch(e.cat.GID(o.t.rel, blk), now)
+				}
+			case opList:
+				// Each key's descent and heap page (listscan.go), a
+				// bitmap's or an index scan's alike.
+				for _, key := range b.listKeysOf(&o) {
+					path = o.t.pkey.bt.Path(key, path[:0])
+					for _, blk := range path {
+						touch(e.cat.GID(o.t.pkey.rel, blk), now)
+					}
+					if o.t.hasRow(key) {
+						touch(e.cat.GID(o.t.rel, o.t.heap.BlockOf(key)), now)
+					}
 				}
 			case opRange:
 				// The index scan's pages (rangescan.go), the bitmap

@@ -33,9 +33,10 @@ const (
 	opPrewarm                   // SELECT pg_prewarm(t, mode, 'main', key, n) (pgprewarm.go)
 	opAutoprewarm               // autoprewarm's load after a restart (pgprewarm.go), not a statement
 	opAnalyze                   // ANALYZE t (analyze.go)
+	opList                      // SELECT of a list of keys: IN (...) (listscan.go)
 )
 
-var opNames = [...]string{"begin", "select", "update", "insert", "seqscan", "delete", "delete", "vacuum", "checkpoint", "sleep", "commit", "abort", "update", "truncate", "catalog", "select", "select", "autoprewarm", "analyze"}
+var opNames = [...]string{"begin", "select", "update", "insert", "seqscan", "delete", "delete", "vacuum", "checkpoint", "sleep", "commit", "abort", "update", "truncate", "catalog", "select", "select", "autoprewarm", "analyze", "select"}
 
 func (k opKind) String() string { return opNames[k] }
 

@@ -63,6 +63,10 @@ type client struct {
 	// (script.carried), per script.
 	own map[*script][]int64
 	b   *backend
+	// lists holds the keys of the transaction's IN lists (opList: an
+	// op's key is its list's offset here, n its length), rebuilt with
+	// its ops (listKeys).
+	lists []int64
 }
 
 // thread is a pgbench worker thread: under --rate each thread runs its own

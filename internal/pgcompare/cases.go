@@ -332,8 +332,9 @@ workload:
 // pin: no re-reads), a LIMIT without ORDER BY on half the table (the
 // sequential scan is cheapest at the LIMIT's share of the rows, and reads
 // the table up to the range's tenth row: half of it), and a LIMIT with
-// an OFFSET on the whole table (the first pages). A case of its own for
-// the reason openRange is.
+// an OFFSET on the whole table (the first pages), and an IN list (a
+// primitive index scan per key before 17, per leaf from 17). A case of its
+// own for the reason openRange is.
 func limitRange(v string) Case {
 	const newest = "SELECT length(pad) FROM t_rl ORDER BY id DESC LIMIT 10"
 	const backward = "SELECT length(pad) FROM t_rl WHERE id BETWEEN 1500 AND 2000 ORDER BY id DESC"
@@ -341,13 +342,14 @@ func limitRange(v string) Case {
 	const keys = "SELECT id FROM t_rl WHERE id <= 30000 ORDER BY id DESC LIMIT 100 OFFSET 900"
 	const unordered = "SELECT length(pad) FROM t_rl WHERE id > 50000 LIMIT 10"
 	const first = "SELECT length(pad) FROM t_rl LIMIT 100 OFFSET 1000"
+	const list = "SELECT length(pad) FROM t_rl WHERE id IN (1100, 1200, 1300, 1400, 50000, 1100)"
 	measured := func(name, stmt string) Step {
 		return Step{Name: name, NewSession: true, PgbenchSetup: true, SQL: []string{"SET max_parallel_workers_per_gather = 0", stmt}, Explain: true, Measure: true}
 	}
 	return Case{
 		Name:      "range-limit",
 		Relations: []string{"t_rl", "t_rl_pkey"},
-		Mechanism: "a script file's ORDER BY id DESC (an Index Scan Backward: _bt_first from the range's last key, _bt_readnextpage stepping left, which before 18 reads the leaf it leaves again for its left link and, once the range runs out, the last leaf again; an index-only scan keeps its pin), LIMIT with OFFSET (ExecLimit fetches the skipped rows: the scan stops after OFFSET + LIMIT rows, which the planner prices: preprocess_limit), and LIMIT without ORDER BY (get_cheapest_fractional_path: a sequential scan that stops at the LIMIT's row; 18's read stream one page ahead)",
+		Mechanism: "a script file's ORDER BY id DESC (an Index Scan Backward: _bt_first from the range's last key, _bt_readnextpage stepping left, which before 18 reads the leaf it leaves again for its left link and, once the range runs out, the last leaf again; an index-only scan keeps its pin), LIMIT with OFFSET (ExecLimit fetches the skipped rows: the scan stops after OFFSET + LIMIT rows, which the planner prices: preprocess_limit), LIMIT without ORDER BY (get_cheapest_fractional_path: a sequential scan that stops at the LIMIT's row; 18's read stream one page ahead), and an IN list (_bt_first per key before 17; from 17 _bt_advance_array_keys along the leaf)",
 		PG: Experiment{
 			Name:     "range-limit",
 			Settings: Settings{"shared_buffers": "128MB", "autovacuum": "off"},
@@ -360,6 +362,7 @@ func limitRange(v string) Case {
 				measured("keys-backward", keys),
 				measured("unordered", unordered),
 				measured("first", first),
+				measured("in-list", list),
 			},
 		},
 		Sim: base("range-limit", v, "128MB") + fmt.Sprintf(`tables:
@@ -373,7 +376,8 @@ workload:
     - {name: keys-backward, transactions: 1, script: {text: "%[5]s;"}}
     - {name: unordered, transactions: 1, script: {text: "%[6]s;"}}
     - {name: first, transactions: 1, script: {text: "%[7]s;"}}
-`, rowWidth, newest, backward, page, keys, unordered, first),
+    - {name: in-list, transactions: 1, script: {text: "%[8]s;"}}
+`, rowWidth, newest, backward, page, keys, unordered, first, list),
 	}
 }
 

@@ -11,7 +11,8 @@ import (
 // what a point SELECT by key does (parse_func.c, parse_oper.c, the
 // planner's sort and aggregate paths; each a catalog cache miss the first
 // time a backend meets it): "op:<" and the other ordering comparisons
-// (BETWEEN is >= and <=), "op:arith" for + - * /, "fn:NAME" for a
+// (BETWEEN is >= and <=), "op:in" for an IN list or = ANY (the array's
+// type and its operator), "op:arith" for + - * /, "fn:NAME" for a
 // function, "agg:NAME" for an aggregate, and "sort" for an ORDER BY.
 // count(*) and = are not named: the model's statement kinds include them
 // (docs/model.md "System catalogs"). Sorted, without duplicates.
@@ -50,6 +51,8 @@ func Lookups(n *pg_query.Node) []string {
 			case pg_query.A_Expr_Kind_AEXPR_BETWEEN, pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN:
 				add("op:>=")
 				add("op:<=")
+			case pg_query.A_Expr_Kind_AEXPR_IN, pg_query.A_Expr_Kind_AEXPR_OP_ANY:
+				add("op:in")
 			}
 		case *pg_query.SelectStmt:
 			if len(x.SortClause) > 0 {

@@ -207,6 +207,30 @@ func TestShapeScanLimit(t *testing.T) {
 	}
 }
 
+// An IN list (or = ANY of an array) on one column is a List of its
+// values, duplicates kept; a list of one is a lookup (transformAExprIn).
+func TestShapeInList(t *testing.T) {
+	for _, tc := range []struct {
+		sql  string
+		kind Kind
+		keys []Value
+	}{
+		{"SELECT * FROM t WHERE id IN (3, :a, :b + 1, 3)", List, []Value{{Const: 3}, {Var: "a"}, {Expr: "(:b) + (1)"}, {Const: 3}}},
+		{"SELECT count(*) FROM t WHERE id = ANY(ARRAY[1, 2])", List, []Value{{Const: 1}, {Const: 2}}},
+		{"SELECT * FROM t WHERE id = ANY('{7, 8,9}'::int[])", List, []Value{{Const: 7}, {Const: 8}, {Const: 9}}},
+		{"SELECT * FROM t WHERE id IN (:a)", Lookup, nil},
+	} {
+		st, err := Shape(tc.sql)
+		if err != nil {
+			t.Errorf("%s: %v", tc.sql, err)
+			continue
+		}
+		if st.Kind != tc.kind || st.Column != "id" || !reflect.DeepEqual(st.Keys, tc.keys) {
+			t.Errorf("%s: %+v", tc.sql, st)
+		}
+	}
+}
+
 // TestShapeRefusals checks that what the model cannot express is refused
 // with the reason (and the supported list).
 func TestShapeRefusals(t *testing.T) {
@@ -214,7 +238,13 @@ func TestShapeRefusals(t *testing.T) {
 		{"UPDATE a SET v = 1 FROM b WHERE a.id = b.id", "UPDATE a SET v ...: UPDATE ... FROM: joins are not modelled (supported: BEGIN"},
 		{"SELECT * FROM a, b", "joins, subqueries and functions in FROM are not modelled"},
 		{"SELECT * FROM a JOIN b USING (id)", "joins, subqueries and functions in FROM are not modelled"},
-		{"SELECT * FROM t WHERE id IN (1, 2)", "this condition is not modelled (a key range is col BETWEEN a AND b, or one or two comparisons"},
+		{"SELECT * FROM t WHERE id NOT IN (1, 2)", "NOT IN is not modelled"},
+		{"SELECT * FROM t WHERE id <> ALL(ARRAY[1, 2])", "this condition is not modelled"},
+		{"SELECT * FROM t WHERE id > ANY(ARRAY[1, 2])", "> ANY is not modelled"},
+		{"SELECT * FROM t WHERE id IN (1, 2) ORDER BY id", "ORDER BY, LIMIT or OFFSET on an IN list is not modelled"},
+		{"SELECT * FROM t WHERE id IN (1, 2) AND pad <> 'x'", "an IN list with other conditions is not modelled"},
+		{"SELECT * FROM t WHERE id IN (1, random(1, 9))", "an IN list's values must be integers"},
+		{"SELECT * FROM t WHERE id = ANY('{1,x}')", "= ANY's array must be ARRAY[...] or '{...}' of integers"},
 		{"SELECT * FROM t WHERE pad <> 'x' LIMIT 3", "LIMIT or OFFSET on a scan with a filter is not modelled"},
 		{"SELECT * FROM t WHERE id > 3 ORDER BY id DESC NULLS LAST LIMIT 3", "ORDER BY other than the range's column (ASC or DESC, NULLs where the index puts them)"},
 		{"SELECT * FROM t WHERE id > 3 ORDER BY id NULLS FIRST", "ORDER BY other than the range's column"},

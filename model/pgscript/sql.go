@@ -29,9 +29,10 @@ const (
 	Truncate                   // TRUNCATE t
 	Prewarm                    // SELECT pg_prewarm('t'[, mode[, fork[, first_block[, last_block]]]])
 	Analyze                    // ANALYZE t
+	List                       // SELECT ... FROM t WHERE col IN (a, b, ...) or col = ANY(ARRAY[...])
 )
 
-var kindNames = [...]string{"", "BEGIN", "COMMIT", "ROLLBACK", "SELECT", "SELECT", "SELECT", "SELECT", "UPDATE", "DELETE", "INSERT", "VACUUM", "CHECKPOINT", "TRUNCATE", "SELECT", "ANALYZE"}
+var kindNames = [...]string{"", "BEGIN", "COMMIT", "ROLLBACK", "SELECT", "SELECT", "SELECT", "SELECT", "UPDATE", "DELETE", "INSERT", "VACUUM", "CHECKPOINT", "TRUNCATE", "SELECT", "ANALYZE", "SELECT"}
 
 func (k Kind) String() string { return kindNames[k] }
 
@@ -126,6 +127,9 @@ type Statement struct {
 	Ordered, Desc       bool
 	Limit, Offset       Value
 	HasLimit, HasOffset bool
+	// Keys are a List's values, in the order written (duplicates kept:
+	// the planner counts them; the scan sorts and drops them).
+	Keys []Value
 	// Aggregate: the SELECT list has an aggregate, so the statement
 	// returns one row and a LIMIT or OFFSET applies to it, not to the
 	// rows the scan reads (a Range's or a Scan's).
@@ -167,7 +171,7 @@ type Statement struct {
 }
 
 // Supported lists the statement shapes Shape accepts, for messages.
-const Supported = "BEGIN/START TRANSACTION, END/COMMIT, ROLLBACK/ABORT, SELECT without FROM, SELECT ... FROM t WHERE col = :v [AND ...] (a point lookup), SELECT ... FROM t WHERE col BETWEEN :a AND :b or col >= :a [AND col < :b] [ORDER BY col [DESC]] [LIMIT :n] [OFFSET :m] (a range), SELECT ... FROM t ORDER BY col [DESC] [LIMIT :n] [OFFSET :m], SELECT ... FROM t [LIMIT :n] [OFFSET :m] (a sequential scan), SELECT ... FROM t WHERE ... (a sequential scan with a filter), UPDATE t SET ... [WHERE col = :v], DELETE FROM t [WHERE col = :v], INSERT INTO t [(cols)] VALUES (...)[, ...], INSERT INTO t SELECT ... FROM generate_series(a, b), VACUUM [VERBOSE] t, CHECKPOINT, TRUNCATE t, SELECT pg_prewarm('t'[, 'buffer'|'read'|'prefetch'[, 'main'[, first_block[, last_block]]]])"
+const Supported = "BEGIN/START TRANSACTION, END/COMMIT, ROLLBACK/ABORT, SELECT without FROM, SELECT ... FROM t WHERE col = :v [AND ...] (a point lookup), SELECT ... FROM t WHERE col IN (:a, :b, ...) or col = ANY(ARRAY[...]) (a list of keys), SELECT ... FROM t WHERE col BETWEEN :a AND :b or col >= :a [AND col < :b] [ORDER BY col [DESC]] [LIMIT :n] [OFFSET :m] (a range), SELECT ... FROM t ORDER BY col [DESC] [LIMIT :n] [OFFSET :m], SELECT ... FROM t [LIMIT :n] [OFFSET :m] (a sequential scan), SELECT ... FROM t WHERE ... (a sequential scan with a filter), UPDATE t SET ... [WHERE col = :v], DELETE FROM t [WHERE col = :v], INSERT INTO t [(cols)] VALUES (...)[, ...], INSERT INTO t SELECT ... FROM generate_series(a, b), VACUUM [VERBOSE] t, CHECKPOINT, TRUNCATE t, SELECT pg_prewarm('t'[, 'buffer'|'read'|'prefetch'[, 'main'[, first_block[, last_block]]]])"
 
 // Shape parses an SQL command of a pgbench script and returns its shape.
 // :name references become parameters first, as pgbench's parseQuery does
@@ -382,7 +386,24 @@ func (s shaper) selectStmt(q *pg_query.SelectStmt) (Statement, error) {
 		}
 		return st, nil
 	}
+	if col, keys, isList, err := s.inList(q.WhereClause); err != nil {
+		return Statement{}, err
+	} else if isList {
+		if len(q.SortClause) > 0 || q.LimitCount != nil || q.LimitOffset != nil {
+			return Statement{}, fmt.Errorf("ORDER BY, LIMIT or OFFSET on an IN list is not modelled")
+		}
+		if len(keys) == 1 {
+			// transformAExprIn: a list of one is col = value.
+			return Statement{Kind: Lookup, Table: name, Column: col, Key: keys[0], Targets: targets(q.TargetList), KeyOnly: keyOnly(q.TargetList, col), TextWalks: textWalks(q.TargetList)}, nil
+		}
+		return Statement{Kind: List, Table: name, Column: col, Keys: keys, Targets: targets(q.TargetList), KeyOnly: keyOnly(q.TargetList, col), TextWalks: textWalks(q.TargetList), Aggregate: hasAggregate(q.TargetList)}, nil
+	}
 	if conj := conjuncts(q.WhereClause); len(conj) > 1 {
+		for _, c := range conj {
+			if _, _, isList, _ := s.inList(c); isList {
+				return Statement{}, fmt.Errorf("an IN list with other conditions is not modelled")
+			}
+		}
 		// key = v AND other conditions: the planner looks the row up by
 		// the key's index and tests the rest on it (a Filter). Which
 		// column is the key the model decides (Equalities).
@@ -736,6 +757,68 @@ func (s shaper) equality(w *pg_query.Node) (col string, v Value, ok bool, err er
 		return "", Value{}, false, nil
 	}
 	return col, v, true, nil
+}
+
+// inList recognises col IN (v1, v2, ...) and col = ANY(ARRAY[v1, ...])
+// or col = ANY('{v1,...}') (an integer array constant), each value an
+// integer, a :variable or + - * / of them: the column and the values.
+// NOT IN and <> ALL are refused.
+func (s shaper) inList(w *pg_query.Node) (col string, keys []Value, ok bool, err error) {
+	e := w.GetAExpr()
+	if e == nil || len(e.Name) != 1 {
+		return "", nil, false, nil
+	}
+	op := e.Name[0].GetString_().GetSval()
+	var items []*pg_query.Node
+	switch e.Kind {
+	case pg_query.A_Expr_Kind_AEXPR_IN:
+		if op != "=" {
+			return "", nil, false, fmt.Errorf("NOT IN is not modelled")
+		}
+		items = e.Rexpr.GetList().GetItems()
+	case pg_query.A_Expr_Kind_AEXPR_OP_ANY:
+		if op != "=" {
+			return "", nil, false, fmt.Errorf("%s ANY is not modelled (= ANY is)", op)
+		}
+		r := e.Rexpr
+		if tc := r.GetTypeCast(); tc != nil {
+			r = tc.Arg
+		}
+		if a := r.GetAArrayExpr(); a != nil {
+			items = a.Elements
+		} else if c := r.GetAConst(); c != nil && c.GetSval() != nil {
+			text := strings.TrimSpace(c.GetSval().GetSval())
+			if !strings.HasPrefix(text, "{") || !strings.HasSuffix(text, "}") {
+				return "", nil, false, fmt.Errorf("= ANY's array must be ARRAY[...] or '{...}' of integers")
+			}
+			for _, f := range strings.Split(text[1:len(text)-1], ",") {
+				n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+				if err != nil {
+					return "", nil, false, fmt.Errorf("= ANY's array must be ARRAY[...] or '{...}' of integers")
+				}
+				keys = append(keys, Value{Const: n})
+			}
+		} else {
+			return "", nil, false, fmt.Errorf("= ANY's array must be ARRAY[...] or '{...}' of integers")
+		}
+	default:
+		return "", nil, false, nil
+	}
+	col = columnName(e.Lexpr)
+	if col == "" {
+		return "", nil, false, fmt.Errorf("an IN list must test a column")
+	}
+	for _, it := range items {
+		v, ok := s.value(it)
+		if !ok {
+			return "", nil, false, fmt.Errorf("an IN list's values must be integers, :variables or + - * / of them")
+		}
+		keys = append(keys, v)
+	}
+	if len(keys) == 0 {
+		return "", nil, false, fmt.Errorf("an empty IN list is not modelled")
+	}
+	return col, keys, true, nil
 }
 
 // rangeAlternatives are the ranges that the conditions conj (joined by
