@@ -215,22 +215,8 @@ func (b *backend) execList(o *op) bool {
 				}
 				e.countIndexTuples(t, len(k.entries))
 			}
-			for k.ei < len(k.entries) {
-				if k.indexOnly {
-					visible, ok := b.indexOnlyVisible(t, k.entries[k.ei])
-					if !ok {
-						return false
-					}
-					if visible {
-						b.cpu += e.costs.IndexOnlyTuple
-						k.ei++
-						k.returned++
-						continue
-					}
-				}
-				if !b.fetchRangeEntry(t, key) {
-					return false
-				}
+			if !b.fetchKeyEntries(t, key, 0) {
+				return false
 			}
 			k.rangeKey++
 			k.entries, k.ei = k.entries[:0], 0

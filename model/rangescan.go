@@ -512,22 +512,8 @@ func (b *backend) execRange(o *op) bool {
 	for b.sub >= 3 && b.sub <= 5 {
 		switch b.sub {
 		case 3: // index_fetch_heap for the current key's entries
-			for k.ei < len(k.entries) && !k.limited(o.limit) {
-				if k.indexOnly {
-					visible, ok := b.indexOnlyVisible(t, k.entries[k.ei])
-					if !ok {
-						return false
-					}
-					if visible {
-						b.cpu += e.costs.IndexOnlyTuple
-						k.ei++
-						k.returned++
-						continue
-					}
-				}
-				if !b.fetchRangeEntry(t, k.rangeKey) {
-					return false
-				}
+			if !b.fetchKeyEntries(t, k.rangeKey, o.limit) {
+				return false
 			}
 			if k.limited(o.limit) || !o.desc && k.rangeKey >= hi || o.desc && k.rangeKey <= max(o.key, 1) {
 				b.sub = 6
@@ -736,6 +722,32 @@ func (b *backend) btReadNextPage(t *table) bool {
 // limited reports whether a range scan under a LIMIT (limit > 0) has
 // returned its rows: the Limit asks it for no more.
 func (k *keyedState) limited(limit int64) bool { return limit > 0 && int64(k.returned) >= limit }
+
+// fetchKeyEntries fetches the heap tuples of row's index entries from
+// k.ei on (index_fetch_heap; for an index-only scan the visibility map's
+// page first, the heap only where the page is not all-visible) until a
+// LIMIT of limit rows is met (0: none): false if b blocked (call again).
+func (b *backend) fetchKeyEntries(t *table, row, limit int64) bool {
+	e, k := b.e, &b.k
+	for k.ei < len(k.entries) && !k.limited(limit) {
+		if k.indexOnly {
+			visible, ok := b.indexOnlyVisible(t, k.entries[k.ei])
+			if !ok {
+				return false
+			}
+			if visible {
+				b.cpu += e.costs.IndexOnlyTuple
+				k.ei++
+				k.returned++
+				continue
+			}
+		}
+		if !b.fetchRangeEntry(t, row) {
+			return false
+		}
+	}
+	return true
+}
 
 // fetchRangeEntry is one index_fetch_heap of a range scan: the entry's
 // heap page, read unless the scan holds it (pruned when the scan moves to
