@@ -3,6 +3,7 @@ package model_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -406,5 +407,54 @@ workload:
 		if got := h.HeapBlksHit + h.HeapBlksRead; got != c.heap || h.IdxBlksHit+h.IdxBlksRead != 4 {
 			t.Errorf("%s: count(*) of 500 keys read %d heap and %d index pages, want %d and 4", c.state, got, h.IdxBlksHit+h.IdxBlksRead, c.heap)
 		}
+	}
+}
+
+// Every script file shipped in configs/scripts for the quickstart's tables
+// loads and runs there, as its comment tells users to run it.
+func TestShippedScriptFilesRun(t *testing.T) {
+	files, err := filepath.Glob("../configs/scripts/*.sql")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no shipped scripts: %v", err)
+	}
+	ran := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), "-config configs/quickstart.yaml") {
+			continue // another scenario's tables (events.sql: reference.yaml's)
+		}
+		ran++
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		quick, err := os.ReadFile("../configs/quickstart.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := filepath.Join(t.TempDir(), "quickstart.yaml")
+		text := strings.ReplaceAll(string(quick), "script: tpcb-like", fmt.Sprintf("script: {file: %q}\n      define: {scale: 10}", abs))
+		if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sc, err := configs.Load(cfg, "workload.phases.warmup.duration=0.2s", "workload.phases.run.duration=0.5s")
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		r, err := model.Run(sc)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if p := bhPhase(t, r, "run"); p.Transactions == 0 {
+			t.Errorf("%s: no transaction ran", f)
+		}
+	}
+	if ran < 2 {
+		t.Errorf("%d quickstart scripts found, want hot-accounts.sql and browse.sql", ran)
 	}
 }
