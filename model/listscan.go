@@ -66,8 +66,16 @@ func listCosts(t *table, n int64, indexOnly bool, ver int) rangeCostSet {
 // index-only one with that all-visible fraction.
 func listCostsOf(pages, tuples, idxPages, height float64, random bool, avf float64, n int64, ver int) rangeCostSet {
 	tuples = math.Max(tuples, 1)
-	rows := math.Min(float64(n), tuples)
-	sel := rows / tuples
+	// scalararraysel: equality on a unique column, the elements'
+	// selectivities (1/tuples each, var_eq_const) added one by one as
+	// disjoint, in floating point as PostgreSQL adds them (20000 keys of
+	// 100000 make a share a hair over 0.2, whose heap pages round up).
+	sel := 0.0
+	for range n {
+		sel += 1 / tuples
+	}
+	sel = math.Min(sel, 1)
+	rows := math.Max(math.RoundToEven(sel*tuples), 1)
 	scans := float64(n)
 	if ver >= 1700 {
 		scans = math.Min(scans, math.Ceil(idxPages*0.3333333))
@@ -141,6 +149,9 @@ func (b *backend) execList(o *op) bool {
 		b.touched = 0
 		switch e.listPlanFor(o) {
 		case planSeqScan:
+			// Every row tested against the list; the SELECT list's text
+			// calls run on the rows it passes.
+			b.cpu += perByte(e.costs.TextChar, o.n*int64(o.textBytes))
 			*o = op{kind: opSeqscan, stmt: o.stmt, t: o.t, cmdNo: o.cmdNo}
 			return b.execScan(o)
 		case planBitmapScan:

@@ -219,9 +219,14 @@ func TestOrderedRangeCostsMatchPostgres15(t *testing.T) {
 // 100000-row table of 1725 pages with a 276-page key (VACUUM ANALYZE),
 // the index scan, the bitmap heap scan (forced by enable_indexscan off)
 // and the sequential scan (enable_bitmapscan off too), for 4 and 10 keys
-// (the same on both), and 100 and 500 keys, where 17's cap on the
-// primitive scans (a third of the index's pages: 92) makes 18's cheaper.
+// (the same on both), and 100, 500, 3000 and 20000 keys, where 17's cap
+// on the primitive scans (a third of the index's pages: 92) makes 18's
+// cheaper (20000 keys: 15 takes the sequential scan, 18 the index scan).
 // From 14 a list of 9 or more is hashed for the sequential scan's filter.
+// The list's selectivity is its elements' added one by one in floating
+// point, as scalararraysel adds them: 20000 of 100000 come a hair over
+// 0.2, so the heap's pages round up to 346 and the index scan costs one
+// more than 0.2 would give.
 func TestInListCostsMatchPostgres(t *testing.T) {
 	for _, c := range []struct {
 		n                         int64
@@ -236,6 +241,10 @@ func TestInListCostsMatchPostgres(t *testing.T) {
 		{10, 1800, 47.10, 80.89, 3225.03, 43.03},
 		{100, 1800, 349.60, 667.30, 3225.25, 343.88},
 		{500, 1800, 363.36, 1443.38, 3226.25, 347.74},
+		{3000, 1500, 2089.00, 3832.75, 3232.50, 2012.25},
+		{20000, 1500, 7653.00, 9184.00, 3275.00, 7159.00},
+		{3000, 1800, 450.68, 2194.43, 3232.50, 373.93},
+		{20000, 1800, 1041.64, 2572.64, 3275.00, 547.64},
 	} {
 		got := listCostsOf(1725, 100000, 276, 1, false, -1, c.n, c.ver)
 		for _, x := range []struct {
