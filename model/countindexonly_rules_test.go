@@ -394,3 +394,38 @@ workload:
 		}
 	}
 }
+
+// The prewarm replays a script's page references: a sequential scan under
+// a LIMIT warms only the pages the scan reads (seqScanLastBlock, as
+// scanLimitPage stops it), in key order the LIMIT's row's page: WHERE id >
+// 50000 LIMIT 10 over 1725 pages of 58 rows reads up to page 862 (863
+// pages, PostgreSQL 15: TestLimitWithoutOrder). Without the LIMIT the
+// planner reads the range by the index, and the prewarm warms the range's
+// pages.
+func TestPrewarmStopsWhereALimitedScanDoes(t *testing.T) {
+	run := func(sql string) int64 {
+		doc := `name: prewarm-limit
+server: {version: "15", autovacuum: false, cpus: 2, shared_buffers: 128MB}
+tables:
+  relations:
+    - {name: t, rows: 100000, row_width: 105, index: true, key: id, state: vacuumed}
+workload:
+  prewarm: 3
+  phases:
+    - {name: run, transactions: 1, script: {text: '` + sql + `;'}}
+`
+		p := bhPhase(t, bhRunYAML(t, doc), "run")
+		for _, r := range p.PGBuffercache.Relations {
+			if r.Relname == "t" {
+				return r.Buffers
+			}
+		}
+		return 0
+	}
+	if got := run("SELECT * FROM t WHERE id > 50000 LIMIT 10"); got != 863 {
+		t.Errorf("WHERE id > 50000 LIMIT 10: %d of t's pages in shared buffers, want the scan's 863", got)
+	}
+	if got := run("SELECT * FROM t LIMIT 10"); got != 1 {
+		t.Errorf("LIMIT 10: %d of t's pages in shared buffers, want the scan's first", got)
+	}
+}

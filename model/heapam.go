@@ -65,6 +65,13 @@ type keyedState struct {
 	vmPinBlk, vmPinSlot int32
 }
 
+// reset starts the state afresh for a keyed, range or list statement o,
+// keeping its slices' storage: no page held, no leaf yet.
+func (k *keyedState) reset(o *op) {
+	*k = keyedState{entries: k.entries[:0], kills: k.kills[:0], chain: k.chain[:0], rangeKills: k.rangeKills[:0],
+		curBlk: -1, curSlot: -1, foundBlk: -1, newBlk: -1, vmBlk: -1, rangeLeaf: -1, textBytes: int64(o.textBytes)}
+}
+
 // chargeSelectListText charges, for one row the statement returns, its
 // SELECT list's calls that walk a column's text (costs.text_char per byte
 // of keyedState.textBytes).
@@ -77,7 +84,7 @@ func (b *backend) execKeyed(o *op) bool {
 	t := o.t
 	k := &b.k
 	if b.sub == 1 {
-		*k = keyedState{entries: k.entries[:0], kills: k.kills[:0], chain: k.chain[:0], curBlk: -1, curSlot: -1, foundBlk: -1, newBlk: -1, vmBlk: -1, textBytes: int64(o.textBytes)}
+		k.reset(o)
 		k.indexOnly = o.kind == opFetch && o.indexOnly
 		k.seq = !e.useIndexScan(t, k.indexOnly)
 		switch {

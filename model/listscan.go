@@ -90,24 +90,9 @@ func listCostsOf(pages, tuples, idxPages, height float64, random bool, avf float
 	descent := math.Ceil(math.Log2(tuples))*cpuOperatorCost + (height+1)*50*cpuOperatorCost
 	indexTotal := fetched*randomPageCost + perScan*scans*(cpuIndexTupleCost+cpuOperatorCost) + scans*descent
 
-	// cost_index's heap part, as a range's (rangePathCosts).
-	T := math.Max(pages, 1)
-	notVisible := func(p float64) float64 {
-		if avf < 0 {
-			return p
-		}
-		return math.Ceil(p * (1 - avf))
-	}
-	corr := 1.0
-	if random {
-		corr = 0
-	}
-	maxIO := notVisible(indexPagesFetched(rows, T, idxPages)) * randomPageCost
-	minIO := 0.0
-	if p := notVisible(math.Ceil(sel * pages)); p > 0 {
-		minIO = randomPageCost + (p-1)*seqPageCost
-	}
-	index := indexTotal + maxIO + corr*corr*(minIO-maxIO) + rows*cpuTupleCost
+	// cost_index's and cost_bitmap_heap_scan's heap, as a range's.
+	h := heapCostsOf(pages, tuples, idxPages, random, avf, rows, sel)
+	index := indexTotal + h.maxIO + h.corr2*(h.minIO-h.maxIO) + rows*cpuTupleCost
 
 	// The list as a qual on a heap tuple.
 	qualStartup, qualPerTuple := 0.0, cpuOperatorCost*float64(n)*0.5
@@ -115,14 +100,8 @@ func listCostsOf(pages, tuples, idxPages, height float64, random bool, avf float
 		qualStartup, qualPerTuple = cpuOperatorCost*float64(n), 2*cpuOperatorCost
 	}
 	seq := seqPageCost*pages + (cpuTupleCost+qualPerTuple)*tuples + qualStartup
-
-	heapFetched := math.Min(math.Ceil(2*T*rows/(2*T+rows)), T)
-	perPage := randomPageCost
-	if heapFetched >= 2 {
-		perPage = randomPageCost - (randomPageCost-seqPageCost)*math.Sqrt(heapFetched/T)
-	}
 	bitmapStartup := indexTotal + 0.1*cpuOperatorCost*rows + qualStartup
-	bitmap := bitmapStartup + heapFetched*perPage + (cpuTupleCost+qualPerTuple)*rows
+	bitmap := bitmapStartup + h.bitmapIO + (cpuTupleCost+qualPerTuple)*h.bmTuples
 	return rangeCostSet{seq: seq, index: index, bitmap: bitmap, indexStartup: descent, bitmapStartup: bitmapStartup, rows: rows}
 }
 
@@ -145,7 +124,7 @@ func (b *backend) execList(o *op) bool {
 	e, t, k := b.e, o.t, &b.k
 	keys := b.listKeysOf(o)
 	if b.sub == 1 {
-		*k = keyedState{entries: k.entries[:0], kills: k.kills[:0], chain: k.chain[:0], rangeKills: k.rangeKills[:0], curBlk: -1, curSlot: -1, foundBlk: -1, newBlk: -1, vmBlk: -1, textBytes: int64(o.textBytes), rangeLeaf: -1}
+		k.reset(o)
 		b.touched = 0
 		switch e.listPlanFor(o) {
 		case planSeqScan:

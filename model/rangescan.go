@@ -133,10 +133,33 @@ func rangePathCosts(pages, tuples, idxBlocks, height float64, random bool, avf, 
 	// btcostestimate: the index's pages and tuples, and the descent.
 	descent := math.Ceil(math.Log2(tuples))*cpuOperatorCost + (height+1)*50*cpuOperatorCost
 	indexTotal := math.Ceil(sel*idxBlocks)*randomPageCost + rows*(cpuIndexTupleCost+qualCost) + descent
+	h := heapCostsOf(pages, tuples, idxBlocks, random, avf, rows, sel)
+	index = indexTotal + h.maxIO + h.corr2*(h.minIO-h.maxIO) + rows*cpuTupleCost
+	// cost_bitmap_tree_node: 0.1 cpu_operator_cost per row for the bitmap.
+	bitmap = indexTotal + 0.1*cpuOperatorCost*rows + h.bitmapIO + (cpuTupleCost+qualCost)*h.bmTuples
+	return rangeCostSet{seq: seq, index: index, bitmap: bitmap, indexStartup: descent, bitmapStartup: indexTotal + 0.1*cpuOperatorCost*rows, rows: rows}
+}
+
+// heapCosts are the heap's share of an index path's and a bitmap heap
+// path's costs for rows (sel of the tuples) of a table of pages whose key's
+// index has idxBlocks pages, loaded in random order or in key order; avf
+// >= 0 for an index-only scan with that all-visible fraction.
+type heapCosts struct {
+	// cost_index: the pages fetched at random (Mackert and Lohman:
+	// maxIO) and in order (minIO), to be interpolated by the key's
+	// correlation squared (corr2).
+	maxIO, minIO, corr2 float64
+	// cost_bitmap_heap_scan: the heap pages at a cost per page between
+	// random_page_cost and seq_page_cost (bitmapIO), and the tuples
+	// rechecked (more where a lossy bitmap holds whole pages).
+	bitmapIO, bmTuples float64
+}
+
+func heapCostsOf(pages, tuples, idxBlocks float64, random bool, avf, rows, sel float64) (h heapCosts) {
 	T := math.Max(pages, 1)
-	corr := 1.0
+	h.corr2 = 1
 	if random {
-		corr = 0
+		h.corr2 = 0
 	}
 	notVisible := func(p float64) float64 { // cost_index: "if (indexonly)"
 		if avf < 0 {
@@ -144,32 +167,29 @@ func rangePathCosts(pages, tuples, idxBlocks, height float64, random bool, avf, 
 		}
 		return math.Ceil(p * (1 - avf))
 	}
-	maxIO := notVisible(indexPagesFetched(rows, T, idxBlocks)) * randomPageCost
-	minIO := 0.0
+	h.maxIO = notVisible(indexPagesFetched(rows, T, idxBlocks)) * randomPageCost
 	if p := notVisible(math.Ceil(sel * pages)); p > 0 {
-		minIO = randomPageCost + (p-1)*seqPageCost
+		h.minIO = randomPageCost + (p-1)*seqPageCost
 	}
-	index = indexTotal + maxIO + corr*corr*(minIO-maxIO) + rows*cpuTupleCost
 
 	// compute_bitmap_pages: Mackert and Lohman for T <= b, no re-reads.
 	fetched := 2 * T * rows / (2*T + rows)
 	heapPages := math.Min(fetched, pages)
 	fetched = math.Min(math.Ceil(fetched), T)
-	bmTuples := rows
+	h.bmTuples = rows
 	if bitmapMaxEntries < heapPages {
 		lossy := math.Max(0, heapPages-bitmapMaxEntries/2)
 		exact := heapPages - lossy
 		if lossy > 0 {
-			bmTuples = math.Max(math.Round(sel*(exact/heapPages)*tuples+(lossy/heapPages)*tuples), 1)
+			h.bmTuples = math.Max(math.Round(sel*(exact/heapPages)*tuples+(lossy/heapPages)*tuples), 1)
 		}
 	}
 	perPage := randomPageCost
 	if fetched >= 2 {
 		perPage = randomPageCost - (randomPageCost-seqPageCost)*math.Sqrt(fetched/T)
 	}
-	// cost_bitmap_tree_node: 0.1 cpu_operator_cost per row for the bitmap.
-	bitmap = indexTotal + 0.1*cpuOperatorCost*rows + fetched*perPage + (cpuTupleCost+qualCost)*bmTuples
-	return rangeCostSet{seq: seq, index: index, bitmap: bitmap, indexStartup: descent, bitmapStartup: indexTotal + 0.1*cpuOperatorCost*rows, rows: rows}
+	h.bitmapIO = fetched * perPage
+	return h
 }
 
 // Sort costs (costsize.c cost_tuplesort): work_mem's default, and
@@ -438,7 +458,7 @@ func (e *engine) rangePlanFor(t *table, n int64, indexOnly bool, quals float64) 
 func (b *backend) execRange(o *op) bool {
 	e, t, k := b.e, o.t, &b.k
 	if b.sub == 1 {
-		*k = keyedState{entries: k.entries[:0], kills: k.kills[:0], chain: k.chain[:0], rangeKills: k.rangeKills[:0], curBlk: -1, curSlot: -1, foundBlk: -1, newBlk: -1, vmBlk: -1, textBytes: int64(o.textBytes)}
+		k.reset(o)
 		b.touched = 0
 		if o.allKeys {
 			// A count(*) without quals, or min(key) or max(key): no
