@@ -45,46 +45,6 @@ type snapshot struct {
 	n          int
 }
 
-// xidSet is an immutable sorted list of running xids. With many of them
-// (hundreds of clients) it also keeps them as a bitset over
-// [xids[0], last], so that a visibility check's lookup is a bit test
-// instead of a binary search (it was a quarter of a 512-client run's
-// time); not when the running xids are spread too thin for that (a long
-// transaction among short ones), where the bitset would cost more to
-// build than the searches it saves.
-type xidSet struct {
-	xids []uint32
-	bits []uint64
-}
-
-// newXidSet makes the set of the sorted running xids.
-func newXidSet(running []uint32) *xidSet {
-	s := &xidSet{xids: slices.Clone(running)}
-	if n := len(s.xids); n > 16 {
-		lo, hi := s.xids[0], s.xids[n-1]
-		if words := int(hi-lo)/64 + 1; words <= 4*n {
-			s.bits = make([]uint64, words)
-			for _, x := range s.xids {
-				d := x - lo
-				s.bits[d>>6] |= 1 << (d & 63)
-			}
-		}
-	}
-	return s
-}
-
-func (s *xidSet) has(xid uint32) bool {
-	if s.bits != nil {
-		d := xid - s.xids[0] // wraps to a large value below the first
-		return int(d>>6) < len(s.bits) && s.bits[d>>6]&(1<<(d&63)) != 0
-	}
-	if len(s.xids) <= 16 {
-		return slices.Contains(s.xids, xid) // faster than a search for a few
-	}
-	_, ok := slices.BinarySearch(s.xids, xid)
-	return ok
-}
-
 // inXip reports whether xid is among the snapshot's running xids.
 func (sn *snapshot) inXip(xid uint32) bool {
 	return xid != sn.own && sn.set != nil && sn.set.has(xid)
@@ -96,7 +56,9 @@ type xacts struct {
 	clog    *clog.Log
 	clogRel catalog.RelID
 	running []uint32 // in-progress xids, ascending (assigned in order)
-	// runningSet is running, sorted, for snapshots (nil: to be rebuilt).
+	// live is running as a bitset, kept as xids start and end (xidset.go).
+	live liveXids
+	// runningSet is running's set for snapshots (nil: to be rebuilt).
 	runningSet *xidSet
 	// horizon caches oldestXmin while horizonOK: it can only rise, and
 	// only when the xid or snapshot xmin it equals goes away.
@@ -209,6 +171,7 @@ func (b *backend) assignXid() {
 	}
 	b.xid = xid
 	e.x.running = append(e.x.running, xid)
+	e.x.live.add(xid, e.x.running)
 	e.x.runningSet = nil
 }
 
@@ -241,6 +204,7 @@ func (b *backend) endXact(committed bool, lsn int64) {
 	for i, x := range e.x.running {
 		if x == b.xid {
 			e.x.running = slices.Delete(e.x.running, i, i+1) // keeps it sorted
+			e.x.live.remove(x, e.x.running)
 			e.x.runningSet = nil
 			e.horizonMayRise(x)
 			break
@@ -301,18 +265,18 @@ func (b *backend) takeSnapshot() {
 	if set == nil {
 		// Rebuilt only when the proc array changed since the last
 		// snapshot; snapshots in use keep the set they were taken with.
-		set = newXidSet(e.x.running)
+		set = e.x.live.set(e.x.running)
 		e.x.runningSet = set
 	}
 	b.snap.xmin, b.snap.xmax = e.x.next, e.x.next
-	if len(set.xids) > 0 {
+	if set.n > 0 {
 		// The backend's own xid is running, so the oldest running xid
 		// bounds xmin whether or not it is the own one.
-		b.snap.xmin = min(b.snap.xmin, set.xids[0])
+		b.snap.xmin = min(b.snap.xmin, set.lo)
 	}
-	b.snap.set, b.snap.own, b.snap.n = set, 0, len(set.xids)
+	b.snap.set, b.snap.own, b.snap.n = set, 0, set.n
 	if b.xid != 0 && set.has(b.xid) {
-		b.snap.own, b.snap.n = b.xid, len(set.xids)-1
+		b.snap.own, b.snap.n = b.xid, set.n-1
 	}
 	b.snapValid = true
 	b.cpu += e.costs.ProcArrayPerProc * e.numProcs()
