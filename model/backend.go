@@ -200,7 +200,7 @@ type backend struct {
 	rowWaited      bool // waited for a row lock: refresh the snapshot (EvalPlanQual)
 	clientDone     bool // the client's CPU for the current statement is spent
 	undo           []rowUndo
-	hintSets       [4][]uint32 // checkPage's scratch sets of xids to hint
+	hintSets       heap.HintSets // checkPage's scratch sets of xids to hint
 	failed         bool
 
 	// the backend's pins (bufmgr.go) and per-relation insertion targets

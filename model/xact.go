@@ -447,8 +447,10 @@ func (b *backend) checkPage(t *table, blk int32, slot, gid int32, groups []heap.
 		b.chargeColdTuples(t, n)
 	}
 	// xids whose hints to set, per kind (page-local sets, reused buffers)
-	setMin, setMax, invMin, invMax := b.hintSets[0][:0], b.hintSets[1][:0], b.hintSets[2][:0], b.hintSets[3][:0]
-	defer func() { b.hintSets = [4][]uint32{setMin, setMax, invMin, invMax} }()
+	hs := &b.hintSets
+	for i := range 2 {
+		hs.Committed[i], hs.Invalid[i] = hs.Committed[i][:0], hs.Invalid[i][:0]
+	}
 	for _, g := range groups {
 		n := int64(g.N)
 		e.vis.tuplesChecked += n
@@ -474,13 +476,13 @@ func (b *backend) checkPage(t *table, blk int32, slot, gid int32, groups []heap.
 			case xsCommitted:
 				vis = true
 				if e.canSetCommitHint(g.Xmin) {
-					setMin = append(setMin, g.Xmin)
+					hs.Committed[0] = append(hs.Committed[0], g.Xmin)
 				}
 				if b.hcache != nil {
 					b.hcache.Add(g.Xmin)
 				}
 			case xsAborted:
-				invMin = append(invMin, g.Xmin)
+				hs.Invalid[0] = append(hs.Invalid[0], g.Xmin)
 			}
 		}
 		if vis && g.Xmax != 0 {
@@ -499,14 +501,14 @@ func (b *backend) checkPage(t *table, blk int32, slot, gid int32, groups []heap.
 					vis = false
 					if st == xsCommitted {
 						if e.canSetCommitHint(g.Xmax) {
-							setMax = append(setMax, g.Xmax)
+							hs.Committed[1] = append(hs.Committed[1], g.Xmax)
 						}
 						if b.hcache != nil {
 							b.hcache.Add(g.Xmax)
 						}
 					}
 				case xsAborted:
-					invMax = append(invMax, g.Xmax)
+					hs.Invalid[1] = append(hs.Invalid[1], g.Xmax)
 				}
 			}
 		}
@@ -515,47 +517,19 @@ func (b *backend) checkPage(t *table, blk int32, slot, gid int32, groups []heap.
 		}
 	}
 	// SetHintBits on the tuples judged above, then MarkBufferDirtyHint.
-	if len(setMin)+len(setMax)+len(invMin)+len(invMax) > 0 {
-		set := func(g heap.Group) uint8 {
-			var bits uint8
-			if g.Hints&(heap.XminCommitted|heap.XminInvalid) == 0 {
-				for _, x := range setMin {
-					if g.Xmin == x {
-						bits |= heap.XminCommitted
-					}
-				}
-				for _, x := range invMin {
-					if g.Xmin == x {
-						bits |= heap.XminInvalid
-					}
-				}
-			}
-			if g.Xmax != 0 && g.Hints&(heap.XmaxCommitted|heap.XmaxInvalid) == 0 {
-				for _, x := range setMax {
-					if g.Xmax == x {
-						bits |= heap.XmaxCommitted
-					}
-				}
-				for _, x := range invMax {
-					if g.Xmax == x {
-						bits |= heap.XmaxInvalid
-					}
-				}
-			}
-			if bits != 0 {
-				e.vis.hintBitsSet += int64(g.N)
-				b.cpu += c.SetHintBits * int64(g.N)
-			}
-			return bits
-		}
+	if len(hs.Committed[0])+len(hs.Committed[1])+len(hs.Invalid[0])+len(hs.Invalid[1]) > 0 {
+		hinted := 0
 		if len(groups) == 1 {
 			// One tuple (an index fetch): hint the tuples with its header.
-			if bits := set(groups[0]); bits != 0 {
+			if bits := hs.Bits(groups[0]); bits != 0 {
+				hinted = int(groups[0].N)
 				t.heap.HintGroup(blk, groups[0], bits)
 			}
 		} else {
-			t.heap.SetGroupHints(blk, set)
+			hinted = t.heap.SetHintSets(blk, hs)
 		}
+		e.vis.hintBitsSet += int64(hinted)
+		b.cpu += c.SetHintBits * int64(hinted)
 		dirtied = true
 	}
 	if dirtied {

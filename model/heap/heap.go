@@ -124,8 +124,9 @@ type Table struct {
 	TrackDeadEntries bool
 	PendingDead      []DeadEntry
 
-	chain chainScratch // RowChain's working space
-	memo  map[chainKey]*chainMemo
+	chain  chainScratch // RowChain's working space
+	hinted []Group      // SetHintSets' scratch list
+	memo   map[chainKey]*chainMemo
 
 	Stats Stats
 }
@@ -311,6 +312,71 @@ func (t *Table) SetGroupHints(b int32, fn func(g Group) uint8) {
 	for _, g := range changed {
 		add(gs, g)
 	}
+}
+
+// HintSets are the xids a visibility check found committed or aborted
+// whose tuples get hint bits (SetHintBits), by side: [0] as xmin, [1] as
+// xmax.
+type HintSets struct {
+	Committed, Invalid [2][]uint32
+}
+
+// Bits are the hint bits hs sets on g's tuples: for each side whose bits
+// are both unset, COMMITTED or INVALID where its xid is in that set.
+func (hs *HintSets) Bits(g Group) uint8 {
+	var bits uint8
+	if g.Hints&(XminCommitted|XminInvalid) == 0 {
+		if slices.Contains(hs.Committed[0], g.Xmin) {
+			bits |= XminCommitted
+		}
+		if slices.Contains(hs.Invalid[0], g.Xmin) {
+			bits |= XminInvalid
+		}
+	}
+	if g.Xmax != 0 && g.Hints&(XmaxCommitted|XmaxInvalid) == 0 {
+		if slices.Contains(hs.Committed[1], g.Xmax) {
+			bits |= XmaxCommitted
+		}
+		if slices.Contains(hs.Invalid[1], g.Xmax) {
+			bits |= XmaxInvalid
+		}
+	}
+	return bits
+}
+
+// SetHintSets is SetGroupHints with hs.Bits, the tuples of a page's
+// visibility check: it returns how many tuples got bits. Groups whose
+// hints are all set (most of a page's, most visits) are passed over
+// without a call.
+func (t *Table) SetHintSets(b int32, hs *HintSets) (tuples int) {
+	gs := t.mut(b)
+	a := *gs
+	changed := t.hinted[:0]
+	n := 0
+	for i, g := range a {
+		if g.Hints&(XminCommitted|XminInvalid) == 0 || g.Xmax != 0 && g.Hints&(XmaxCommitted|XmaxInvalid) == 0 {
+			if bits := hs.Bits(g); bits != 0 {
+				g.Hints |= bits
+				tuples += int(g.N)
+				changed = append(changed, g)
+				continue
+			}
+		}
+		if n != i {
+			a[n] = g
+		}
+		n++
+	}
+	t.hinted = changed[:0]
+	if len(changed) == 0 {
+		return 0
+	}
+	clear(a[n:])
+	*gs = a[:n]
+	for _, g := range changed {
+		add(gs, g)
+	}
+	return tuples
 }
 
 // HintGroup ORs bits into the tuples of block b whose header is g's (xmin,

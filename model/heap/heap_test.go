@@ -378,3 +378,59 @@ func TestRowVersionsStayTheirOwnGroups(t *testing.T) {
 		t.Fatalf("groups %+v: want one untagged group and two versions", gs)
 	}
 }
+
+// SetHintSets leaves a page as SetGroupHints does with the same decision
+// per group (hs.Bits), and counts the tuples it hinted: pages of loaded,
+// inserted and updated tuples, some hinted already, with committed and
+// aborted xids on either side.
+func TestSetHintSetsIsSetGroupHints(t *testing.T) {
+	for seed := uint32(0); seed < 200; seed++ {
+		r := seed*2654435761 + 1
+		next := func(n uint32) uint32 { r = r*1103515245 + 12345; return (r >> 8) % n }
+		a, _ := New("t", 40, 132, 100, frozen, true)
+		b, _ := New("t", 40, 132, 100, frozen, true)
+		for _, tb := range []*Table{a, b} {
+			r = seed*2654435761 + 1
+			for i := 0; i < 30; i++ {
+				xid := 10 + next(8)
+				switch next(3) {
+				case 0:
+					tb.Insert(0, xid, 1+int(next(3)))
+				case 1:
+					row := int64(1 + next(30))
+					tb.DeleteRow(row, tb.BlockOf(row), xid)
+					if tb.Free(0) > 0 {
+						tb.InsertVersion(0, xid, row)
+					}
+				default:
+					tb.SetHints(0, 10+next(8), XminCommitted, XmaxCommitted)
+				}
+			}
+		}
+		hs := &HintSets{}
+		for i := 0; i < 2; i++ {
+			hs.Committed[i] = []uint32{10 + next(8), 10 + next(8)}
+			hs.Invalid[i] = []uint32{10 + next(8)}
+		}
+		want := 0
+		var buf [1]Group
+		for _, g := range a.Groups(0, &buf) {
+			if hs.Bits(g) != 0 {
+				want += int(g.N)
+			}
+		}
+		a.SetGroupHints(0, hs.Bits)
+		if got := b.SetHintSets(0, hs); got != want {
+			t.Fatalf("seed %d: %d tuples hinted, want %d", seed, got, want)
+		}
+		ga, gb := a.Groups(0, &buf), b.Groups(0, &[1]Group{})
+		if len(ga) != len(gb) {
+			t.Fatalf("seed %d: %d groups, want %d", seed, len(gb), len(ga))
+		}
+		for i := range ga {
+			if ga[i] != gb[i] {
+				t.Fatalf("seed %d: group %d %+v, want %+v", seed, i, gb[i], ga[i])
+			}
+		}
+	}
+}
