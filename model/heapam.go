@@ -31,7 +31,16 @@ import (
 
 // keyedState is the progress of one keyed statement.
 type keyedState struct {
-	seq       bool    // the plan is a sequential scan
+	seq bool // the plan is a sequential scan
+	// A range UPDATE's or DELETE's current row (changeRangeKey): its step
+	// (rowStepLock, rowStepFetch, rowStepRest), whether its change runs now
+	// (changing: b.sub is modifyRow's), the range's sub-step to go back
+	// to, and how many pins b held when the change began. (They fill
+	// seq's padding: a backend stays in its allocation size class.)
+	rowStep   uint8
+	changing  bool
+	scanSub   int8
+	pinMark   int32
 	textBytes int64   // op.textBytes: text walked per row returned (costs.text_char)
 	entries   []int32 // heap blocks of the key's index entries, TID order
 	ei        int     // next entry to fetch
@@ -140,15 +149,8 @@ func (b *backend) execKeyed(o *op) bool {
 			b.sub = 5
 		}
 	}
-	if b.sub == 5 && k.epqMove { // heap_fetch of the newer version (heapam_tuple_lock)
-		blk := t.heap.BlockOf(o.key)
-		slot, ok := b.readBuffer(e.cat.GID(t.rel, blk), nil, false, false)
-		if !ok {
-			return false
-		}
-		b.cpu += e.costs.TupleFetch
-		k.foundBlk, k.foundSlot, k.epqMove = blk, slot, false
-		k.epq--
+	if b.sub == 5 && k.epqMove && !b.epqFetchNewest(t, o.key) {
+		return false
 	}
 	if b.sub >= 5 && b.sub < 20 {
 		if !b.modifyRow(o, t, k.foundBlk, k.foundSlot) {
@@ -157,6 +159,22 @@ func (b *backend) execKeyed(o *op) bool {
 		b.sub = 20
 	}
 	return b.endIndexScan(t, o.key)
+}
+
+// epqFetchNewest is heapam_tuple_lock's heap_fetch of the row's newer
+// version on another page, which the change then goes on with
+// (checkUpdated's epqMove): false if b blocked (call again).
+func (b *backend) epqFetchNewest(t *table, row int64) bool {
+	e, k := b.e, &b.k
+	blk := t.heap.BlockOf(row)
+	slot, ok := b.readBuffer(e.cat.GID(t.rel, blk), nil, false, false)
+	if !ok {
+		return false
+	}
+	b.cpu += e.costs.TupleFetch
+	k.foundBlk, k.foundSlot, k.epqMove = blk, slot, false
+	k.epq--
+	return true
 }
 
 // checkUpdated is what heap_update or heap_delete finds under READ

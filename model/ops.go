@@ -86,7 +86,7 @@ func (b *backend) exec(o *op) bool {
 		return b.execCommit(o.kind == opCommit && !b.abortThis)
 	case opCatalog:
 		return b.execCatalog(o)
-	case opRange:
+	case opRange, opUpdateRange, opDeleteRange:
 		return b.execRange(o)
 	case opList:
 		return b.execList(o)

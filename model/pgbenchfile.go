@@ -590,29 +590,8 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 				if err := p.setLimit(st, value, last); err != nil {
 					return nil, nil, err
 				}
-				// An open side is the table's first or last key (the
-				// keys are 1..rows): rangeOpen tells the planner it has
-				// no comparison.
-				p.fromSlot, p.fromConst, p.toSlot, p.toConst = -1, 1, -1, math.MaxInt64
-				if st.LowOpen {
-					p.rangeOpen |= openLow
-				} else {
-					if p.fromSlot, p.fromConst, err = value(st.From); err != nil {
-						return nil, nil, err
-					}
-					if p.fromSlot == -2 {
-						p.fromSlot, p.fromGen = -1, last()
-					}
-				}
-				if st.HighOpen {
-					p.rangeOpen |= openHigh
-				} else {
-					if p.toSlot, p.toConst, err = value(st.To); err != nil {
-						return nil, nil, err
-					}
-					if p.toSlot == -2 {
-						p.toSlot, p.toGen = -1, last()
-					}
+				if err := p.setRange(st, value, last); err != nil {
+					return nil, nil, err
 				}
 			}
 		case pgscript.List:
@@ -671,6 +650,18 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 				if st.Kind == pgscript.Delete {
 					p.kind = opDeleteAll
 				}
+			case st.ByRange && keyed:
+				// The range's rows, read as a SELECT of the range reads
+				// them, each changed as by its key (rangescan.go).
+				p.kind = opUpdateRange
+				if st.Kind == pgscript.Delete {
+					p.kind = opDeleteRange
+				}
+				if err := p.setRange(st, value, last); err != nil {
+					return nil, nil, err
+				}
+			case st.ByRange:
+				return nil, nil, problem(c.Line, "%s of table %q by a range of %s: only a range of the table's indexed key is modelled (declare it with index: true, key: %s); a scan for the rows is not", strings.ToUpper(what), st.Table, st.Column, st.Column)
 			case !keyed:
 				if !tc.Index {
 					return nil, nil, problem(c.Line, "%s of table %q by %s: the table has no index (declare it with index: true, key: %s), and an %s that scans for one row is not modelled", strings.ToUpper(what), st.Table, st.Column, st.Column, what)
@@ -807,7 +798,7 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 				if p.keyGen != nil {
 					o.key = p.keyGen.NextVars(rng, v)
 				}
-			case opRange, opPrewarm:
+			case opRange, opPrewarm, opUpdateRange, opDeleteRange:
 				o.key, o.n, o.mode = p.fromConst, p.toConst, p.mode
 				if p.fromSlot >= 0 {
 					o.key = v[p.fromSlot]
@@ -943,6 +934,36 @@ func (p *fileStep) setLimit(st pgscript.Statement, value func(pgscript.Value) (i
 			p.offsetSlot, p.offsetGen = -1, last()
 		}
 		p.hasOffset = true
+	}
+	return nil
+}
+
+// setRange sets the range's bounds (its first and last keys, each a
+// constant, a variable's slot or an expression's generator). An open side
+// is the table's first or last key (the keys are 1..rows): rangeOpen tells
+// the planner it has no comparison.
+func (p *fileStep) setRange(st pgscript.Statement, value func(pgscript.Value) (int, int64, error), last func() *pgexpr.Gen) error {
+	var err error
+	p.fromSlot, p.fromConst, p.toSlot, p.toConst = -1, 1, -1, math.MaxInt64
+	if st.LowOpen {
+		p.rangeOpen |= openLow
+	} else {
+		if p.fromSlot, p.fromConst, err = value(st.From); err != nil {
+			return err
+		}
+		if p.fromSlot == -2 {
+			p.fromSlot, p.fromGen = -1, last()
+		}
+	}
+	if st.HighOpen {
+		p.rangeOpen |= openHigh
+	} else {
+		if p.toSlot, p.toConst, err = value(st.To); err != nil {
+			return err
+		}
+		if p.toSlot == -2 {
+			p.toSlot, p.toGen = -1, last()
+		}
 	}
 	return nil
 }

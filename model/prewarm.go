@@ -145,7 +145,7 @@ func (e *engine) prewarmReferences(n int64) bool {
 						touch(e.cat.GID(o.t.rel, o.t.heap.BlockOf(key)), now)
 					}
 				}
-			case opRange:
+			case opRange, opUpdateRange, opDeleteRange:
 				// The index scan's pages (rangescan.go), the bitmap
 				// heap scan's (bitmapscan.go: the leaves, then the heap
 				// pages in block order), or every page when the planner

@@ -1,6 +1,10 @@
 package model
 
-import "math"
+import (
+	"fmt"
+	"math"
+	"strings"
+)
 
 // Range scans: SELECT ... WHERE key BETWEEN lo AND hi (a script file's
 // range over a table's key). The planner prices an index scan, a bitmap
@@ -485,8 +489,11 @@ func (b *backend) execRange(o *op) bool {
 		}
 		b.catalogWork = false
 		b.touched = 0
-		switch e.planRange(o) {
-		case planSeqScan:
+		switch plan := e.planRange(o); {
+		case o.kind != opRange && (plan == planSeqScan || plan == planBitmapScan):
+			e.fail(&UnsupportedError{fmt.Sprintf("%s of keys %d..%d of %s: PostgreSQL's planner reads these %d rows by a %s, which the model does not follow for an UPDATE or DELETE (it changes a range's rows through an index scan only); narrow the range", strings.ToUpper(o.kind.String()), o.key, o.n, o.t.name, min(o.n, o.t.heap.Rows)-max(o.key, 1)+1, plan)})
+			return false
+		case plan == planSeqScan:
 			// A sequential scan of every row, as SELECT count(*) does;
 			// the SELECT list's text calls run on the range's rows only
 			// (the filter passes them).
@@ -501,15 +508,15 @@ func (b *backend) execRange(o *op) bool {
 			*o = op{kind: opSeqscan, stmt: o.stmt, t: o.t, cmdNo: o.cmdNo, key: max(o.key, 1), n: min(o.n, t.heap.Rows), limit: o.limit}
 			b.sub = 1
 			return b.execScan(o)
-		case planBitmapScan:
+		case plan == planBitmapScan:
 			b.planFirstRun(opRange, pathBitmap)
 			b.sub = 20
-		case planIndexOnlyScan:
+		case plan == planIndexOnlyScan:
 			b.planFirstRun(opRange, pathIndexOnly)
 			k.indexOnly = true
 			b.sub = 2
 		default:
-			b.planFirstRun(opRange, pathIndex)
+			b.planFirstRun(o.kind, pathIndex)
 			b.sub = 2
 		}
 	}
@@ -517,6 +524,9 @@ func (b *backend) execRange(o *op) bool {
 		return b.execBitmapScan(o)
 	}
 	hi := min(o.n, t.heap.Rows)
+	if k.changing && !b.changeRow(t) { // a range UPDATE's or DELETE's row
+		return false
+	}
 	if b.sub == 2 { // _bt_first
 		found, ok := b.btFirst(o)
 		if !ok {
@@ -532,7 +542,11 @@ func (b *backend) execRange(o *op) bool {
 	for b.sub >= 3 && b.sub <= 5 {
 		switch b.sub {
 		case 3: // index_fetch_heap for the current key's entries
-			if !b.fetchKeyEntries(t, k.rangeKey, o.limit) {
+			if o.kind != opRange {
+				if !b.changeRangeKey(o, t) {
+					return false
+				}
+			} else if !b.fetchKeyEntries(t, k.rangeKey, o.limit) {
 				return false
 			}
 			if k.limited(o.limit) || !o.desc && k.rangeKey >= hi || o.desc && k.rangeKey <= max(o.key, 1) {
@@ -794,6 +808,9 @@ func (b *backend) fetchRangeEntry(t *table, row int64) bool {
 		b.chargeSelectListText()
 		e.countIndexFetch(t)
 		k.returned++
+		if !k.found {
+			k.found, k.foundBlk, k.foundSlot = true, blk, k.curSlot // the version a range UPDATE or DELETE changes
+		}
 	}
 	if !visible && b.surelyDead(k.chain) {
 		k.rangeKills = append(k.rangeKills, rangeKill{row, blk})

@@ -34,9 +34,28 @@ const (
 	opAutoprewarm               // autoprewarm's load after a restart (pgprewarm.go), not a statement
 	opAnalyze                   // ANALYZE t (analyze.go)
 	opList                      // SELECT of a list of keys: IN (...) (listscan.go)
+	opUpdateRange               // UPDATE of keys key..n: a range scan's rows each heap_update'd (rangescan.go)
+	opDeleteRange               // DELETE of keys key..n: a range scan's rows each heap_delete'd
 )
 
-var opNames = [...]string{"begin", "select", "update", "insert", "seqscan", "delete", "delete", "vacuum", "checkpoint", "sleep", "commit", "abort", "update", "truncate", "catalog", "select", "select", "autoprewarm", "analyze", "select"}
+var opNames = [...]string{"begin", "select", "update", "insert", "seqscan", "delete", "delete", "vacuum", "checkpoint", "sleep", "commit", "abort", "update", "truncate", "catalog", "select", "select", "autoprewarm", "analyze", "select", "update", "delete"}
+
+// isRange reports whether k reads a range of keys (execRange): a SELECT's,
+// or an UPDATE's or DELETE's.
+func (k opKind) isRange() bool { return k == opRange || k == opUpdateRange || k == opDeleteRange }
+
+// rowChange is the change a range UPDATE or DELETE makes to each row it
+// reads, as the keyed statement of that row would make it (modifyRow):
+// opUpdate or opDeleteKey; opNone for other kinds.
+func (k opKind) rowChange() opKind {
+	switch k {
+	case opUpdateRange:
+		return opUpdate
+	case opDeleteRange:
+		return opDeleteKey
+	}
+	return opNone
+}
 
 func (k opKind) String() string { return opNames[k] }
 

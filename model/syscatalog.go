@@ -702,7 +702,7 @@ var (
 // restart: SELECT length(pad) FROM t ORDER BY id LIMIT 10 read 3 catalog
 // pages fewer than the point SELECT by key, where the model read 7 more.
 func keyQualGroupsOf(o *op) []lookupGroup {
-	if o.kind == opRange && (o.allKeys || o.open == openLow|openHigh) {
+	if o.kind.isRange() && (o.allKeys || o.open == openLow|openHigh) {
 		return keyOrderGroups
 	}
 	return keyQualGroups
@@ -757,7 +757,7 @@ func (e *engine) firstPlanPages(out []int32) []int32 {
 // table's key (a lookup, range, UPDATE or DELETE by key through its index).
 func usesKeyQual(o *op) bool {
 	switch o.kind {
-	case opFetch, opRange, opList, opUpdate, opDeleteKey:
+	case opFetch, opRange, opList, opUpdate, opDeleteKey, opUpdateRange, opDeleteRange:
 		return o.t != nil && o.t.pkey != nil
 	}
 	return false
@@ -960,11 +960,11 @@ func stmtKindBit(k opKind) (uint8, bool) {
 		return prewarmKindBit, true
 	case opFetch, opSeqscan, opRange, opList:
 		return 0, true
-	case opUpdate, opUpdateAll:
+	case opUpdate, opUpdateAll, opUpdateRange:
 		return 1, true
 	case opInsert:
 		return 2, true
-	case opDeleteKey, opDeleteAll:
+	case opDeleteKey, opDeleteAll, opDeleteRange:
 		return 3, true
 	}
 	return 0, false
@@ -1189,7 +1189,7 @@ func (b *backend) usesTablespaceCache(o *op) bool {
 	}
 	e := b.e
 	switch o.kind {
-	case opFetch, opUpdate, opSeqscan, opDeleteKey, opDeleteAll, opUpdateAll, opRange, opList:
+	case opFetch, opUpdate, opSeqscan, opDeleteKey, opDeleteAll, opUpdateAll, opRange, opList, opUpdateRange, opDeleteRange:
 		return true
 	case opAnalyze:
 		return e.ver >= 1400

@@ -21,8 +21,8 @@ const (
 	Lookup                     // SELECT ... FROM t WHERE col = value
 	Range                      // SELECT ... FROM t WHERE col BETWEEN a AND b (or col >= a AND col <= b)
 	Scan                       // SELECT ... FROM t [WHERE ...]: every row is read
-	Update                     // UPDATE t SET ... [WHERE col = value]
-	Delete                     // DELETE FROM t [WHERE col = value]
+	Update                     // UPDATE t SET ... [WHERE col = value, or a range of col]
+	Delete                     // DELETE FROM t [WHERE col = value, or a range of col]
 	Insert                     // INSERT INTO t VALUES (...), ... or SELECT ... FROM generate_series(a, b)
 	Vacuum                     // VACUUM t
 	Checkpoint                 // CHECKPOINT
@@ -110,6 +110,9 @@ type Statement struct {
 	Ranges []RangeAlt
 	// SetColumns are an UPDATE's target columns.
 	SetColumns []string
+	// ByRange: an UPDATE's or DELETE's WHERE clause is a range of Column
+	// (From, To, LowOpen and HighOpen as a Range's), not one key.
+	ByRange bool
 	// Rows an INSERT adds: the number of VALUES lists, or the
 	// generate_series(From, To) range; a Range's keys are From..To on
 	// Column.
@@ -171,7 +174,7 @@ type Statement struct {
 }
 
 // Supported lists the statement shapes Shape accepts, for messages.
-const Supported = "BEGIN/START TRANSACTION, END/COMMIT, ROLLBACK/ABORT, SELECT without FROM, SELECT ... FROM t WHERE col = :v [AND ...] (a point lookup), SELECT ... FROM t WHERE col IN (:a, :b, ...) or col = ANY(ARRAY[...]) (a list of keys), SELECT ... FROM t WHERE col BETWEEN :a AND :b or col >= :a [AND col < :b] [ORDER BY col [DESC]] [LIMIT :n] [OFFSET :m] (a range), SELECT ... FROM t ORDER BY col [DESC] [LIMIT :n] [OFFSET :m], SELECT ... FROM t [LIMIT :n] [OFFSET :m] (a sequential scan), SELECT ... FROM t WHERE ... (a sequential scan with a filter), UPDATE t SET ... [WHERE col = :v], DELETE FROM t [WHERE col = :v], INSERT INTO t [(cols)] VALUES (...)[, ...], INSERT INTO t SELECT ... FROM generate_series(a, b), VACUUM [VERBOSE] t, CHECKPOINT, TRUNCATE t, SELECT pg_prewarm('t'[, 'buffer'|'read'|'prefetch'[, 'main'[, first_block[, last_block]]]])"
+const Supported = "BEGIN/START TRANSACTION, END/COMMIT, ROLLBACK/ABORT, SELECT without FROM, SELECT ... FROM t WHERE col = :v [AND ...] (a point lookup), SELECT ... FROM t WHERE col IN (:a, :b, ...) or col = ANY(ARRAY[...]) (a list of keys), SELECT ... FROM t WHERE col BETWEEN :a AND :b or col >= :a [AND col < :b] [ORDER BY col [DESC]] [LIMIT :n] [OFFSET :m] (a range), SELECT ... FROM t ORDER BY col [DESC] [LIMIT :n] [OFFSET :m], SELECT ... FROM t [LIMIT :n] [OFFSET :m] (a sequential scan), SELECT ... FROM t WHERE ... (a sequential scan with a filter), UPDATE t SET ... [WHERE col = :v | WHERE col BETWEEN :a AND :b (or col >= :a [AND col < :b])], DELETE FROM t [WHERE col = :v | WHERE col BETWEEN :a AND :b ...], INSERT INTO t [(cols)] VALUES (...)[, ...], INSERT INTO t SELECT ... FROM generate_series(a, b), VACUUM [VERBOSE] t, CHECKPOINT, TRUNCATE t, SELECT pg_prewarm('t'[, 'buffer'|'read'|'prefetch'[, 'main'[, first_block[, last_block]]]])"
 
 // Shape parses an SQL command of a pgbench script and returns its shape.
 // :name references become parameters first, as pgbench's parseQuery does
@@ -599,20 +602,27 @@ func (s shaper) update(q *pg_query.UpdateStmt) (Statement, error) {
 }
 
 // byKey completes an UPDATE's or DELETE's shape with its WHERE clause,
-// which must be col = value (one row by its key) or absent (every row).
+// which must be col = value (one row by its key), a range of col as a
+// SELECT's (col BETWEEN a AND b, col >= a [AND col < b], ...: ByRange),
+// or absent (every row).
 func (s shaper) byKey(st Statement, where *pg_query.Node, what string) (Statement, error) {
 	if where == nil {
+		return st, nil
+	}
+	if r, isRange := s.keyRange(where); isRange {
+		st.Column, st.ByRange = r.col, true
+		st.From, st.To, st.LowOpen, st.HighOpen = r.from, r.to, r.lowOpen, r.highOpen
 		return st, nil
 	}
 	col, key, ok, err := s.equality(where)
 	if err != nil {
 		return Statement{}, err
 	}
-	if !ok {
-		return Statement{}, fmt.Errorf("%s's WHERE clause must be col = value (one row by its key) or absent (every row)", what)
+	if ok {
+		st.Column, st.Key = col, key
+		return st, nil
 	}
-	st.Column, st.Key = col, key
-	return st, nil
+	return Statement{}, fmt.Errorf("%s's WHERE clause must be col = value (one row by its key), a range of one column (col BETWEEN a AND b, col >= a AND col < b, ...) or absent (every row)", what)
 }
 
 func (s shaper) delete(q *pg_query.DeleteStmt) (Statement, error) {
