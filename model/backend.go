@@ -242,7 +242,7 @@ type backend struct {
 
 	// op progress (keyed statements, scans, inserts, vacuum)
 	k                     keyedState
-	rowOp                 *op // a range UPDATE's or DELETE's current row, as its keyed statement (changeRangeKey; allocated by the first)
+	rowOp                 *op // a range's or IN list's UPDATE or DELETE current row, as its keyed statement (changeKey; allocated by the first)
 	hio                   hioState
 	bt                    btState
 	btgids                []int32
@@ -468,7 +468,7 @@ func (b *backend) advance() {
 						b.cpu += e.costs.StatementScan
 					}
 				}
-				if o.kind == opUpdate || o.kind == opUpdateAll || o.kind == opUpdateRange {
+				if o.kind == opUpdate || o.kind == opUpdateAll || o.kind == opUpdateRange || o.kind == opUpdateList {
 					b.cpu += e.costs.StatementUpdate
 				}
 				if e.costs.ClientRoundTrip > 0 {

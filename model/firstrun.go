@@ -24,7 +24,7 @@ const (
 )
 
 // A plan kind is an op kind and an access path, a bit of backend.plansRun.
-const numPlanKinds = int(opDeleteRange+1) * int(numPaths)
+const numPlanKinds = int(opDeleteList+1) * int(numPaths)
 
 var _ [128 - numPlanKinds]struct{} // plansRun holds 128 bits
 
@@ -34,7 +34,7 @@ var _ [128 - numPlanKinds]struct{} // plansRun holds 128 bits
 // TRUNCATE, ANALYZE), which ProcessUtility runs without the executor.
 func planned(o *op) bool {
 	switch o.kind {
-	case opFetch, opUpdate, opInsert, opSeqscan, opDeleteKey, opDeleteAll, opUpdateAll, opRange, opList, opPrewarm, opUpdateRange, opDeleteRange:
+	case opFetch, opUpdate, opInsert, opSeqscan, opDeleteKey, opDeleteAll, opUpdateAll, opRange, opList, opPrewarm, opUpdateRange, opDeleteRange, opUpdateList, opDeleteList:
 		return true
 	case opNone:
 		return o.key == plannedNoTable
@@ -48,7 +48,7 @@ func planned(o *op) bool {
 // or a function, and pg_prewarm reads blocks without a plan of them.
 func scansTable(o *op) bool {
 	switch o.kind {
-	case opFetch, opUpdate, opSeqscan, opDeleteKey, opDeleteAll, opUpdateAll, opRange, opList, opUpdateRange, opDeleteRange:
+	case opFetch, opUpdate, opSeqscan, opDeleteKey, opDeleteAll, opUpdateAll, opRange, opList, opUpdateRange, opDeleteRange, opUpdateList, opDeleteList:
 		return true
 	}
 	return false
@@ -80,7 +80,7 @@ func planNodes(kind opKind, path accessPath) int64 {
 	switch kind {
 	case opFetch, opPrewarm:
 		return 1
-	case opRange, opList, opUpdateRange, opDeleteRange:
+	case opRange, opList, opUpdateRange, opDeleteRange, opUpdateList, opDeleteList:
 		// A range UPDATE or DELETE: ModifyTable over the scan (two
 		// nodes), or over a bitmap heap scan's two.
 		if path == pathBitmap {

@@ -32,7 +32,7 @@ import (
 // keyedState is the progress of one keyed statement.
 type keyedState struct {
 	seq bool // the plan is a sequential scan
-	// A range UPDATE's or DELETE's current row (changeRangeKey): its step
+	// A range's or IN list's UPDATE or DELETE current row (changeKey): its step
 	// (rowStepLock, rowStepFetch, rowStepRest), whether its change runs now
 	// (changing: b.sub is modifyRow's), the range's sub-step to go back
 	// to, and how many pins b held when the change began. (They fill

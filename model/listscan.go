@@ -1,6 +1,10 @@
 package model
 
-import "math"
+import (
+	"fmt"
+	"math"
+	"strings"
+)
 
 // A script file's SELECT ... WHERE key IN (a, b, ...) (or key =
 // ANY(ARRAY[...])): an index qual with an array of keys (a
@@ -126,25 +130,31 @@ func (b *backend) execList(o *op) bool {
 	if b.sub == 1 {
 		k.reset(o)
 		b.touched = 0
-		switch e.listPlanFor(o) {
-		case planSeqScan:
+		switch plan := e.listPlanFor(o); {
+		case o.kind != opList && plan != planIndexScan:
+			e.fail(&UnsupportedError{fmt.Sprintf("%s of %d keys of %s by an IN list: PostgreSQL's planner reads them by a %s, which the model does not follow for an UPDATE or DELETE (it changes a list's rows through an index scan only); shorten the list", strings.ToUpper(o.kind.String()), o.every, t.name, plan)})
+			return false
+		case plan == planSeqScan:
 			// Every row tested against the list; the SELECT list's text
 			// calls run on the rows it passes.
 			b.cpu += perByte(e.costs.TextChar, o.n*int64(o.textBytes))
 			*o = op{kind: opSeqscan, stmt: o.stmt, t: o.t, cmdNo: o.cmdNo}
 			return b.execScan(o)
-		case planBitmapScan:
+		case plan == planBitmapScan:
 			b.planFirstRun(opList, pathBitmap)
 			b.bm.entries = b.bm.entries[:0]
 			b.sub = 30
-		case planIndexOnlyScan:
+		case plan == planIndexOnlyScan:
 			b.planFirstRun(opList, pathIndexOnly)
 			k.indexOnly = true
 			b.sub = 2
 		default:
-			b.planFirstRun(opList, pathIndex)
+			b.planFirstRun(o.kind, pathIndex)
 			b.sub = 2
 		}
+	}
+	if k.changing && !b.changeRow(t) { // an UPDATE's or DELETE's row
+		return false
 	}
 	if b.sub == 30 {
 		// btgetbitmap: each primitive scan's descent, every key's
@@ -199,13 +209,17 @@ func (b *backend) execList(o *op) bool {
 			k.rangeLeaf = t.pkey.bt.Leaf(key)
 			b.sub = 4
 		case 4: // the key's entries, each heap tuple fetched
-			if k.ei == 0 && len(k.entries) == 0 {
+			if k.ei == 0 && len(k.entries) == 0 && k.rowStep == rowStepLock {
 				if t.hasRow(key) {
 					k.entries = t.indexEntries(key, k.entries[:0])
 				}
 				e.countIndexTuples(t, len(k.entries))
 			}
-			if !b.fetchKeyEntries(t, key, 0) {
+			if o.kind != opList {
+				if !b.changeKey(o, t, key) {
+					return false
+				}
+			} else if !b.fetchKeyEntries(t, key, 0) {
 				return false
 			}
 			k.rangeKey++

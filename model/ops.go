@@ -88,7 +88,7 @@ func (b *backend) exec(o *op) bool {
 		return b.execCatalog(o)
 	case opRange, opUpdateRange, opDeleteRange:
 		return b.execRange(o)
-	case opList:
+	case opList, opUpdateList, opDeleteList:
 		return b.execList(o)
 	case opPrewarm:
 		return b.pgPrewarm(o)

@@ -600,15 +600,8 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 			p.kind, p.textWalks = opSeqscan, st.TextWalks
 			if keyed {
 				p.kind, p.indexOnly = opList, st.KeyOnly
-				for _, k := range st.Keys {
-					lv := listVal{}
-					if lv.slot, lv.c, err = value(k); err != nil {
-						return nil, nil, err
-					}
-					if lv.slot == -2 {
-						lv.slot, lv.gen = -1, last()
-					}
-					p.listVals = append(p.listVals, lv)
+				if err := p.setList(st, value, last); err != nil {
+					return nil, nil, err
 				}
 			}
 		case pgscript.Lookup, pgscript.Scan:
@@ -660,6 +653,18 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 				if err := p.setRange(st, value, last); err != nil {
 					return nil, nil, err
 				}
+			case len(st.Keys) > 0 && keyed:
+				// The list's rows, read as a SELECT of the list reads
+				// them, each changed as by its key (listscan.go).
+				p.kind = opUpdateList
+				if st.Kind == pgscript.Delete {
+					p.kind = opDeleteList
+				}
+				if err := p.setList(st, value, last); err != nil {
+					return nil, nil, err
+				}
+			case len(st.Keys) > 0:
+				return nil, nil, problem(c.Line, "%s of table %q by an IN list of %s: only a list of the table's indexed key is modelled (declare it with index: true, key: %s); a scan for the rows is not", strings.ToUpper(what), st.Table, st.Column, st.Column)
 			case st.ByRange:
 				return nil, nil, problem(c.Line, "%s of table %q by a range of %s: only a range of the table's indexed key is modelled (declare it with index: true, key: %s); a scan for the rows is not", strings.ToUpper(what), st.Table, st.Column, st.Column)
 			case !keyed:
@@ -816,7 +821,7 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 					o.n = o.t.heap.Rows
 				}
 				o.ordered, o.desc = p.ordered, p.desc
-			case opList:
+			case opList, opUpdateList, opDeleteList:
 				o.key, o.n, o.every = b.listKeys(p.listVals, rng, v)
 			case opInsert:
 				o.n = p.n
@@ -934,6 +939,23 @@ func (p *fileStep) setLimit(st pgscript.Statement, value func(pgscript.Value) (i
 			p.offsetSlot, p.offsetGen = -1, last()
 		}
 		p.hasOffset = true
+	}
+	return nil
+}
+
+// setList sets an IN list's values (each a constant, a variable's slot or
+// an expression's generator).
+func (p *fileStep) setList(st pgscript.Statement, value func(pgscript.Value) (int, int64, error), last func() *pgexpr.Gen) error {
+	for _, k := range st.Keys {
+		lv := listVal{}
+		var err error
+		if lv.slot, lv.c, err = value(k); err != nil {
+			return err
+		}
+		if lv.slot == -2 {
+			lv.slot, lv.gen = -1, last()
+		}
+		p.listVals = append(p.listVals, lv)
 	}
 	return nil
 }

@@ -133,7 +133,7 @@ func (e *engine) prewarmReferences(n int64) bool {
 				for blk := int32(0); blk <= seqScanLastBlock(o.t, &o); blk++ {
 					touch(e.cat.GID(o.t.rel, blk), now)
 				}
-			case opList:
+			case opList, opUpdateList, opDeleteList:
 				// Each key's descent and heap page (listscan.go), a
 				// bitmap's or an index scan's alike.
 				for _, key := range b.listKeysOf(&o) {

@@ -22,14 +22,13 @@ const (
 	rowStepRest               // fetch the entries left after it
 )
 
-// changeRangeKey is a range UPDATE's or DELETE's work on the scan's
-// current key: the row's lock, the fetch of its entries until the version
+// changeKey is a range's or IN list's UPDATE or DELETE work on the row of
+// the scan's current key: the row's lock, the fetch of its entries until the version
 // the snapshot sees, which it changes as the statement by key would
 // (checkUpdated, modifyRow), then the entries left. false: b blocked, or
 // the transaction was aborted (a deadlock); call again.
-func (b *backend) changeRangeKey(o *op, t *table) bool {
+func (b *backend) changeKey(o *op, t *table, row int64) bool {
 	k := &b.k
-	row := k.rangeKey
 	if b.rowOp == nil {
 		b.rowOp = new(op)
 	}
@@ -72,7 +71,7 @@ func (b *backend) changeRangeKey(o *op, t *table) bool {
 	return true
 }
 
-// changeRow runs the change of the range's current row (modifyRow, from
+// changeRow runs the change of the scan's current row (modifyRow, from
 // b.sub 5), then releases the buffers it pinned (heap_update's and
 // heap_delete's, the visibility map's, the new version's page and index
 // leaf: each released before ExecModifyTable asks the scan for its next
@@ -88,6 +87,9 @@ func (b *backend) changeRow(t *table) bool {
 	for len(b.held) > int(k.pinMark) {
 		b.releaseBuffer(b.held[len(b.held)-1])
 	}
+	// The index insertion's descent (btInsert) leaves its count of pages
+	// read: the scan's next descent (an IN list's next key) starts anew.
+	b.touched = 0
 	k.changing = false
 	b.sub = int(k.scanSub)
 	return true

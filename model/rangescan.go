@@ -543,7 +543,7 @@ func (b *backend) execRange(o *op) bool {
 		switch b.sub {
 		case 3: // index_fetch_heap for the current key's entries
 			if o.kind != opRange {
-				if !b.changeRangeKey(o, t) {
+				if !b.changeKey(o, t, k.rangeKey) {
 					return false
 				}
 			} else if !b.fetchKeyEntries(t, k.rangeKey, o.limit) {

@@ -36,22 +36,28 @@ const (
 	opList                      // SELECT of a list of keys: IN (...) (listscan.go)
 	opUpdateRange               // UPDATE of keys key..n: a range scan's rows each heap_update'd (rangescan.go)
 	opDeleteRange               // DELETE of keys key..n: a range scan's rows each heap_delete'd
+	opUpdateList                // UPDATE of a list of keys: IN (...), each row heap_update'd (listscan.go)
+	opDeleteList                // DELETE of a list of keys, each row heap_delete'd
 )
 
-var opNames = [...]string{"begin", "select", "update", "insert", "seqscan", "delete", "delete", "vacuum", "checkpoint", "sleep", "commit", "abort", "update", "truncate", "catalog", "select", "select", "autoprewarm", "analyze", "select", "update", "delete"}
+var opNames = [...]string{"begin", "select", "update", "insert", "seqscan", "delete", "delete", "vacuum", "checkpoint", "sleep", "commit", "abort", "update", "truncate", "catalog", "select", "select", "autoprewarm", "analyze", "select", "update", "delete", "update", "delete"}
 
 // isRange reports whether k reads a range of keys (execRange): a SELECT's,
 // or an UPDATE's or DELETE's.
 func (k opKind) isRange() bool { return k == opRange || k == opUpdateRange || k == opDeleteRange }
 
-// rowChange is the change a range UPDATE or DELETE makes to each row it
-// reads, as the keyed statement of that row would make it (modifyRow):
+// isList reports whether k reads an IN list of keys (execList): a
+// SELECT's, or an UPDATE's or DELETE's.
+func (k opKind) isList() bool { return k == opList || k == opUpdateList || k == opDeleteList }
+
+// rowChange is the change a range's or IN list's UPDATE or DELETE makes to
+// each row it reads, as the keyed statement of that row would make it (modifyRow):
 // opUpdate or opDeleteKey; opNone for other kinds.
 func (k opKind) rowChange() opKind {
 	switch k {
-	case opUpdateRange:
+	case opUpdateRange, opUpdateList:
 		return opUpdate
-	case opDeleteRange:
+	case opDeleteRange, opDeleteList:
 		return opDeleteKey
 	}
 	return opNone

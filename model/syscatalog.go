@@ -757,7 +757,7 @@ func (e *engine) firstPlanPages(out []int32) []int32 {
 // table's key (a lookup, range, UPDATE or DELETE by key through its index).
 func usesKeyQual(o *op) bool {
 	switch o.kind {
-	case opFetch, opRange, opList, opUpdate, opDeleteKey, opUpdateRange, opDeleteRange:
+	case opFetch, opRange, opList, opUpdate, opDeleteKey, opUpdateRange, opDeleteRange, opUpdateList, opDeleteList:
 		return o.t != nil && o.t.pkey != nil
 	}
 	return false
@@ -960,11 +960,11 @@ func stmtKindBit(k opKind) (uint8, bool) {
 		return prewarmKindBit, true
 	case opFetch, opSeqscan, opRange, opList:
 		return 0, true
-	case opUpdate, opUpdateAll, opUpdateRange:
+	case opUpdate, opUpdateAll, opUpdateRange, opUpdateList:
 		return 1, true
 	case opInsert:
 		return 2, true
-	case opDeleteKey, opDeleteAll, opDeleteRange:
+	case opDeleteKey, opDeleteAll, opDeleteRange, opDeleteList:
 		return 3, true
 	}
 	return 0, false
@@ -1189,7 +1189,7 @@ func (b *backend) usesTablespaceCache(o *op) bool {
 	}
 	e := b.e
 	switch o.kind {
-	case opFetch, opUpdate, opSeqscan, opDeleteKey, opDeleteAll, opUpdateAll, opRange, opList, opUpdateRange, opDeleteRange:
+	case opFetch, opUpdate, opSeqscan, opDeleteKey, opDeleteAll, opUpdateAll, opRange, opList, opUpdateRange, opDeleteRange, opUpdateList, opDeleteList:
 		return true
 	case opAnalyze:
 		return e.ver >= 1400

@@ -389,7 +389,10 @@ workload:
 // rows by an open range (the last leaves and pages) and of 120 rows across
 // a leaf and two heap pages, UPDATEs of 21 rows (each new version to the table's last
 // page, its index entry to the leaf) and of the same rows again (the
-// versions just written: their page and the new ones). Each row is changed
+// versions just written: their page and the new ones), and an UPDATE and a
+// DELETE of IN lists (a primitive index scan per key before 17, along the
+// leaf from 17; the first IN list of a session reads 3 buffers more in
+// PostgreSQL's execution, which the model counts as planning work). Each row is changed
 // as the statement by key changes it (ExecUpdate, ExecDelete over the range's
 // Index Scan). The UPDATEs stay under the 40-odd rows after which
 // PostgreSQL's leaf fills with their index entries (docs/model.md "What is
@@ -399,13 +402,15 @@ func rangeChange(v string) Case {
 	const deleteOpen = "DELETE FROM t_rc WHERE id > 99000"
 	const deleteLeaf = "DELETE FROM t_rc WHERE id >= 1050 AND id < 1170"
 	const update = "UPDATE t_rc SET pad = pad WHERE id BETWEEN 2000 AND 2020"
+	const updateList = "UPDATE t_rc SET pad = pad WHERE id IN (7000, 7001, 70000, 7000)"
+	const deleteList = "DELETE FROM t_rc WHERE id = ANY(ARRAY[8000, 80000, 8100])"
 	measured := func(name, stmt string) Step {
 		return Step{Name: name, NewSession: true, PgbenchSetup: true, SQL: []string{"SET max_parallel_workers_per_gather = 0", stmt}, Explain: true, Measure: true}
 	}
 	return Case{
 		Name:      "range-change",
 		Relations: []string{"t_rc", "t_rc_pkey"},
-		Mechanism: "a script file's UPDATE and DELETE of a range of the key: ModifyTable over the range's Index Scan, each row changed as by its key (ExecUpdate / ExecDelete: heap_update with its re-fetch, the new version's page and index entry; heap_delete; the visibility map's page for the first change of an all-visible page)",
+		Mechanism: "a script file's UPDATE and DELETE of a range of the key or of an IN list: ModifyTable over the range's or the list's Index Scan, each row changed as by its key (ExecUpdate / ExecDelete: heap_update with its re-fetch, the new version's page and index entry; heap_delete; the visibility map's page for the first change of an all-visible page)",
 		PG: Experiment{
 			Name:     "range-change",
 			Settings: Settings{"shared_buffers": "128MB", "autovacuum": "off"},
@@ -417,6 +422,8 @@ func rangeChange(v string) Case {
 				measured("delete-leaf", deleteLeaf),
 				measured("update", update),
 				measured("update-again", update),
+				measured("update-list", updateList),
+				measured("delete-list", deleteList),
 			},
 		},
 		Sim: base("range-change", v, "128MB") + fmt.Sprintf(`tables:
@@ -429,7 +436,9 @@ workload:
     - {name: delete-leaf, transactions: 1, script: {text: "%[4]s;"}}
     - {name: update, transactions: 1, script: {text: "%[5]s;"}}
     - {name: update-again, transactions: 1, script: {text: "%[5]s;"}}
-`, rowWidth, deleteSmall, deleteOpen, deleteLeaf, update),
+    - {name: update-list, transactions: 1, script: {text: "%[6]s;"}}
+    - {name: delete-list, transactions: 1, script: {text: "%[7]s;"}}
+`, rowWidth, deleteSmall, deleteOpen, deleteLeaf, update, updateList, deleteList),
 	}
 }
 

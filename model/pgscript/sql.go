@@ -131,7 +131,8 @@ type Statement struct {
 	Limit, Offset       Value
 	HasLimit, HasOffset bool
 	// Keys are a List's values, in the order written (duplicates kept:
-	// the planner counts them; the scan sorts and drops them).
+	// the planner counts them; the scan sorts and drops them), or an
+	// UPDATE's or DELETE's by an IN list of Column.
 	Keys []Value
 	// Aggregate: the SELECT list has an aggregate, so the statement
 	// returns one row and a LIMIT or OFFSET applies to it, not to the
@@ -174,7 +175,7 @@ type Statement struct {
 }
 
 // Supported lists the statement shapes Shape accepts, for messages.
-const Supported = "BEGIN/START TRANSACTION, END/COMMIT, ROLLBACK/ABORT, SELECT without FROM, SELECT ... FROM t WHERE col = :v [AND ...] (a point lookup), SELECT ... FROM t WHERE col IN (:a, :b, ...) or col = ANY(ARRAY[...]) (a list of keys), SELECT ... FROM t WHERE col BETWEEN :a AND :b or col >= :a [AND col < :b] [ORDER BY col [DESC]] [LIMIT :n] [OFFSET :m] (a range), SELECT ... FROM t ORDER BY col [DESC] [LIMIT :n] [OFFSET :m], SELECT ... FROM t [LIMIT :n] [OFFSET :m] (a sequential scan), SELECT ... FROM t WHERE ... (a sequential scan with a filter), UPDATE t SET ... [WHERE col = :v | WHERE col BETWEEN :a AND :b (or col >= :a [AND col < :b])], DELETE FROM t [WHERE col = :v | WHERE col BETWEEN :a AND :b ...], INSERT INTO t [(cols)] VALUES (...)[, ...], INSERT INTO t SELECT ... FROM generate_series(a, b), VACUUM [VERBOSE] t, CHECKPOINT, TRUNCATE t, SELECT pg_prewarm('t'[, 'buffer'|'read'|'prefetch'[, 'main'[, first_block[, last_block]]]])"
+const Supported = "BEGIN/START TRANSACTION, END/COMMIT, ROLLBACK/ABORT, SELECT without FROM, SELECT ... FROM t WHERE col = :v [AND ...] (a point lookup), SELECT ... FROM t WHERE col IN (:a, :b, ...) or col = ANY(ARRAY[...]) (a list of keys), SELECT ... FROM t WHERE col BETWEEN :a AND :b or col >= :a [AND col < :b] [ORDER BY col [DESC]] [LIMIT :n] [OFFSET :m] (a range), SELECT ... FROM t ORDER BY col [DESC] [LIMIT :n] [OFFSET :m], SELECT ... FROM t [LIMIT :n] [OFFSET :m] (a sequential scan), SELECT ... FROM t WHERE ... (a sequential scan with a filter), UPDATE t SET ... [WHERE col = :v | WHERE col BETWEEN :a AND :b (or col >= :a [AND col < :b]) | WHERE col IN (:a, :b, ...)], DELETE FROM t [WHERE col = :v | WHERE col BETWEEN :a AND :b ... | WHERE col IN (...)], INSERT INTO t [(cols)] VALUES (...)[, ...], INSERT INTO t SELECT ... FROM generate_series(a, b), VACUUM [VERBOSE] t, CHECKPOINT, TRUNCATE t, SELECT pg_prewarm('t'[, 'buffer'|'read'|'prefetch'[, 'main'[, first_block[, last_block]]]])"
 
 // Shape parses an SQL command of a pgbench script and returns its shape.
 // :name references become parameters first, as pgbench's parseQuery does
@@ -604,7 +605,7 @@ func (s shaper) update(q *pg_query.UpdateStmt) (Statement, error) {
 // byKey completes an UPDATE's or DELETE's shape with its WHERE clause,
 // which must be col = value (one row by its key), a range of col as a
 // SELECT's (col BETWEEN a AND b, col >= a [AND col < b], ...: ByRange),
-// or absent (every row).
+// an IN list of col (Keys), or absent (every row).
 func (s shaper) byKey(st Statement, where *pg_query.Node, what string) (Statement, error) {
 	if where == nil {
 		return st, nil
@@ -612,6 +613,17 @@ func (s shaper) byKey(st Statement, where *pg_query.Node, what string) (Statemen
 	if r, isRange := s.keyRange(where); isRange {
 		st.Column, st.ByRange = r.col, true
 		st.From, st.To, st.LowOpen, st.HighOpen = r.from, r.to, r.lowOpen, r.highOpen
+		return st, nil
+	}
+	if col, keys, isList, err := s.inList(where); err != nil {
+		return Statement{}, err
+	} else if isList {
+		st.Column = col
+		if len(keys) == 1 {
+			st.Key = keys[0] // transformAExprIn: a list of one is col = value
+			return st, nil
+		}
+		st.Keys = keys
 		return st, nil
 	}
 	col, key, ok, err := s.equality(where)
@@ -622,7 +634,7 @@ func (s shaper) byKey(st Statement, where *pg_query.Node, what string) (Statemen
 		st.Column, st.Key = col, key
 		return st, nil
 	}
-	return Statement{}, fmt.Errorf("%s's WHERE clause must be col = value (one row by its key), a range of one column (col BETWEEN a AND b, col >= a AND col < b, ...) or absent (every row)", what)
+	return Statement{}, fmt.Errorf("%s's WHERE clause must be col = value (one row by its key), a range of one column (col BETWEEN a AND b, col >= a AND col < b, ...), an IN list of one column or absent (every row)", what)
 }
 
 func (s shaper) delete(q *pg_query.DeleteStmt) (Statement, error) {
