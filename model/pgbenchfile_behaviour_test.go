@@ -454,7 +454,7 @@ func TestShippedScriptFilesRun(t *testing.T) {
 			t.Errorf("%s: no transaction ran", f)
 		}
 	}
-	if ran < 2 {
-		t.Errorf("%d quickstart scripts found, want hot-accounts.sql and browse.sql", ran)
+	if ran < 3 {
+		t.Errorf("%d quickstart scripts found, want hot-accounts.sql, browse.sql and batch.sql", ran)
 	}
 }
