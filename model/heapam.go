@@ -414,7 +414,7 @@ func (b *backend) modifyRow(o *op, t *table, blk, slot int32) bool {
 			return true
 		case t.heap.Free(blk) > 0:
 			// HOT: the new version stays on the page, no index entry.
-			t.heap.InsertVersion(blk, b.xid, o.key)
+			t.heap.InsertVersionCmd(blk, b.xid, b.cmdID, o.key)
 			b.undo[len(b.undo)-1].newBlk = blk
 			t.heap.Stats.HOTUpdates++
 			e.countTuples(t, 0, 1, 1, 0)
@@ -436,7 +436,7 @@ func (b *backend) modifyRow(o *op, t *table, blk, slot int32) bool {
 		k.newBlk, k.newSlot = nb, s
 		ngid := e.cat.GID(t.rel, nb)
 		wasVisible := t.heap.AllVisible(nb)
-		t.heap.InsertVersion(nb, b.xid, o.key)
+		t.heap.InsertVersionCmd(nb, b.xid, b.cmdID, o.key)
 		b.undo[len(b.undo)-1].newBlk = nb
 		t.heap.Stats.Updates++
 		e.countTuples(t, 0, 1, 0, 0)

@@ -131,9 +131,12 @@ func (b *backend) execList(o *op) bool {
 		k.reset(o)
 		b.touched = 0
 		switch plan := e.listPlanFor(o); {
-		case o.kind != opList && plan != planIndexScan:
-			e.fail(&UnsupportedError{fmt.Sprintf("%s of %d keys of %s by an IN list: PostgreSQL's planner reads them by a %s, which the model does not follow for an UPDATE or DELETE (it changes a list's rows through an index scan only); shorten the list", strings.ToUpper(o.kind.String()), o.every, t.name, plan)})
+		case o.kind != opList && plan == planBitmapScan:
+			e.fail(&UnsupportedError{fmt.Sprintf("%s of %d keys of %s by an IN list: PostgreSQL's planner reads them by a %s, which the model does not follow for an UPDATE or DELETE (it changes a list's rows through an index scan or a sequential scan); shorten the list", strings.ToUpper(o.kind.String()), o.every, t.name, plan)})
 			return false
+		case o.kind != opList && plan == planSeqScan:
+			b.planFirstRun(o.kind, pathSeq)
+			b.sub = seqChangeStart
 		case plan == planSeqScan:
 			// Every row tested against the list; the SELECT list's text
 			// calls run on the rows it passes.
@@ -155,6 +158,9 @@ func (b *backend) execList(o *op) bool {
 	}
 	if k.changing && !b.changeRow(t) { // an UPDATE's or DELETE's row
 		return false
+	}
+	if b.sub >= seqChangeStart {
+		return b.execSeqChange(o)
 	}
 	if b.sub == 30 {
 		// btgetbitmap: each primitive scan's descent, every key's

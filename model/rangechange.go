@@ -1,5 +1,12 @@
 package model
 
+import (
+	"cmp"
+	"slices"
+
+	"github.com/pgbufsim/pgbufsim/model/heap"
+)
+
 // A range UPDATE or DELETE (UPDATE t SET ... WHERE key BETWEEN a AND b,
 // DELETE FROM t WHERE key >= a ...): PostgreSQL's ModifyTable runs the
 // plan a SELECT of the range would get (the planner prices the scan the
@@ -92,5 +99,164 @@ func (b *backend) changeRow(t *table) bool {
 	b.touched = 0
 	k.changing = false
 	b.sub = int(k.scanSub)
+	return true
+}
+
+// A range or IN list the planner reads by a sequential scan (most of a
+// table: a purge of old rows) is changed as ModifyTable over a Seq Scan
+// changes it: every page read (the BULKREAD ring for a table over a
+// quarter of shared buffers, 18's read stream), its tuples checked and
+// counted in seq_tup_read, and each row of the range or list whose newest
+// version is on the page changed as by its key, in the page's turn. The
+// sub-steps of execSeqChange:
+const (
+	seqChangeStart = 50 + iota // the scan's start
+	seqChangePage              // the next page: read, checked, its rows listed
+	seqChangeRows              // the page's rows changed
+)
+
+// execSeqChange runs a range's or IN list's UPDATE or DELETE planned as a
+// sequential scan, from its current sub-step (b.sub >= seqChangeStart).
+// The rows of the current page wait in b.bm.entries (the bitmap heap
+// scan's list, which this plan does not use), b.bm.next the one being
+// changed. false: b blocked (call again).
+func (b *backend) execSeqChange(o *op) bool {
+	e, t, bm := b.e, o.t, &b.bm
+	if b.sub == seqChangeStart {
+		b.blk, b.scanEnd = 0, t.heap.NBlocks()
+		b.ring = nil
+		if int64(b.scanEnd) > int64(e.pool.N)/4 {
+			b.ring = b.bulkRing() // initscan: a BULKREAD strategy for a large table
+			b.ring.Reset()
+		}
+		b.streamBegin(t, b.ring, streamScan, 0)
+		e.countSeqScan(t)
+		b.sub = seqChangePage
+	}
+	for b.blk < b.scanEnd {
+		blk := b.blk
+		if b.sub == seqChangePage {
+			if b.yield() {
+				return false
+			}
+			var slot int32
+			var ok bool
+			if e.usesReadStream() {
+				var miss bool
+				slot, miss, ok = b.streamNextBlock(t, blk, true, "a sequential scan")
+				b.lastMiss = miss
+			} else {
+				slot, ok = b.readBuffer(e.cat.GID(t.rel, blk), b.ring, false, true)
+			}
+			if !ok {
+				return false
+			}
+			b.scanSlot = slot
+			b.cpu += e.costs.ScanPage
+			gid := e.cat.GID(t.rel, blk)
+			b.maybePrune(t, blk, slot, gid)
+			var buf [1]heap.Group
+			groups := t.heap.Groups(blk, &buf)
+			tuples := int64(0)
+			for _, g := range groups {
+				tuples += int64(g.N)
+			}
+			b.cpu += tuples * e.costs.TupleDeform
+			e.countSeqTuples(t, b.checkPage(t, blk, slot, gid, groups))
+			bm.entries, bm.next = b.pageRowsToChange(o, blk, bm.entries[:0]), 0
+			b.sub = seqChangeRows
+		}
+		for bm.next < len(bm.entries) {
+			if !b.changeOnPage(o, t, bm.entries[bm.next].row, blk) {
+				return false
+			}
+			bm.next++
+		}
+		b.releaseBuffer(b.scanSlot)
+		b.sub = seqChangePage
+		b.blk++
+	}
+	b.releaseAll()
+	return true
+}
+
+// pageRowsToChange appends the rows of o's range or list whose newest
+// version is on block blk, in key order: those the load put there and
+// that are still there, and those an UPDATE moved there (tagged versions).
+// Rows deleted and pruned away are gone.
+func (b *backend) pageRowsToChange(o *op, blk int32, out []bmEntry) []bmEntry {
+	t, h := o.t, o.t.heap
+	wanted := func(row int64) bool {
+		if !t.hasRow(row) || h.Gone(row) || h.BlockOf(row) != blk {
+			return false
+		}
+		if o.kind.isList() {
+			_, ok := slices.BinarySearch(b.listKeysOf(o), row)
+			return ok
+		}
+		return row >= o.key && row <= o.n
+	}
+	first := int64(blk)*int64(h.RowsPerPage) + 1
+	for i := range int64(h.LoadedRowsOn(blk)) {
+		if row := h.RowAt(first + i); wanted(row) {
+			out = append(out, bmEntry{blk: blk, row: row})
+		}
+	}
+	var buf [1]heap.Group
+	for _, g := range h.Groups(blk, &buf) {
+		if g.Row > 0 && wanted(g.Row) {
+			out = append(out, bmEntry{blk: blk, row: g.Row})
+		}
+	}
+	slices.SortFunc(out, func(x, y bmEntry) int { return cmp.Compare(x.row, y.row) })
+	return slices.CompactFunc(out, func(x, y bmEntry) bool { return x.row == y.row })
+}
+
+// changeOnPage is a sequential scan's change of row, whose newest version
+// is on the scan's page blk (pinned in b.scanSlot): the row's lock, then,
+// as the statement by key planned as a sequential scan does
+// (execKeyedSeq), its version there changed unless the row is gone
+// (checkUpdated, modifyRow). false: b blocked (call again).
+func (b *backend) changeOnPage(o *op, t *table, row int64, blk int32) bool {
+	k := &b.k
+	if b.rowOp == nil {
+		b.rowOp = new(op)
+	}
+	m := b.rowOp
+	switch k.rowStep {
+	case rowStepRest: // the change made: on to the next row
+		k.rowStep = rowStepLock
+		return true
+	case rowStepLock:
+		*m = op{kind: o.kind.rowChange(), stmt: true, t: t, key: row, cmdNo: o.cmdNo}
+		k.found, k.foundBlk, k.epq, k.epqMove, k.vmBlk, k.newBlk = false, -1, 0, false, -1, -1
+		if !b.holdsRow(t, row) && !b.lockRow(t, row) {
+			return false
+		}
+		if b.rowWaited {
+			b.afterRowLockWait(m.kind)
+		}
+	}
+	k.rowStep = rowStepLock
+	ch := b.chain(t, row, blk)
+	if len(ch) == 0 {
+		return true
+	}
+	if g := ch[len(ch)-1]; g.Xmin == b.xid && g.Cmd == b.cmdID {
+		// The version this statement wrote (its page is after the
+		// one it came from): "inserted after scan started", not seen.
+		return true
+	}
+	k.found, k.foundBlk, k.foundSlot = true, blk, b.scanSlot
+	if !b.checkUpdated(t, m) {
+		return true
+	}
+	k.rowStep = rowStepRest
+	k.changing, k.scanSub, k.pinMark = true, int8(b.sub), int32(len(b.held))
+	b.sub = 5
+	if !b.changeRow(t) {
+		return false
+	}
+	k.rowStep = rowStepLock
 	return true
 }

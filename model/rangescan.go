@@ -490,9 +490,12 @@ func (b *backend) execRange(o *op) bool {
 		b.catalogWork = false
 		b.touched = 0
 		switch plan := e.planRange(o); {
-		case o.kind != opRange && (plan == planSeqScan || plan == planBitmapScan):
-			e.fail(&UnsupportedError{fmt.Sprintf("%s of keys %d..%d of %s: PostgreSQL's planner reads these %d rows by a %s, which the model does not follow for an UPDATE or DELETE (it changes a range's rows through an index scan only); narrow the range", strings.ToUpper(o.kind.String()), o.key, o.n, o.t.name, min(o.n, o.t.heap.Rows)-max(o.key, 1)+1, plan)})
+		case o.kind != opRange && plan == planBitmapScan:
+			e.fail(&UnsupportedError{fmt.Sprintf("%s of keys %d..%d of %s: PostgreSQL's planner reads these %d rows by a %s, which the model does not follow for an UPDATE or DELETE (it changes a range's rows through an index scan or a sequential scan); narrow or widen the range", strings.ToUpper(o.kind.String()), o.key, o.n, o.t.name, min(o.n, o.t.heap.Rows)-max(o.key, 1)+1, plan)})
 			return false
+		case o.kind != opRange && plan == planSeqScan:
+			b.planFirstRun(o.kind, pathSeq)
+			b.sub = seqChangeStart
 		case plan == planSeqScan:
 			// A sequential scan of every row, as SELECT count(*) does;
 			// the SELECT list's text calls run on the range's rows only
@@ -526,6 +529,9 @@ func (b *backend) execRange(o *op) bool {
 	hi := min(o.n, t.heap.Rows)
 	if k.changing && !b.changeRow(t) { // a range UPDATE's or DELETE's row
 		return false
+	}
+	if b.sub >= seqChangeStart {
+		return b.execSeqChange(o)
 	}
 	if b.sub == 2 { // _bt_first
 		found, ok := b.btFirst(o)

@@ -55,8 +55,8 @@ type Group struct {
 	N          uint16
 	Hints      uint8
 	// Cmd is the command of its inserting transaction that wrote the
-	// tuples, where it matters: an unkeyed UPDATE's new versions, which
-	// the statement's own scan must not update again (HeapTupleSatisfiesMVCC:
+	// tuples, where it matters: an UPDATE's new versions, which the
+	// statement's own scan must not update again (HeapTupleSatisfiesMVCC:
 	// a tuple whose cmin is not before the snapshot's curcid was
 	// "inserted after scan started"); 0 otherwise. It fits in the
 	// padding: a Group is 24 bytes with or without it.
@@ -1018,8 +1018,14 @@ func (t *Table) InsertCmd(b int32, xid uint32, cmd uint16, n int) {
 // InsertVersion adds the new version of row written by xid to block b
 // (heap_update's new tuple), clearing PD_ALL_VISIBLE, and records the
 // row's block. The caller has checked Free.
-func (t *Table) InsertVersion(b int32, xid uint32, row int64) {
-	add(t.mut(b), Group{Xmin: xid, N: 1, Row: row})
+func (t *Table) InsertVersion(b int32, xid uint32, row int64) { t.InsertVersionCmd(b, xid, 0, row) }
+
+// InsertVersionCmd is InsertVersion for a version written by command cmd
+// of xid (Group.Cmd): a statement that changes several rows must not
+// change again a version it wrote itself (a sequential scan that reaches
+// the page the version went to).
+func (t *Table) InsertVersionCmd(b int32, xid uint32, cmd uint16, row int64) {
+	add(t.mut(b), Group{Xmin: xid, N: 1, Row: row, Cmd: cmd})
 	t.ntup[t.state[b]]++
 	t.ClearAllVisible(b)
 	t.Stats.Inserts++
