@@ -128,6 +128,9 @@ func (b *backend) execBitmapScan(o *op) bool {
 		}
 		b.sub = 24
 	}
+	if o.kind.rowChange() != opNone {
+		return b.bitmapChangePages(o)
+	}
 	for bm.page < len(bm.blocks) {
 		blk := bm.blocks[bm.page]
 		gid := e.cat.GID(t.rel, blk)

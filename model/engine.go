@@ -62,14 +62,6 @@ type Options struct {
 	MemoryLimit int64
 }
 
-// UnsupportedError is the error of a run stopped at a statement whose
-// plan the model does not follow (a range UPDATE that PostgreSQL's planner
-// reads by a sequential scan): a fact of the scenario found only once its
-// keys are drawn, reported as bad input rather than as a failure.
-type UnsupportedError struct{ Msg string }
-
-func (u *UnsupportedError) Error() string { return u.Msg }
-
 // MemoryError is the error of a run stopped by Options.MemoryLimit.
 type MemoryError struct {
 	Live, Limit int64

@@ -1,10 +1,6 @@
 package model
 
-import (
-	"fmt"
-	"math"
-	"strings"
-)
+import "math"
 
 // A script file's SELECT ... WHERE key IN (a, b, ...) (or key =
 // ANY(ARRAY[...])): an index qual with an array of keys (a
@@ -127,13 +123,13 @@ func (b *backend) newPrimitiveScan(t *table, key int64, leaf int32) bool {
 func (b *backend) execList(o *op) bool {
 	e, t, k := b.e, o.t, &b.k
 	keys := b.listKeysOf(o)
+	if b.sub != 1 && k.changing && !b.changeRow(t) { // an UPDATE's or DELETE's row
+		return false
+	}
 	if b.sub == 1 {
 		k.reset(o)
 		b.touched = 0
 		switch plan := e.listPlanFor(o); {
-		case o.kind != opList && plan == planBitmapScan:
-			e.fail(&UnsupportedError{fmt.Sprintf("%s of %d keys of %s by an IN list: PostgreSQL's planner reads them by a %s, which the model does not follow for an UPDATE or DELETE (it changes a list's rows through an index scan or a sequential scan); shorten the list", strings.ToUpper(o.kind.String()), o.every, t.name, plan)})
-			return false
 		case o.kind != opList && plan == planSeqScan:
 			b.planFirstRun(o.kind, pathSeq)
 			b.sub = seqChangeStart
@@ -144,7 +140,7 @@ func (b *backend) execList(o *op) bool {
 			*o = op{kind: opSeqscan, stmt: o.stmt, t: o.t, cmdNo: o.cmdNo}
 			return b.execScan(o)
 		case plan == planBitmapScan:
-			b.planFirstRun(opList, pathBitmap)
+			b.planFirstRun(o.kind, pathBitmap)
 			b.bm.entries = b.bm.entries[:0]
 			b.sub = 30
 		case plan == planIndexOnlyScan:
@@ -155,9 +151,6 @@ func (b *backend) execList(o *op) bool {
 			b.planFirstRun(o.kind, pathIndex)
 			b.sub = 2
 		}
-	}
-	if k.changing && !b.changeRow(t) { // an UPDATE's or DELETE's row
-		return false
 	}
 	if b.sub >= seqChangeStart {
 		return b.execSeqChange(o)

@@ -260,3 +260,72 @@ func (b *backend) changeOnPage(o *op, t *table, row int64, blk int32) bool {
 	k.rowStep = rowStepLock
 	return true
 }
+
+// bitmapChangePages is the heap phase of a range's or IN list's UPDATE or
+// DELETE that the planner reads by a bitmap heap scan (a table loaded in
+// random order): the pages in block order as BitmapHeapNext reads them,
+// with its prefetching (before 18) or read stream (18), and on each page
+// the bitmap's rows, each judged and, when visible, changed as by its key
+// before the scan returns the next (changeOnPage). An entry's row turns
+// negative once judged visible, so that a row whose change blocked is not
+// judged again. Sub-step 24 reads the page (pinned in b.scanSlot), 25
+// goes through its rows. false: b blocked (call again).
+func (b *backend) bitmapChangePages(o *op) bool {
+	e, t, k, bm := b.e, o.t, &b.k, &b.bm
+	for bm.page < len(bm.blocks) {
+		blk := bm.blocks[bm.page]
+		gid := e.cat.GID(t.rel, blk)
+		if b.sub == 24 {
+			if !bm.adjusted {
+				b.bitmapAdjustPrefetchIterator()
+				bm.adjusted = true
+			}
+			var slot int32
+			var ok bool
+			if e.bitmapUsesStream() {
+				var miss bool
+				slot, miss, ok = b.streamNextBlock(t, blk, false, "a bitmap heap scan")
+				b.lastMiss = miss
+			} else {
+				slot, ok = b.readBuffer(gid, nil, false, false)
+			}
+			if !ok {
+				return false
+			}
+			bm.adjusted = false
+			b.scanSlot = slot
+			b.maybePrune(t, blk, slot, gid)
+			b.bitmapAdjustPrefetchTarget()
+			b.bitmapPrefetch(t)
+			b.sub = 25
+		}
+		for bm.next < len(bm.entries) && bm.entries[bm.next].blk == blk {
+			en := &bm.entries[bm.next]
+			if en.row > 0 {
+				k.chain = b.chain(t, en.row, blk)
+				b.cpu += e.costs.TupleFetch
+				if len(k.chain) == 0 || b.checkPage(t, blk, b.scanSlot, gid, k.chain) == 0 {
+					bm.next++
+					continue
+				}
+				e.countBitmapFetch(t)
+				// A tuple returned: "continuing in previously obtained
+				// page", the next call raises the target by one.
+				if bm.pfTarget < b.bitmapPrefetchMaximum() {
+					bm.pfTarget++
+				}
+				b.bitmapPrefetch(t)
+				en.row = -en.row
+			}
+			if !b.changeOnPage(o, t, -en.row, blk) {
+				return false
+			}
+			bm.next++
+		}
+		b.releaseBuffer(b.scanSlot)
+		bm.page++
+		b.sub = 24
+	}
+	b.releaseAll()
+	return true
+}

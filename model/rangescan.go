@@ -1,10 +1,6 @@
 package model
 
-import (
-	"fmt"
-	"math"
-	"strings"
-)
+import "math"
 
 // Range scans: SELECT ... WHERE key BETWEEN lo AND hi (a script file's
 // range over a table's key). The planner prices an index scan, a bitmap
@@ -458,9 +454,13 @@ func (e *engine) rangePlanFor(t *table, n int64, indexOnly bool, quals float64) 
 	return plan
 }
 
-// execRange runs a range SELECT from its current sub-step.
+// execRange runs a range SELECT, UPDATE or DELETE from its current
+// sub-step.
 func (b *backend) execRange(o *op) bool {
 	e, t, k := b.e, o.t, &b.k
+	if b.sub != 1 && k.changing && !b.changeRow(t) { // an UPDATE's or DELETE's row
+		return false
+	}
 	if b.sub == 1 {
 		k.reset(o)
 		b.touched = 0
@@ -490,9 +490,6 @@ func (b *backend) execRange(o *op) bool {
 		b.catalogWork = false
 		b.touched = 0
 		switch plan := e.planRange(o); {
-		case o.kind != opRange && plan == planBitmapScan:
-			e.fail(&UnsupportedError{fmt.Sprintf("%s of keys %d..%d of %s: PostgreSQL's planner reads these %d rows by a %s, which the model does not follow for an UPDATE or DELETE (it changes a range's rows through an index scan or a sequential scan); narrow or widen the range", strings.ToUpper(o.kind.String()), o.key, o.n, o.t.name, min(o.n, o.t.heap.Rows)-max(o.key, 1)+1, plan)})
-			return false
 		case o.kind != opRange && plan == planSeqScan:
 			b.planFirstRun(o.kind, pathSeq)
 			b.sub = seqChangeStart
@@ -512,7 +509,7 @@ func (b *backend) execRange(o *op) bool {
 			b.sub = 1
 			return b.execScan(o)
 		case plan == planBitmapScan:
-			b.planFirstRun(opRange, pathBitmap)
+			b.planFirstRun(o.kind, pathBitmap)
 			b.sub = 20
 		case plan == planIndexOnlyScan:
 			b.planFirstRun(opRange, pathIndexOnly)
@@ -527,9 +524,6 @@ func (b *backend) execRange(o *op) bool {
 		return b.execBitmapScan(o)
 	}
 	hi := min(o.n, t.heap.Rows)
-	if k.changing && !b.changeRow(t) { // a range UPDATE's or DELETE's row
-		return false
-	}
 	if b.sub >= seqChangeStart {
 		return b.execSeqChange(o)
 	}

@@ -241,8 +241,7 @@ func isBadInput(err error) bool {
 	var conflict *ConflictError
 	var damaged *DamagedError
 	var plan *PlanError
-	var unsupported *model.UnsupportedError
-	return errors.As(err, &conflict) || errors.As(err, &damaged) || errors.As(err, &plan) || errors.As(err, &unsupported) || outdir.IsRefusal(err)
+	return errors.As(err, &conflict) || errors.As(err, &damaged) || errors.As(err, &plan) || outdir.IsRefusal(err)
 }
 
 // checkMemory refuses a sweep whose largest point, times the runs at once,

@@ -330,10 +330,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if errors.Is(err, model.ErrInterrupted) {
 		return fail(exitFailure, "interrupted by %s after %.1f s: nothing written", stop.Signal(), wall)
 	}
-	var unsupported *model.UnsupportedError
-	if errors.As(err, &unsupported) {
-		return fail(exitConfig, "%v: nothing written", err)
-	}
 	var memErr *model.MemoryError
 	if errors.As(err, &memErr) {
 		return fail(exitConfig, "%v (the limit is 90 %% of %s, %s): nothing written", err, model.SizeText(limit), limitFrom)
