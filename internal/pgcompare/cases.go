@@ -392,7 +392,9 @@ workload:
 // versions just written: their page and the new ones), and an UPDATE and a
 // DELETE of IN lists (a primitive index scan per key before 17, along the
 // leaf from 17; the first IN list of a session reads 3 buffers more in
-// PostgreSQL's execution, which the model counts as planning work). Each row is changed
+// PostgreSQL's execution, which the model counts as planning work), and a
+// purge of the keys above 30000 (70 % of the table: a Seq Scan under the
+// DELETE, every page read and each of its rows in the range deleted). Each row is changed
 // as the statement by key changes it (ExecUpdate, ExecDelete over the range's
 // Index Scan). The UPDATEs stay under the 40-odd rows after which
 // PostgreSQL's leaf fills with their index entries (docs/model.md "What is
@@ -404,13 +406,14 @@ func rangeChange(v string) Case {
 	const update = "UPDATE t_rc SET pad = pad WHERE id BETWEEN 2000 AND 2020"
 	const updateList = "UPDATE t_rc SET pad = pad WHERE id IN (7000, 7001, 70000, 7000)"
 	const deleteList = "DELETE FROM t_rc WHERE id = ANY(ARRAY[8000, 80000, 8100])"
+	const purge = "DELETE FROM t_rc WHERE id > 30000"
 	measured := func(name, stmt string) Step {
 		return Step{Name: name, NewSession: true, PgbenchSetup: true, SQL: []string{"SET max_parallel_workers_per_gather = 0", stmt}, Explain: true, Measure: true}
 	}
 	return Case{
 		Name:      "range-change",
 		Relations: []string{"t_rc", "t_rc_pkey"},
-		Mechanism: "a script file's UPDATE and DELETE of a range of the key or of an IN list: ModifyTable over the range's or the list's Index Scan, each row changed as by its key (ExecUpdate / ExecDelete: heap_update with its re-fetch, the new version's page and index entry; heap_delete; the visibility map's page for the first change of an all-visible page)",
+		Mechanism: "a script file's UPDATE and DELETE of a range of the key or of an IN list: ModifyTable over the range's or the list's Index Scan (or a Seq Scan for most of the table), each row changed as by its key (ExecUpdate / ExecDelete: heap_update with its re-fetch, the new version's page and index entry; heap_delete; the visibility map's page for the first change of an all-visible page)",
 		PG: Experiment{
 			Name:     "range-change",
 			Settings: Settings{"shared_buffers": "128MB", "autovacuum": "off"},
@@ -424,6 +427,7 @@ func rangeChange(v string) Case {
 				measured("update-again", update),
 				measured("update-list", updateList),
 				measured("delete-list", deleteList),
+				measured("purge", purge),
 			},
 		},
 		Sim: base("range-change", v, "128MB") + fmt.Sprintf(`tables:
@@ -438,7 +442,8 @@ workload:
     - {name: update-again, transactions: 1, script: {text: "%[5]s;"}}
     - {name: update-list, transactions: 1, script: {text: "%[6]s;"}}
     - {name: delete-list, transactions: 1, script: {text: "%[7]s;"}}
-`, rowWidth, deleteSmall, deleteOpen, deleteLeaf, update, updateList, deleteList),
+    - {name: purge, transactions: 1, script: {text: "%[8]s;"}}
+`, rowWidth, deleteSmall, deleteOpen, deleteLeaf, update, updateList, deleteList, purge),
 	}
 }
 
@@ -446,14 +451,17 @@ workload:
 // (correlation about 0): 30 keys by an index scan (a heap page per key),
 // 500 and 5000 keys by a bitmap heap scan (the leaves, then each heap page
 // once in block order, with posix_fadvise one page ahead before 18 and a
-// read stream from 18), the 500 again (hits), and 60000 keys by a
-// sequential scan.
+// read stream from 18), the 500 again (hits), 60000 keys by a
+// sequential scan, and a DELETE of 300 keys by a bitmap heap scan.
 func bitmapScan(v string) Case {
 	const (
 		point  = "SELECT sum(length(pad)) FROM t_bm WHERE id BETWEEN 40001 AND 40030"
 		small  = "SELECT sum(length(pad)) FROM t_bm WHERE id BETWEEN 20001 AND 20500"
 		medium = "SELECT sum(length(pad)) FROM t_bm WHERE id BETWEEN 50001 AND 55000"
 		large  = "SELECT sum(length(pad)) FROM t_bm WHERE id BETWEEN 1 AND 60000"
+		// A DELETE of 300 keys: the bitmap heap scan under ModifyTable,
+		// each row deleted in its page's turn.
+		deleteRange = "DELETE FROM t_bm WHERE id BETWEEN 70001 AND 70300"
 	)
 	measured := func(name, stmt string) Step {
 		return Step{Name: name, NewSession: true, PgbenchSetup: true, SQL: []string{"SET max_parallel_workers_per_gather = 0", stmt}, Explain: true, Measure: true}
@@ -473,6 +481,7 @@ func bitmapScan(v string) Case {
 				measured("bitmap-again", small),
 				measured("bitmap-medium", medium),
 				measured("bitmap-large", large),
+				measured("bitmap-delete", deleteRange),
 			},
 		},
 		Sim: base("bitmap-scan", v, "128MB") + fmt.Sprintf(`tables:
@@ -485,7 +494,8 @@ workload:
     - {name: bitmap-again, transactions: 1, script: {text: "%[3]s;"}}
     - {name: bitmap-medium, transactions: 1, script: {text: "%[4]s;"}}
     - {name: bitmap-large, transactions: 1, script: {text: "%[5]s;"}}
-`, rowWidth, point, small, medium, large),
+    - {name: bitmap-delete, transactions: 1, script: {text: "%[6]s;"}}
+`, rowWidth, point, small, medium, large, deleteRange),
 	}
 }
 
