@@ -7,10 +7,11 @@ import (
 	"github.com/pgbufsim/pgbufsim/model/heap"
 )
 
-// A range UPDATE or DELETE (UPDATE t SET ... WHERE key BETWEEN a AND b,
-// DELETE FROM t WHERE key >= a ...): PostgreSQL's ModifyTable runs the
-// plan a SELECT of the range would get (the planner prices the scan the
-// same way) and changes each row the scan returns, as ExecUpdate or
+// A range's or IN list's UPDATE or DELETE (UPDATE t SET ... WHERE key
+// BETWEEN a AND b, DELETE FROM t WHERE key IN (...)): PostgreSQL's
+// ModifyTable runs the plan a SELECT of the same rows would get (the
+// planner prices the scan the same way) and changes each row the scan
+// returns, as ExecUpdate or
 // ExecDelete changes the one row of a statement by key (nodeModifyTable.c):
 // the row's lock, the recheck of its newest version under READ COMMITTED,
 // heap_update or heap_delete with their buffers, released before the scan
@@ -36,20 +37,14 @@ const (
 // the transaction was aborted (a deadlock); call again.
 func (b *backend) changeKey(o *op, t *table, row int64) bool {
 	k := &b.k
-	if b.rowOp == nil {
-		b.rowOp = new(op)
-	}
-	m := b.rowOp
 	if k.rowStep == rowStepLock {
-		*m = op{kind: o.kind.rowChange(), stmt: true, t: t, key: row, cmdNo: o.cmdNo}
-		k.found, k.foundBlk, k.epq, k.epqMove, k.vmBlk, k.newBlk = false, -1, 0, false, -1, -1
-		if t.hasRow(row) && !b.holdsRow(t, row) && !b.lockRow(t, row) {
-			return false // waiting for the row's updater, or aborted as a deadlock victim
+		ok, waited := b.lockRowToChange(o, t, row)
+		if !ok {
+			return false
 		}
-		if b.rowWaited {
-			// EvalPlanQual (afterRowLockWait), and the key's entries as
-			// the statement by key reads them after its wait.
-			b.afterRowLockWait(m.kind)
+		if waited {
+			// The key's entries as the statement by key reads them
+			// after its wait.
 			k.entries, k.ei = t.indexEntries(row, k.entries[:0]), 0
 		}
 		k.rowStep = rowStepFetch
@@ -61,12 +56,8 @@ func (b *backend) changeKey(o *op, t *table, row int64) bool {
 			}
 		}
 		k.rowStep = rowStepRest
-		if k.found && b.checkUpdated(t, m) {
-			k.changing, k.scanSub, k.pinMark = true, int8(b.sub), int32(len(b.held))
-			b.sub = 5
-			if !b.changeRow(t) {
-				return false
-			}
+		if k.found && b.checkUpdated(t, b.rowOp) && !b.startRowChange(t) {
+			return false
 		}
 	}
 	for k.ei < len(k.entries) {
@@ -76,6 +67,40 @@ func (b *backend) changeKey(o *op, t *table, row int64) bool {
 	}
 	k.rowStep = rowStepLock
 	return true
+}
+
+// lockRowToChange readies the change of row by o (b.rowOp: the statement
+// by its key, whose change modifyRow makes; the keyed state's row fields)
+// and takes the row's lock as that statement does, before its fetch; after
+// a wait for the row's updater, EvalPlanQual (afterRowLockWait). ok is
+// false while b waits, or when its transaction was aborted as a deadlock's
+// victim (call again); waited: the lock came after a wait.
+func (b *backend) lockRowToChange(o *op, t *table, row int64) (ok, waited bool) {
+	k := &b.k
+	if b.rowOp == nil {
+		b.rowOp = new(op)
+	}
+	m := b.rowOp
+	*m = op{kind: o.kind.rowChange(), stmt: true, t: t, key: row, cmdNo: o.cmdNo}
+	k.found, k.foundBlk, k.epq, k.epqMove, k.vmBlk, k.newBlk = false, -1, 0, false, -1, -1
+	if t.hasRow(row) && !b.holdsRow(t, row) && !b.lockRow(t, row) {
+		return false, false
+	}
+	if b.rowWaited {
+		b.afterRowLockWait(m.kind)
+		return true, true
+	}
+	return true, false
+}
+
+// startRowChange begins the change of the row found (k.foundBlk,
+// k.foundSlot), keeping the scan's sub-step to go back to and the pins b
+// held, and runs it (changeRow). false: b blocked (call again).
+func (b *backend) startRowChange(t *table) bool {
+	k := &b.k
+	k.changing, k.scanSub, k.pinMark = true, int8(b.sub), int32(len(b.held))
+	b.sub = 5
+	return b.changeRow(t)
 }
 
 // changeRow runs the change of the scan's current row (modifyRow, from
@@ -212,32 +237,21 @@ func (b *backend) pageRowsToChange(o *op, blk int32, out []bmEntry) []bmEntry {
 	return slices.CompactFunc(out, func(x, y bmEntry) bool { return x.row == y.row })
 }
 
-// changeOnPage is a sequential scan's change of row, whose newest version
-// is on the scan's page blk (pinned in b.scanSlot): the row's lock, then,
-// as the statement by key planned as a sequential scan does
-// (execKeyedSeq), its version there changed unless the row is gone
-// (checkUpdated, modifyRow). false: b blocked (call again).
+// changeOnPage is a sequential or bitmap heap scan's change of row, whose
+// version is on the scan's page blk (pinned in b.scanSlot): the row's lock,
+// then, as the statement by key planned as a sequential scan does
+// (execKeyedSeq), its version there changed unless the row is gone or the
+// version is the statement's own (checkUpdated, modifyRow). false: b
+// blocked (call again).
 func (b *backend) changeOnPage(o *op, t *table, row int64, blk int32) bool {
 	k := &b.k
-	if b.rowOp == nil {
-		b.rowOp = new(op)
-	}
-	m := b.rowOp
-	switch k.rowStep {
-	case rowStepRest: // the change made: on to the next row
+	if k.rowStep == rowStepRest { // the change made: on to the next row
 		k.rowStep = rowStepLock
 		return true
-	case rowStepLock:
-		*m = op{kind: o.kind.rowChange(), stmt: true, t: t, key: row, cmdNo: o.cmdNo}
-		k.found, k.foundBlk, k.epq, k.epqMove, k.vmBlk, k.newBlk = false, -1, 0, false, -1, -1
-		if !b.holdsRow(t, row) && !b.lockRow(t, row) {
-			return false
-		}
-		if b.rowWaited {
-			b.afterRowLockWait(m.kind)
-		}
 	}
-	k.rowStep = rowStepLock
+	if ok, _ := b.lockRowToChange(o, t, row); !ok {
+		return false
+	}
 	ch := b.chain(t, row, blk)
 	if len(ch) == 0 {
 		return true
@@ -248,13 +262,11 @@ func (b *backend) changeOnPage(o *op, t *table, row int64, blk int32) bool {
 		return true
 	}
 	k.found, k.foundBlk, k.foundSlot = true, blk, b.scanSlot
-	if !b.checkUpdated(t, m) {
+	if !b.checkUpdated(t, b.rowOp) {
 		return true
 	}
 	k.rowStep = rowStepRest
-	k.changing, k.scanSub, k.pinMark = true, int8(b.sub), int32(len(b.held))
-	b.sub = 5
-	if !b.changeRow(t) {
+	if !b.startRowChange(t) {
 		return false
 	}
 	k.rowStep = rowStepLock
