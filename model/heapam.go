@@ -397,7 +397,11 @@ func (b *backend) modifyRow(o *op, t *table, blk, slot int32) bool {
 	}
 	if b.sub == 8 {
 		b.assignXid()
-		b.undo = append(b.undo, rowUndo{t: t, row: o.key, oldBlk: blk, newBlk: -1})
+		if o.kind != opDeleteKey {
+			// The new version's place, for an abort to undo (a delete
+			// leaves nothing to undo: its xmax aborts with it).
+			b.undo = append(b.undo, rowUndo{t: t, row: o.key, oldBlk: blk, newBlk: -1})
+		}
 		if o.kind == opDeleteKey {
 			b.cpu += e.costs.TupleDelete // heap_delete
 		} else {
