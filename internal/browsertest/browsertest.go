@@ -202,6 +202,10 @@ func Open(ctx context.Context, path string, opt Options) (*Report, error) {
 		chromedp.NoFirstRun,
 		chromedp.NoDefaultBrowserCheck,
 		chromedp.UserDataDir(profile),
+		// Chrome makes directories of its own in TMPDIR
+		// (org.chromium.Chromium.*) and leaves them behind: inside the
+		// profile they go with it.
+		chromedp.Env("TMPDIR="+profile),
 		chromedp.Flag("disable-quic", true),
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
