@@ -134,38 +134,16 @@ func (b *backend) execBitmapScan(o *op) bool {
 	for bm.page < len(bm.blocks) {
 		blk := bm.blocks[bm.page]
 		gid := e.cat.GID(t.rel, blk)
-		if !bm.adjusted {
-			b.bitmapAdjustPrefetchIterator()
-			bm.adjusted = true
-		}
-		var slot int32
-		var ok bool
-		if e.bitmapUsesStream() {
-			var miss bool
-			slot, miss, ok = b.streamNextBlock(t, blk, false, "a bitmap heap scan")
-			b.lastMiss = miss // the streamed block's own access, for costs.tuple_cold
-		} else {
-			slot, ok = b.readBuffer(gid, nil, false, false)
-		}
+		slot, ok := b.bitmapReadPage(t, blk)
 		if !ok {
 			return false
 		}
-		bm.adjusted = false
-		b.maybePrune(t, blk, slot, gid)
-		b.bitmapAdjustPrefetchTarget()
-		b.bitmapPrefetch(t)
 		for bm.next < len(bm.entries) && bm.entries[bm.next].blk == blk {
 			k.chain = b.chain(t, bm.entries[bm.next].row, blk)
 			b.cpu += e.costs.TupleFetch
 			if len(k.chain) > 0 && b.checkPage(t, blk, slot, gid, k.chain) > 0 {
 				b.chargeSelectListText()
-				e.countBitmapFetch(t)
-				// A tuple returned: "continuing in previously obtained
-				// page", the next call raises the target by one.
-				if bm.pfTarget < b.bitmapPrefetchMaximum() {
-					bm.pfTarget++
-				}
-				b.bitmapPrefetch(t)
+				b.bitmapReturned(t)
 				k.returned++
 			}
 			bm.next++
@@ -179,6 +157,48 @@ func (b *backend) execBitmapScan(o *op) bool {
 	}
 	b.releaseAll()
 	return true
+}
+
+// bitmapReadPage is BitmapHeapNext's next page, blk: the prefetch
+// iterator adjusted, the page read (its read stream from 18) and pruned,
+// the prefetch target adjusted and the prefetches issued. false: b
+// blocked (call again: the adjustment is not made twice).
+func (b *backend) bitmapReadPage(t *table, blk int32) (int32, bool) {
+	e, bm := b.e, &b.bm
+	gid := e.cat.GID(t.rel, blk)
+	if !bm.adjusted {
+		b.bitmapAdjustPrefetchIterator()
+		bm.adjusted = true
+	}
+	var slot int32
+	var ok bool
+	if e.bitmapUsesStream() {
+		var miss bool
+		slot, miss, ok = b.streamNextBlock(t, blk, false, "a bitmap heap scan")
+		b.lastMiss = miss // the streamed block's own access, for costs.tuple_cold
+	} else {
+		slot, ok = b.readBuffer(gid, nil, false, false)
+	}
+	if !ok {
+		return 0, false
+	}
+	bm.adjusted = false
+	b.maybePrune(t, blk, slot, gid)
+	b.bitmapAdjustPrefetchTarget()
+	b.bitmapPrefetch(t)
+	return slot, true
+}
+
+// bitmapReturned is BitmapHeapNext returning a visible tuple of the
+// current page: counted (idx_tup_fetch), and "continuing in previously
+// obtained page", the next call raises the prefetch target by one.
+func (b *backend) bitmapReturned(t *table) {
+	bm := &b.bm
+	b.e.countBitmapFetch(t)
+	if bm.pfTarget < b.bitmapPrefetchMaximum() {
+		bm.pfTarget++
+	}
+	b.bitmapPrefetch(t)
 }
 
 // bitmapPrefetchMaximum is BitmapHeapNext's prefetch_maximum before 18:

@@ -331,21 +331,10 @@ func (b *backend) execScan(o *op) bool {
 			b.sub = 3
 		}
 		if b.sub == 3 {
-			var slot int32
-			var ok bool
-			if e.usesReadStream() {
-				var miss bool
-				slot, miss, ok = b.streamNextBlock(t, blk, o.kind != opSeqscan, "a sequential scan")
-				b.lastMiss = miss // the streamed block's own access, for costs.tuple_cold
-			} else {
-				slot, ok = b.readBuffer(gid, b.ring, false, o.kind != opSeqscan)
-			}
+			slot, ok := b.seqScanReadPage(t, blk, o.kind != opSeqscan)
 			if !ok {
 				return false
 			}
-			b.scanSlot = slot
-			b.cpu += e.costs.ScanPage
-			b.maybePrune(t, blk, slot, gid)
 			var buf [1]heap.Group
 			groups := t.heap.Groups(blk, &buf)
 			tuples := int64(0)
@@ -399,6 +388,31 @@ func (b *backend) execScan(o *op) bool {
 	b.releaseAll()
 	b.vmSlot = -1
 	return true
+}
+
+// seqScanReadPage is heapgettup's next page, blk, of a sequential scan
+// (write: an UPDATE's or DELETE's, which will change it): read through
+// the scan's ring (b.ring; its read stream from 18), pinned in b.scanSlot,
+// its per-page price charged and pruned (heap_page_prune_opt). false: b
+// blocked (call again).
+func (b *backend) seqScanReadPage(t *table, blk int32, write bool) (int32, bool) {
+	e := b.e
+	var slot int32
+	var ok bool
+	if e.usesReadStream() {
+		var miss bool
+		slot, miss, ok = b.streamNextBlock(t, blk, write, "a sequential scan")
+		b.lastMiss = miss // the streamed block's own access, for costs.tuple_cold
+	} else {
+		slot, ok = b.readBuffer(e.cat.GID(t.rel, blk), b.ring, false, write)
+	}
+	if !ok {
+		return 0, false
+	}
+	b.scanSlot = slot
+	b.cpu += e.costs.ScanPage
+	b.maybePrune(t, blk, slot, e.cat.GID(t.rel, blk))
+	return slot, true
 }
 
 // scanLimitPage is a SELECT's LIMIT (o.limit > 0, its OFFSET's rows

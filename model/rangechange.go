@@ -164,22 +164,11 @@ func (b *backend) execSeqChange(o *op) bool {
 			if b.yield() {
 				return false
 			}
-			var slot int32
-			var ok bool
-			if e.usesReadStream() {
-				var miss bool
-				slot, miss, ok = b.streamNextBlock(t, blk, true, "a sequential scan")
-				b.lastMiss = miss
-			} else {
-				slot, ok = b.readBuffer(e.cat.GID(t.rel, blk), b.ring, false, true)
-			}
+			slot, ok := b.seqScanReadPage(t, blk, true)
 			if !ok {
 				return false
 			}
-			b.scanSlot = slot
-			b.cpu += e.costs.ScanPage
 			gid := e.cat.GID(t.rel, blk)
-			b.maybePrune(t, blk, slot, gid)
 			var buf [1]heap.Group
 			groups := t.heap.Groups(blk, &buf)
 			tuples := int64(0)
@@ -288,27 +277,11 @@ func (b *backend) bitmapChangePages(o *op) bool {
 		blk := bm.blocks[bm.page]
 		gid := e.cat.GID(t.rel, blk)
 		if b.sub == 24 {
-			if !bm.adjusted {
-				b.bitmapAdjustPrefetchIterator()
-				bm.adjusted = true
-			}
-			var slot int32
-			var ok bool
-			if e.bitmapUsesStream() {
-				var miss bool
-				slot, miss, ok = b.streamNextBlock(t, blk, false, "a bitmap heap scan")
-				b.lastMiss = miss
-			} else {
-				slot, ok = b.readBuffer(gid, nil, false, false)
-			}
+			slot, ok := b.bitmapReadPage(t, blk)
 			if !ok {
 				return false
 			}
-			bm.adjusted = false
 			b.scanSlot = slot
-			b.maybePrune(t, blk, slot, gid)
-			b.bitmapAdjustPrefetchTarget()
-			b.bitmapPrefetch(t)
 			b.sub = 25
 		}
 		for bm.next < len(bm.entries) && bm.entries[bm.next].blk == blk {
@@ -320,13 +293,7 @@ func (b *backend) bitmapChangePages(o *op) bool {
 					bm.next++
 					continue
 				}
-				e.countBitmapFetch(t)
-				// A tuple returned: "continuing in previously obtained
-				// page", the next call raises the target by one.
-				if bm.pfTarget < b.bitmapPrefetchMaximum() {
-					bm.pfTarget++
-				}
-				b.bitmapPrefetch(t)
+				b.bitmapReturned(t)
 				en.row = -en.row
 			}
 			if !b.changeOnPage(o, t, -en.row, blk) {
