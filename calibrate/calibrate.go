@@ -71,6 +71,10 @@ type Result struct {
 	// FirstUse says how buffer_first_use was found ("" when the server
 	// was not to be restarted).
 	FirstUse string
+	// ExplainProbe is EXPLAIN ANALYZE's own cost per node call, measured
+	// directly; ExplainProbeWhy why not, when it could not be.
+	ExplainProbe    ExplainProbe
+	ExplainProbeWhy string
 	// Spread is each experiment's spread over the kept passes (half the
 	// interquartile range over the median): how far one measurement of it
 	// is from the next on this machine, the precision any fit can have.
@@ -398,6 +402,16 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 	} else {
 		res.FirstRuns = "not measured (" + why + "): kept at their defaults"
 	}
+	// EXPLAIN ANALYZE's own cost, recorded for comparisons of the
+	// simulator's execution_ms with a server's EXPLAIN (not a price: the
+	// simulator runs no EXPLAIN).
+	major, _ := strconv.Atoi(strings.SplitN(s.Major, ".", 2)[0])
+	if pr, why := plan.MeasureExplainProbe(ctx, s, major, opts.Passes); why == "" {
+		res.ExplainProbe = pr
+		say("calibrate: EXPLAIN ANALYZE's own cost per node call: %.1f ns (TIMING OFF), %.1f ns with BUFFERS and WAL, %.1f ns with BUFFERS and TIMING", pr.Analyze, pr.Buffers, pr.Timing)
+	} else {
+		res.ExplainProbeWhy = why
+	}
 	// A buffer's first use since the start, only where the user lets
 	// calibrate restart the server; last, since it empties the buffers.
 	firstUse, firstUseOK := 0.0, false
@@ -553,6 +567,12 @@ func (r *Result) Report(w io.Writer) {
 	}
 	if r.RoundTrip != "" {
 		fmt.Fprintf(w, "\nclient_round_trip: %s", r.RoundTrip)
+	}
+	switch pr := r.ExplainProbe; {
+	case r.ExplainProbeWhy != "":
+		fmt.Fprintf(w, "\nEXPLAIN ANALYZE's own cost: not measured (%s)", r.ExplainProbeWhy)
+	case pr != (ExplainProbe{}):
+		fmt.Fprintf(w, "\nEXPLAIN ANALYZE's own cost per plan-node call: %.1f ns (TIMING OFF), %.1f ns with BUFFERS and WAL, %.1f ns with BUFFERS and TIMING (a server's Execution Time less its calls times this is the simulator's execution_ms)", pr.Analyze, pr.Buffers, pr.Timing)
 	}
 	fmt.Fprintf(w, "\nstalls: %s", r.Stalls.Text())
 	firstUse := r.FirstUse

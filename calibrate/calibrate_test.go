@@ -238,6 +238,27 @@ func TestCostsFileLoadsBack(t *testing.T) {
 			t.Errorf("costs file has no %q:\n%s", want, data)
 		}
 	}
+	// EXPLAIN ANALYZE's own cost: recorded, read back, not a price.
+	if _, ok, err := ReadExplainProbe("costs.yaml", data); ok || err != nil {
+		t.Errorf("no explain_probe measured: ReadExplainProbe ok %v, %v", ok, err)
+	}
+	r.ExplainProbe = ExplainProbe{Analyze: 3.5, Buffers: 9.8, Timing: 31.25}
+	if data, err = r.CostsYAML(); err != nil {
+		t.Fatal(err)
+	}
+	if pr, ok, err := ReadExplainProbe("costs.yaml", data); !ok || err != nil || pr != (ExplainProbe{Analyze: 3.5, Buffers: 9.8, Timing: 31.2}) {
+		t.Errorf("explain_probe read back as %+v, %v, %v:\n%s", pr, ok, err, data)
+	}
+	if got, err = configs.ParseCostsFile("costs.yaml", data); err != nil || got != r.Costs {
+		t.Errorf("with explain_probe: loaded %+v (%v), want %+v", got, err, r.Costs)
+	}
+	r.ExplainProbe, r.ExplainProbeWhy = ExplainProbe{}, "no warm tables"
+	if data, err = r.CostsYAML(); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := ReadExplainProbe("costs.yaml", data); ok || err != nil || !strings.Contains(string(data), `explain_probe: {not_measured: "no warm tables"}`) {
+		t.Errorf("explain_probe not measured: ok %v, %v:\n%s", ok, err, data)
+	}
 }
 
 // -out never replaces a file calibrate did not write; bad flags and an
@@ -653,12 +674,17 @@ func TestShellRestart(t *testing.T) {
 // at the defaults and at the calibrated prices of costsFile. The
 // background processes' counters, which depend on how long the statements
 // take (buffers_alloc, buffers_clean, buffers_backend), are asserted at
-// the calibrated prices with the differential test's tolerances; every
-// statement's EXPLAIN ANALYZE Execution Time is logged beside both, and
-// only that each step was timed on the three sides is asserted: the
-// issue's ±15 % is not met yet, and PostgreSQL's times there include the
-// first touch of its shared memory after the cases' restarts, which moved
-// them by two to five times between days on the development machine
+// the calibrated prices with the differential test's tolerances. Every
+// statement's time is logged on the three sides: PostgreSQL's is its
+// EXPLAIN ANALYZE Execution Time less EXPLAIN's own cost (its node calls
+// at the calibration's explain_probe), the statement's own time, which
+// the simulator's execution_ms is. The sequential scans through the ring
+// from the OS cache (seqscan-ring's scan2, hinted, and scan3,
+// all-visible) and their ratio are held within the issue's 15 %; the
+// other steps are logged: the first statements after a restart pay the
+// first touch of the server's shared memory, which moved them by two to
+// five times between days on the development machine, and the range
+// scans' times by the index vary by a third between runs of the case
 // (docs/calibration.md).
 func calibratedStatements(t *testing.T, ctx context.Context, costsFile string, firstUse float64) {
 	data, err := os.ReadFile(costsFile)
@@ -672,6 +698,16 @@ func calibratedStatements(t *testing.T, ctx context.Context, costsFile string, f
 	// The cases restart their servers before they measure: their first
 	// uses of buffers cost what this server's did (measureFirstUse).
 	costs.BufferFirstUse = int64(firstUse)
+	probe, ok, err := ReadExplainProbe(costsFile, data)
+	if err != nil || !ok {
+		t.Fatalf("the costs file has no explain_probe (%v): calibration measures EXPLAIN ANALYZE's own cost", err)
+	}
+	if probe.Analyze <= 0 || probe.Buffers <= probe.Analyze || probe.Timing <= probe.Analyze {
+		t.Errorf("explain_probe %+v: each call costs something, more with BUFFERS or TIMING than with neither (3.5, 10 and 30 ns on the development machine)", probe)
+	}
+	t.Logf("calibrated mode: EXPLAIN ANALYZE's own cost %.1f ns a node call (BUFFERS, WAL, TIMING OFF)", probe.Buffers)
+	// The seq scans held to 15 %, by step.
+	heldScans := map[string]bool{"seqscan-ring/scan2": true, "seqscan-ring/scan3": true}
 	_, version, err := pgcompare.Find()
 	if err != nil {
 		t.Fatal(err)
@@ -712,13 +748,31 @@ func calibratedStatements(t *testing.T, ctx context.Context, costsFile string, f
 		if c.Pgbench {
 			continue // timed by the calibration's own held-out pgbench runs
 		}
+		own := map[string][2]float64{} // step: PostgreSQL's own time, calibrated
 		for _, step := range cr.Steps {
-			pg, def, cal := cr.PG[step].ExecMS, cr.Sim[step].ExecMS, cr.Calibrated[step].ExecMS
-			if pg <= 0 || def <= 0 || cal <= 0 {
-				t.Errorf("calibrated mode: %s %s: not timed (PostgreSQL %.3f ms, at the defaults %.3f, calibrated %.3f)", c.Name, step, pg, def, cal)
+			m := cr.PG[step]
+			raw, pg, def, cal := m.ExecMS, m.OwnExecMS(probe.Buffers), cr.Sim[step].ExecMS, cr.Calibrated[step].ExecMS
+			if raw <= 0 || pg <= 0 || def <= 0 || cal <= 0 {
+				t.Errorf("calibrated mode: %s %s: not timed (PostgreSQL %.3f ms, %.3f without EXPLAIN's own cost, at the defaults %.3f, calibrated %.3f)", c.Name, step, raw, pg, def, cal)
 				continue
 			}
-			t.Logf("calibrated mode: %s %s: PostgreSQL %.3f ms, at the defaults %.3f (%+.0f%%), calibrated %.3f (%+.0f%%)", c.Name, step, pg, def, 100*(def/pg-1), cal, 100*(cal/pg-1))
+			own[step] = [2]float64{pg, cal}
+			t.Logf("calibrated mode: %s %s: PostgreSQL %.3f ms (EXPLAIN's %.3f less %d node calls), at the defaults %.3f (%+.0f%%), calibrated %.3f (%+.0f%%)", c.Name, step, pg, raw, m.NodeCalls, def, 100*(def/pg-1), cal, 100*(cal/pg-1))
+			if heldScans[c.Name+"/"+step] && math.Abs(cal/pg-1) > 0.15 {
+				t.Errorf("calibrated mode: %s %s: calibrated %.3f ms, PostgreSQL %.3f (%+.0f%%; limit 15%%)", c.Name, step, cal, pg, 100*(cal/pg-1))
+			}
+		}
+		if c.Name == "seqscan-ring" {
+			// The all-visible scan over the hinted one, both through the
+			// ring from the OS cache.
+			h, v := own["scan2"], own["scan3"]
+			if h[0] > 0 && v[0] > 0 {
+				pgRatio, simRatio := v[0]/h[0], v[1]/h[1]
+				t.Logf("calibrated mode: all-visible over hinted through the ring: PostgreSQL %.3f, calibrated %.3f", pgRatio, simRatio)
+				if math.Abs(simRatio/pgRatio-1) > 0.15 {
+					t.Errorf("calibrated mode: all-visible over hinted through the ring: calibrated %.3f, PostgreSQL %.3f (limit 15%%)", simRatio, pgRatio)
+				}
+			}
 		}
 	}
 }

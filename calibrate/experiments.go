@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/pgbufsim/pgbufsim/internal/pgcompare"
 )
 
 // Table is one relation the experiments use, created the same way in the
@@ -657,6 +659,112 @@ func (p *Plan) MeasureOSRead(ctx context.Context, s *Server, passes int) (ns flo
 		return 0, "the ring scans read fewer than 100 pages (the table stayed in shared buffers)"
 	}
 	return median(per), ""
+}
+
+// ExplainProbe is EXPLAIN ANALYZE's own cost (ns) per instrumented node
+// call (pgcompare.NodeCalls: a row a plan node returns), the probe
+// effect that its Execution Time includes and a statement run without
+// EXPLAIN does not: Analyze for (ANALYZE, TIMING OFF), which only counts
+// the rows; Buffers for (ANALYZE, BUFFERS, WAL, TIMING OFF), which also
+// copies and subtracts the buffer and WAL usage counters around each
+// call (instrument.c InstrStartNode, InstrStopNode), as the differential
+// test runs its statements (WAL from 13; BUFFERS alone before); Timing
+// for (ANALYZE, BUFFERS), whose TIMING (on by default) also reads the
+// clock twice a call.
+type ExplainProbe struct {
+	Analyze, Buffers, Timing float64
+}
+
+// explainProbeOptions are ExplainProbe's three EXPLAIN option lists, in
+// its fields' order, for a server of major version major.
+func explainProbeOptions(major int) [3]string {
+	buffers := "ANALYZE, BUFFERS, WAL, TIMING OFF"
+	if major < 13 {
+		buffers = "ANALYZE, BUFFERS, TIMING OFF"
+	}
+	return [3]string{"ANALYZE, TIMING OFF", buffers, "ANALYZE, BUFFERS"}
+}
+
+// MeasureExplainProbe measures ExplainProbe directly: the warm count(*)
+// of cal_narrow (226 rows a page) and of cal_wide (11), each run plain
+// and under each EXPLAIN, timed by the client. The difference between a
+// statement under EXPLAIN and the same plain is the probe's calls times
+// its price plus what does not depend on the rows (printing the plan);
+// the two tables' plans are alike, so the difference of those
+// differences over the difference of their calls is the price. Each
+// price is the median over passes of ten runs of each.
+func (p *Plan) MeasureExplainProbe(ctx context.Context, s *Server, major, passes int) (ExplainProbe, string) {
+	narrow, wide := p.Table("cal_narrow"), p.Table("cal_wide")
+	if narrow == nil || wide == nil || narrow.Rows < 4*wide.Rows || narrow.Rows < 10000 {
+		return ExplainProbe{}, "no warm tables of very different rows (cal_narrow, cal_wide)"
+	}
+	if err := s.Exec(ctx, "SET max_parallel_workers_per_gather = 0"); err != nil {
+		return ExplainProbe{}, err.Error()
+	}
+	defer s.Exec(ctx, "RESET max_parallel_workers_per_gather")
+	stmts := [2]string{"SELECT count(*) FROM cal_narrow", "SELECT count(*) FROM cal_wide"}
+	opts := explainProbeOptions(major)
+	// One run: its time on the client (the simple protocol, one round
+	// trip), and for an EXPLAIN its node calls.
+	run := func(q string, explain bool) (float64, int64, error) {
+		if explain {
+			var js string
+			start := time.Now()
+			if err := s.conn.QueryRow(ctx, q, pgx.QueryExecModeSimpleProtocol).Scan(&js); err != nil {
+				return 0, 0, err
+			}
+			d := time.Since(start)
+			n, err := pgcompare.NodeCalls(js)
+			return float64(d.Nanoseconds()), n, err
+		}
+		var n int64
+		start := time.Now()
+		if err := s.conn.QueryRow(ctx, q, pgx.QueryExecModeSimpleProtocol).Scan(&n); err != nil {
+			return 0, 0, err
+		}
+		return float64(time.Since(start).Nanoseconds()), 0, nil
+	}
+	// Both tables into shared buffers and the plans' first runs paid.
+	for _, q := range stmts {
+		for range 2 {
+			if _, _, err := run(q, false); err != nil {
+				return ExplainProbe{}, err.Error()
+			}
+		}
+	}
+	var per [3][]float64
+	for range max(passes, 1) {
+		// times[t][v]: table t's runs, v = 0 plain, 1..3 the options.
+		var times [2][4][]float64
+		var calls [2]int64
+		for range 10 {
+			for t, q := range stmts {
+				for v := 0; v < 4; v++ {
+					stmt := q
+					if v > 0 {
+						stmt = "EXPLAIN (" + opts[v-1] + ", FORMAT JSON) " + q
+					}
+					ns, n, err := run(stmt, v > 0)
+					if err != nil {
+						return ExplainProbe{}, err.Error()
+					}
+					times[t][v] = append(times[t][v], ns)
+					if v > 0 {
+						calls[t] = n
+					}
+				}
+			}
+		}
+		if calls[0] <= calls[1] {
+			return ExplainProbe{}, fmt.Sprintf("cal_narrow's count(*) made %d node calls, cal_wide's %d", calls[0], calls[1])
+		}
+		for v := 1; v < 4; v++ {
+			d0 := median(times[0][v]) - median(times[0][0])
+			d1 := median(times[1][v]) - median(times[1][0])
+			per[v-1] = append(per[v-1], (d0-d1)/float64(calls[0]-calls[1]))
+		}
+	}
+	return ExplainProbe{Analyze: max(0, median(per[0])), Buffers: max(0, median(per[1])), Timing: max(0, median(per[2]))}, ""
 }
 
 // FirstRuns are what a new backend process pays the first time, measured

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/pgbufsim/pgbufsim/configs"
 	"github.com/pgbufsim/pgbufsim/model"
 )
@@ -77,6 +79,17 @@ func (r *Result) CostsYAML() ([]byte, error) {
 		for _, v := range r.Remeasured {
 			fmt.Fprintf(&b, "    - %q\n", fmt.Sprintf("%+.0f%%", 100*(v-1)))
 		}
+	}
+	if r.ExplainProbeWhy != "" {
+		fmt.Fprintf(&b, "  explain_probe: {not_measured: %q}\n", r.ExplainProbeWhy)
+	} else if pr := r.ExplainProbe; pr != (ExplainProbe{}) {
+		// Not a price: the simulator's execution_ms is the statement's
+		// own time, which EXPLAIN ANALYZE's Execution Time exceeds by
+		// its node calls times one of these (docs/calibration.md).
+		fmt.Fprintf(&b, "  explain_probe:    # EXPLAIN ANALYZE's own cost per plan-node call (a row a node returns), measured directly: a server's Execution Time is the statement's plus its calls times this\n")
+		fmt.Fprintf(&b, "    analyze_ns: %.1f   # (ANALYZE, TIMING OFF)\n", pr.Analyze)
+		fmt.Fprintf(&b, "    buffers_ns: %.1f   # (ANALYZE, BUFFERS, WAL, TIMING OFF): the differential test's\n", pr.Buffers)
+		fmt.Fprintf(&b, "    timing_ns: %.1f    # (ANALYZE, BUFFERS): TIMING on, the default\n", pr.Timing)
 	}
 	b.WriteString("  storage:\n")
 	fmt.Fprintf(&b, "    wal_flush_ms: %.3f       # a commit's WAL flush (synchronous_commit on minus off)\n", r.Storage.WALFlushMS)
@@ -155,6 +168,29 @@ func (r *Result) CostsYAML() ([]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// ReadExplainProbe reads a costs file's explain_probe record
+// (Result.ExplainProbe); ok is false when it has none or says it was not
+// measured.
+func ReadExplainProbe(name string, data []byte) (pr ExplainProbe, ok bool, err error) {
+	var doc struct {
+		Calibration struct {
+			ExplainProbe struct {
+				Analyze *float64 `yaml:"analyze_ns"`
+				Buffers *float64 `yaml:"buffers_ns"`
+				Timing  *float64 `yaml:"timing_ns"`
+			} `yaml:"explain_probe"`
+		} `yaml:"calibration"`
+	}
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return ExplainProbe{}, false, fmt.Errorf("%s: %v", name, err)
+	}
+	e := doc.Calibration.ExplainProbe
+	if e.Analyze == nil || e.Buffers == nil || e.Timing == nil {
+		return ExplainProbe{}, false, nil
+	}
+	return ExplainProbe{Analyze: *e.Analyze, Buffers: *e.Buffers, Timing: *e.Timing}, true, nil
 }
 
 // firstRunPrices are the prices of a new process's first runs, which

@@ -6,6 +6,11 @@
 //
 //	go run ./cmd/pgcompare -out docs/fidelity.md [-only seqscan-ring,bulk-dml]
 //
+// With -costs FILE (a costs file of simulate calibrate) every case is also
+// simulated at those prices, and each measured statement's execution time
+// is printed on stderr three ways (PostgreSQL, the defaults, the file's
+// prices): the calibrated mode of docs/calibration.md, by hand.
+//
 // Exit codes: 0 every figure within tolerance, 1 bad flags, no
 // PostgreSQL or an -out file pgcompare did not write, 2 figures outside
 // tolerance or a failure.
@@ -20,7 +25,10 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/pgbufsim/pgbufsim/calibrate"
+	"github.com/pgbufsim/pgbufsim/configs"
 	"github.com/pgbufsim/pgbufsim/internal/pgcompare"
+	"github.com/pgbufsim/pgbufsim/model"
 )
 
 func main() { os.Exit(run()) }
@@ -34,7 +42,27 @@ const pageHeading = "# Fidelity: pgbufsim against a real PostgreSQL"
 func run() int {
 	out := flag.String("out", "", "write the comparison as markdown to FILE (e.g. docs/fidelity.md)")
 	only := flag.String("only", "", "run only these cases (comma-separated names)")
+	costsFile := flag.String("costs", "", "also simulate every case at the prices of this costs file (simulate calibrate) and print each statement's execution time at both prices")
 	flag.Parse()
+	var costs *model.Costs
+	var probe calibrate.ExplainProbe
+	if *costsFile != "" {
+		data, err := os.ReadFile(*costsFile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "pgcompare: -costs:", err)
+			return 1
+		}
+		c, err := configs.ParseCostsFile(*costsFile, data)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "pgcompare: -costs:", err)
+			return 1
+		}
+		costs = &c
+		if probe, _, err = calibrate.ReadExplainProbe(*costsFile, data); err != nil {
+			fmt.Fprintln(os.Stderr, "pgcompare: -costs:", err)
+			return 1
+		}
+	}
 	if *out != "" {
 		// -out replaces only a page pgcompare wrote.
 		if old, err := os.ReadFile(*out); err == nil && !strings.HasPrefix(string(old), pageHeading) {
@@ -64,10 +92,14 @@ func run() int {
 			continue
 		}
 		fmt.Fprintf(os.Stderr, "pgcompare: %s ...\n", c.Name)
+		c.Costs = costs
 		cr, err := pgcompare.RunCase(ctx, c, scratch)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "pgcompare:", err)
 			return 2
+		}
+		if costs != nil {
+			printTimes(cr, probe.Buffers)
 		}
 		for _, f := range cr.Failures() {
 			fmt.Fprintf(os.Stderr, "  outside tolerance: %s %s: PostgreSQL %.3f, pgbufsim %.3f\n", f.Step, f.Metric, f.PG, f.Sim)
@@ -90,6 +122,29 @@ func run() int {
 		return 2
 	}
 	return 0
+}
+
+// printTimes prints each measured step's execution time (EXPLAIN ANALYZE's
+// Execution Time; a pgbench step's mean latency) on PostgreSQL, at the
+// default prices and at the costs file's. PostgreSQL's statement times
+// are its own: EXPLAIN ANALYZE's Execution Time less its node calls times
+// probeNS (the costs file's explain_probe), when the file has it.
+func printTimes(cr *pgcompare.CaseResult, probeNS float64) {
+	for _, step := range cr.Steps {
+		pg, def, cal := cr.PG[step], cr.Sim[step], cr.Calibrated[step]
+		what, p, d, k := "execution", pg.OwnExecMS(probeNS), def.ExecMS, cal.ExecMS
+		own := ""
+		if pg.ExecMS > 0 && probeNS > 0 {
+			own = fmt.Sprintf(" (EXPLAIN's %.3f less %d node calls at %.1f ns)", pg.ExecMS, pg.NodeCalls, probeNS)
+		}
+		if pg.ExecMS <= 0 && pg.LatencyMS > 0 {
+			what, p, d, k, own = "latency", pg.LatencyMS, def.LatencyMS, cal.LatencyMS, ""
+		}
+		if p <= 0 {
+			continue
+		}
+		fmt.Fprintf(os.Stderr, "  %s %s ms: PostgreSQL %.3f%s, at the defaults %.3f (%+.0f%%), at -costs %.3f (%+.1f%%)\n", step, what, p, own, d, 100*(d/p-1), k, 100*(k/p-1))
+	}
 }
 
 // regenerateCommand is the command a page names for writing it again: its

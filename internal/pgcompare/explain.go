@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -26,6 +27,10 @@ type ExplainBuffers struct {
 	// "ModifyTable/Index Scan" or "Hash Join/Seq Scan+Hash".
 	Plan        string
 	ExecutionMS float64
+	// NodeCalls is how many times the executor entered an instrumented
+	// plan node (NodeCalls): what EXPLAIN ANALYZE's own cost, its probe
+	// effect, is proportional to.
+	NodeCalls int64
 	// IOReadMS and IOWriteMS are its I/O timings with track_io_timing on
 	// ("I/O Read Time" up to 16, "Shared I/O Read Time" from 17; the
 	// writes likewise).
@@ -49,6 +54,8 @@ type explainNode struct {
 	IOWriteTime   float64       `json:"I/O Write Time"`
 	SharedIORead  float64       `json:"Shared I/O Read Time"`
 	SharedIOWrite float64       `json:"Shared I/O Write Time"`
+	ActualRows    float64       `json:"Actual Rows"`
+	ActualLoops   float64       `json:"Actual Loops"`
 	Plans         []explainNode `json:"Plans"`
 }
 
@@ -104,10 +111,53 @@ func parseExplain(js string) (ExplainBuffers, error) {
 		PlanningHit: o.Planning.SharedHit, PlanningRead: o.Planning.SharedRead,
 		Plan:        planShape(p),
 		ExecutionMS: o.ExecutionTime,
+		NodeCalls:   int64(math.Round(nodeCalls(p))),
 		HasWAL:      p.WALRecords != nil,
 		WALRecords:  deref(p.WALRecords), WALFPI: p.WALFPI, WALBytes: p.WALBytes,
 		IOReadMS: p.IOReadTime + p.SharedIORead, IOWriteMS: p.IOWriteTime + p.SharedIOWrite,
 	}, nil
+}
+
+// NodeCalls counts, in the JSON of an EXPLAIN ANALYZE (FORMAT JSON), the
+// calls of the executor's instrumented node procedure: ExecProcNodeInstr
+// (execProcnode.c) wraps each node's ExecProcNode in InstrStartNode and
+// InstrStopNode, which with BUFFERS copy and subtract the backend's
+// buffer usage counters (instrument.c BufferUsageAccumDiff), with WAL its
+// WAL usage, with TIMING read the clock twice: a price per call, paid
+// per loop once for each row the node returns and once for the end of
+// its rows. A node that hands its parent its whole result at once
+// (MultiExecProcNode: Hash, Bitmap Index Scan, BitmapAnd, BitmapOr) is
+// entered once a loop. The count is EXPLAIN ANALYZE's probe effect: its
+// Execution Time is the statement's plus the calls times the price
+// (docs/calibration.md "EXPLAIN ANALYZE's own cost").
+func NodeCalls(js string) (int64, error) {
+	var outs []explainOutput
+	if err := json.Unmarshal([]byte(js), &outs); err != nil {
+		return 0, fmt.Errorf("parse EXPLAIN JSON: %w", err)
+	}
+	if len(outs) != 1 {
+		return 0, fmt.Errorf("EXPLAIN returned %d plans, want 1", len(outs))
+	}
+	if outs[0].Plan.ActualLoops == 0 {
+		return 0, fmt.Errorf("EXPLAIN's JSON has no Actual Loops (not EXPLAIN ANALYZE?)")
+	}
+	return int64(math.Round(nodeCalls(outs[0].Plan))), nil
+}
+
+// nodeCalls is NodeCalls of the plan under p. EXPLAIN gives a node's rows
+// per loop (ntuples / nloops), so rows times loops is its rows.
+func nodeCalls(p explainNode) float64 {
+	var n float64
+	switch p.NodeType {
+	case "Hash", "Bitmap Index Scan", "BitmapAnd", "BitmapOr":
+		n = p.ActualLoops
+	default:
+		n = (p.ActualRows + 1) * p.ActualLoops
+	}
+	for _, c := range p.Plans {
+		n += nodeCalls(c)
+	}
+	return n
 }
 
 // planShape renders "Top/Child1+Child2".

@@ -2,6 +2,8 @@ package pgcompare
 
 import (
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -460,5 +462,38 @@ func TestBackendWritesAllowTheExtensionsDifference(t *testing.T) {
 		if !found {
 			t.Errorf("%+v: no buffers_backend row", c)
 		}
+	}
+}
+
+// TestNodeCalls counts EXPLAIN ANALYZE's instrumented node calls in
+// PostgreSQL 15's own JSON: a count(*) by an index-only scan of 90000
+// rows (the Aggregate's row and end, each row of the scan and its end),
+// a count(*) of 4999 rows by a bitmap heap scan (its Bitmap Index Scan
+// is entered once: MultiExecProcNode) and an INSERT of 1000 rows from
+// generate_series (the ModifyTable returns no row: one call).
+func TestNodeCalls(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		want int64
+	}{
+		{"explain-indexonly-pg15.json", 2 + 90001},
+		{"explain-bitmap-pg15.json", 2 + 5000 + 1},
+		{"explain-insert-pg15.json", 1 + 1001},
+	} {
+		js, err := os.ReadFile(filepath.Join("testdata", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := NodeCalls(string(js))
+		if err != nil || n != c.want {
+			t.Errorf("%s: NodeCalls = %d, %v; want %d", c.file, n, err, c.want)
+		}
+		eb, err := parseExplain(string(js))
+		if err != nil || eb.NodeCalls != c.want {
+			t.Errorf("%s: parseExplain's NodeCalls = %d, %v; want %d", c.file, eb.NodeCalls, err, c.want)
+		}
+	}
+	if _, err := NodeCalls(`[{"Plan": {"Node Type": "Seq Scan"}}]`); err == nil {
+		t.Error("an EXPLAIN without ANALYZE: no error")
 	}
 }
