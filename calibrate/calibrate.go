@@ -96,6 +96,9 @@ type Result struct {
 	// does (on a virtual machine whose host is busy at times, a pass's p99
 	// is a stall's length or not: docs/calibration.md).
 	P99Quartiles map[string][2]float64
+	// Lag is each experiment under -R's mean schedule lag (ms), the
+	// median over the passes (pgbench's per-transaction log).
+	Lag map[string]float64
 	// Commands are each per-command experiment's commands (perCommand)
 	// with their average latency (pgbench -r), the median over the passes.
 	Commands map[string][]CommandTime
@@ -264,6 +267,10 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 				row[p99Key+e.Name] = m.P99MS
 				p99 = fmt.Sprintf(", p99 %.4f ms", m.P99MS)
 			}
+			if e.Rate > 0 {
+				row[lagKey+e.Name] = m.LagMS
+				p99 += fmt.Sprintf(", schedule lag %.4f ms", m.LagMS)
+			}
 			if e.Name == stallExperiment && m.TailOK {
 				row[stallKey+"p50"], row[stallKey+"p90"], row[stallKey+"p99"], row[stallKey+"p99.9"] = m.Tail.Med, m.Tail.P90, m.Tail.P99, m.Tail.P999
 			}
@@ -341,6 +348,18 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 				}
 				res.Commands[e.Name] = append(res.Commands[e.Name], CommandTime{Line: line, MS: median(c)})
 			}
+		}
+		var lags []float64
+		for _, row := range kept {
+			if ms, ok := row[lagKey+e.Name]; ok {
+				lags = append(lags, ms)
+			}
+		}
+		if len(lags) > 0 {
+			if res.Lag == nil {
+				res.Lag = map[string]float64{}
+			}
+			res.Lag[e.Name] = median(lags)
 		}
 		var p []float64
 		for _, row := range kept {
@@ -507,6 +526,9 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 		if p, ok := res.P99[x.Experiment]; ok {
 			x.MeasuredP99, x.P99Quartiles = p, res.P99Quartiles[x.Experiment]
 		}
+		if l, ok := res.Lag[x.Experiment]; ok {
+			x.MeasuredLag = l
+		}
 		x.Commands = matchCommands(res.Commands[x.Experiment], x.Commands)
 	}
 	return res, nil
@@ -540,6 +562,12 @@ func (r *Result) Report(w io.Writer) {
 		if x.MeasuredP99 > 0 {
 			fmt.Fprintf(w, "p99 %-16s measured %.4f ms (%.1fx its mean; middle half of the passes %.4f-%.4f), simulated %.4f ms (%.1fx): not fitted (the stalls come from %s's tail)\n",
 				x.Experiment+":", x.MeasuredP99, x.MeasuredP99/x.MeasuredMS, x.P99Quartiles[0], x.P99Quartiles[1], x.SimP99, x.SimP99/math.Max(x.SimMS, 1e-9), stallExperiment)
+		}
+	}
+	for _, x := range r.Residuals {
+		if x.MeasuredLag > 0 {
+			fmt.Fprintf(w, "schedule lag %-16s measured %.4f ms of its %.4f, simulated %.4f of its %.4f (pgbench -R %g: the latency counts from each scheduled start): not fitted apart from the latency\n",
+				x.Experiment+":", x.MeasuredLag, x.MeasuredMS, x.SimLag, x.SimMS, rateExperimentTPS)
 		}
 	}
 	for _, x := range r.Residuals {
@@ -655,6 +683,10 @@ const passTolerance = 0.15
 // its row of means.
 const p99Key = "p99 "
 
+// lagKey prefixes a pass's mean schedule lag of an experiment under -R
+// in its row.
+const lagKey = "lag "
+
 // stallKey prefixes the SELECT 1 latency tail of a pass (tailOf) in its
 // row.
 const stallKey = "stalls "
@@ -662,7 +694,7 @@ const stallKey = "stalls "
 // notAMean reports whether a pass row's entry is not an experiment's mean
 // latency (a p99, a stall estimate).
 func notAMean(name string) bool {
-	return strings.HasPrefix(name, p99Key) || strings.HasPrefix(name, stallKey) || strings.HasPrefix(name, commandPrefix)
+	return strings.HasPrefix(name, p99Key) || strings.HasPrefix(name, stallKey) || strings.HasPrefix(name, commandPrefix) || strings.HasPrefix(name, lagKey)
 }
 
 // commandPrefix prefixes a pass's per-command latency of an experiment

@@ -413,6 +413,16 @@ func calibrateOnce(t *testing.T, dsn string, attempt int) ([]check, string) {
 	if costs.RowLockWait <= 0 || !regexp.MustCompile(`\{name: update-hot-[0-9]+c, fitted: true`).Match(data) {
 		t.Errorf("row_lock_wait not fitted from update-hot-Nc (%d ns):\n%s", costs.RowLockWait, data)
 	}
+	// The paced SELECT 1 determines client_wakeup, and the schedule lags
+	// are reported beside the latencies that include them.
+	if !strings.Contains(string(data), "{name: select-one-rate, fitted: true") || !regexp.MustCompile(`client_wakeup: [0-9.]+[nu]?s +# default 50us; from [^\n]*select-one-rate`).Match(data) {
+		t.Errorf("client_wakeup not fitted from select-one-rate:\n%s", data)
+	}
+	if f := regexp.MustCompile(`\{experiment: select-only-rate, measured_ms: ([0-9.]+), simulated_ms: ([0-9.]+)\}`).FindSubmatch(data); f == nil {
+		t.Errorf("no schedule lag of select-only-rate in the costs file:\n%s", data)
+	} else {
+		t.Logf("select-only under -R: schedule lag PostgreSQL %s ms, simulated %s (reported; docs/calibration.md \"A paced client\")", f[1], f[2])
+	}
 	lines := map[string]string{}
 	for _, l := range strings.Split(string(data), "\n") {
 		if i := strings.Index(l, "{name: "); i >= 0 {
@@ -431,7 +441,7 @@ func calibrateOnce(t *testing.T, dsn string, attempt int) ([]check, string) {
 	// server's cores are known (tpcb-like-4c on two cores): its price of
 	// CPU is what cpu_wakeup and context_switch separate from one
 	// client's waits.
-	heldOut := []string{"select-only", "tpcb-like"}
+	heldOut := []string{"select-only", "tpcb-like", "select-only-rate"}
 	for name := range lines {
 		if strings.HasPrefix(name, "tpcb-like-") && strings.HasSuffix(name, "c") {
 			heldOut = append(heldOut, name)
@@ -453,7 +463,12 @@ func calibrateOnce(t *testing.T, dsn string, attempt int) ([]check, string) {
 		// prices), several clients' select-only and updates (the CPU's,
 		// the writes' and the row-lock waits' prices), and the run itself.
 		refs := []string{"select-one", "lookup", name}
-		if name != "select-only" && name != "tpcb-like" {
+		switch {
+		case name == "select-only-rate":
+			// Paced: its latency is select-only's and the schedule lag
+			// that select-one-rate determines (client_wakeup).
+			refs = []string{"select-one", "lookup", "select-one-rate", name}
+		case name != "select-only" && name != "tpcb-like":
 			refs = []string{name}
 			for n := range lines {
 				if strings.HasPrefix(n, "select-only-") || strings.HasPrefix(n, "update-hot-") || strings.HasPrefix(n, "update-spread-") {
@@ -1060,14 +1075,15 @@ func TestHeldOutCheck(t *testing.T) {
 	}
 }
 
-// TestWithoutUnmeasured: a price only a several-client experiment
-// determines is fitted only when that experiment was measured; otherwise
+// TestWithoutUnmeasured: a price only a several-client experiment (or the
+// experiment under pgbench -R) determines is fitted only when that
+// experiment was measured; otherwise
 // it keeps its default (0) rather than the fit's starting guess.
 func TestWithoutUnmeasured(t *testing.T) {
 	has := func(prices []string, key string) bool { return slices.Contains(prices, key) }
 	one := map[string]float64{"select-one": 0.06, "lookup": 0.09, "update": 0.12}
 	got := withoutUnmeasured(Prices, one)
-	if has(got, "context_switch") || has(got, "row_lock_wait") || !has(got, "statement") || len(got) != len(Prices)-2 {
+	if has(got, "context_switch") || has(got, "row_lock_wait") || has(got, "client_wakeup") || !has(got, "statement") || len(got) != len(Prices)-3 {
 		t.Errorf("one client only: %v", got)
 	}
 	one["select-only-4c"] = 0.07
@@ -1076,8 +1092,13 @@ func TestWithoutUnmeasured(t *testing.T) {
 		t.Errorf("with select-only-4c, without update-hot-4c: %v", got)
 	}
 	one["update-hot-4c"] = 0.47
-	if got = withoutUnmeasured(Prices, one); len(got) != len(Prices) {
+	if got = withoutUnmeasured(Prices, one); has(got, "client_wakeup") || len(got) != len(Prices)-1 {
 		t.Errorf("with both: %v", got)
+	}
+	// client_wakeup only with the SELECT 1 under pgbench -R.
+	one["select-one-rate"] = 0.13
+	if got = withoutUnmeasured(Prices, one); len(got) != len(Prices) {
+		t.Errorf("with the three: %v", got)
 	}
 }
 
@@ -1156,5 +1177,25 @@ func TestSimulatedCommandsArePgbenchs(t *testing.T) {
 	}
 	if math.Abs(sum-run.mean) > 0.01*run.mean {
 		t.Errorf("the commands add up to %.4f ms, the transactions to %.4f", sum, run.mean)
+	}
+}
+
+// TestLagAfterWarmup reads the schedule lag of pgbench's per-transaction
+// log under -R, as PostgreSQL 15's pgbench wrote it (select-only at 500
+// transactions a second, 2026-12-06: the time column, 570 us, counts from
+// the scheduled start and includes the lag, 86 us), and refuses a log
+// written without -R.
+func TestLagAfterWarmup(t *testing.T) {
+	log := []byte("0 0 570 0 1796567780 940833 86\n0 1 299 0 1796567780 943885 144\n0 2 294 0 1796567780 944447 150\n")
+	lag, err := lagAfterWarmup(log, 1)
+	if err != nil || math.Abs(lag-0.147) > 1e-9 {
+		t.Errorf("lagAfterWarmup = %v, %v; want 0.147 ms", lag, err)
+	}
+	ms, n, err := meanAfterWarmup(log, 1)
+	if err != nil || n != 2 || math.Abs(ms-0.2965) > 1e-9 {
+		t.Errorf("meanAfterWarmup = %v, %d, %v; want 0.2965 ms over 2", ms, n, err)
+	}
+	if _, err := lagAfterWarmup([]byte("0 0 570 0 1796567780 940833\n"), 0); err == nil {
+		t.Error("a log without -R's column: no error")
 	}
 }

@@ -80,7 +80,19 @@ type Experiment struct {
 	// thread). Several clients are only run against a server on this
 	// machine, whose CPU count the simulated server takes.
 	Clients, Threads int
+	// Rate is pgbench's -R (transactions a second; 0: as fast as they
+	// go). Under a rate a transaction's latency counts from its scheduled
+	// start, so it includes its schedule lag (pgbench.c: the latency of
+	// a throttled transaction is taken from txn_scheduled).
+	Rate float64
 }
+
+// rateExperiments are the experiments run under pgbench -R: a client
+// that sleeps until each transaction's scheduled start and wakes late
+// (costs.client_wakeup), at 500 transactions a second, a tenth or less
+// of what one client runs of these, so that the lag is mostly the
+// wake-up and little the queue behind the transaction before.
+const rateExperimentTPS = 500.0
 
 // Plan is what calibration runs on a server of a given size.
 type Plan struct {
@@ -168,6 +180,11 @@ func NewPlan(sharedBuffers int64, scale int) *Plan {
 		// statement's price, which single-statement experiments cannot.
 		{Name: "select-one-txn", Script: "BEGIN;\n" + strings.Repeat("SELECT 1;\n", 4) + "END;\n", Warmup: 200, Transactions: 1000},
 		{Name: "select-only", Builtin: "select-only", Scale: scale, HeldOut: true, Warmup: 1000, Transactions: 1500},
+		// SELECT 1 under -R: its latency, from each scheduled start, is
+		// select-one's and the schedule lag (client_wakeup); select-only
+		// under -R checks it, held out.
+		{Name: "select-one-rate", Script: "SELECT 1;\n", Rate: rateExperimentTPS, Warmup: 50, Transactions: 600},
+		{Name: "select-only-rate", Builtin: "select-only", Scale: scale, HeldOut: true, Rate: rateExperimentTPS, Warmup: 50, Transactions: 600},
 		{Name: "update", Script: fmt.Sprintf("\\set k random(1, %d)\nUPDATE cal_update SET v = v + 1 WHERE id = :k;\n", upd.Rows),
 			Tables: []string{"cal_update"}, Warmup: 200, Transactions: 800},
 		{Name: "insert", Script: "INSERT INTO cal_insert (v) VALUES (1);\n", Tables: []string{"cal_insert"}, Warmup: 200, Transactions: 800},
@@ -390,8 +407,9 @@ func (pg *Pgbench) runCPU(ctx context.Context, s *Server, pgoptions string, args
 // Measurement is what one run of an experiment measured.
 type Measurement struct {
 	// MS is the mean latency of the measured transactions, P99MS their
-	// 99th percentile (pgbench's per-transaction log).
-	MS, P99MS float64
+	// 99th percentile (pgbench's per-transaction log); LagMS under -R
+	// their mean schedule lag (the log's schedule_lag column).
+	MS, P99MS, LagMS float64
 	// Tail is the measured transactions' latency tail; TailOK is false
 	// when they were too few to have one (tailOf).
 	Tail   latencyTail
@@ -495,6 +513,9 @@ func (pg *Pgbench) measure(ctx context.Context, s *Server, e Experiment, dir str
 	if e.perCommand() {
 		args = append(args, "-r")
 	}
+	if e.Rate > 0 {
+		args = append(args, "-R", strconv.FormatFloat(e.Rate, 'f', -1, 64))
+	}
 	out, cpu, err := pg.runCPU(ctx, s, env, append(append([]string(nil), args...), "-t", strconv.Itoa(n), "-l", "--log-prefix="+prefix)...)
 	if err != nil {
 		return Measurement{}, fmt.Errorf("experiment %s: %w", e.Name, err)
@@ -508,7 +529,7 @@ func (pg *Pgbench) measure(ctx context.Context, s *Server, e Experiment, dir str
 			os.Remove(f)
 		}
 	}()
-	var sum float64
+	var sum, lagSum float64
 	var kept int
 	var all []float64
 	for _, f := range logs {
@@ -523,11 +544,18 @@ func (pg *Pgbench) measure(ctx context.Context, s *Server, e Experiment, dir str
 		sum += ms * float64(k)
 		kept += k
 		all = append(all, latenciesAfterWarmup(data, e.Warmup)...)
+		if e.Rate > 0 {
+			lag, err := lagAfterWarmup(data, e.Warmup)
+			if err != nil {
+				return Measurement{}, fmt.Errorf("experiment %s: %s: %w", e.Name, filepath.Base(f), err)
+			}
+			lagSum += lag * float64(k)
+		}
 	}
 	if kept == 0 {
 		return Measurement{}, fmt.Errorf("experiment %s: no measured transaction in pgbench's log:\n%s", e.Name, lastLines(out, 8))
 	}
-	m := Measurement{MS: sum / float64(kept), P99MS: quantile(all, 0.99), ClientCPU: cpu, Statements: clients * n * e.statements()}
+	m := Measurement{MS: sum / float64(kept), P99MS: quantile(all, 0.99), LagMS: lagSum / float64(kept), ClientCPU: cpu, Statements: clients * n * e.statements()}
 	if e.perCommand() {
 		m.Commands = parseCommandLatencies(out)
 	}
@@ -585,6 +613,37 @@ func meanAfterWarmup(log []byte, warmup int) (float64, int, error) {
 		return 0, 0, nil
 	}
 	return sum / float64(n), n, nil
+}
+
+// lagAfterWarmup reads the schedule lag column of a pgbench
+// per-transaction log written under -R (client_id transaction_no time
+// script_no time_epoch time_us schedule_lag, the lag in us) and returns
+// the mean lag (ms) of the transactions meanAfterWarmup averages.
+func lagAfterWarmup(log []byte, warmup int) (float64, error) {
+	var sum float64
+	n := 0
+	for _, line := range strings.Split(string(log), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) < 7 {
+			return 0, fmt.Errorf("no schedule lag column (pgbench -R): %q", line)
+		}
+		no, err1 := strconv.Atoi(f[1])
+		us, err2 := strconv.ParseFloat(f[6], 64)
+		if err1 != nil || err2 != nil {
+			return 0, fmt.Errorf("not a transaction line: %q", line)
+		}
+		if no >= warmup {
+			sum += us / 1000
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	return sum / float64(n), nil
 }
 
 // latenciesAfterWarmup returns the latencies (ms) meanAfterWarmup averages

@@ -65,6 +65,9 @@ type Residual struct {
 	// MeasuredP99 and SimP99 are a held-out pgbench run's 99th percentile
 	// latency (ms), when measured (Result.P99), and as simulated.
 	MeasuredP99, SimP99 float64
+	// MeasuredLag and SimLag are an experiment under -R's mean schedule
+	// lag (ms): pgbench's (Result.Lag) and the simulated one.
+	MeasuredLag, SimLag float64
 	// P99Quartiles is the measured p99's first and third quartile over
 	// the passes (Result.P99Quartiles).
 	P99Quartiles [2]float64
@@ -312,7 +315,7 @@ func (sm *Simulator) Validate(costs model.Costs, measured map[string]float64) ([
 		if err != nil {
 			return nil, err
 		}
-		r := Residual{Experiment: e.Name, HeldOut: e.HeldOut, MeasuredMS: m, SimMS: run.mean, DefaultMS: d, SimP99: run.p99}
+		r := Residual{Experiment: e.Name, HeldOut: e.HeldOut, MeasuredMS: m, SimMS: run.mean, DefaultMS: d, SimP99: run.p99, SimLag: run.lag}
 		for _, c := range run.commands {
 			r.Commands = append(r.Commands, CommandFit{Line: c.Line, SimMS: c.MS})
 		}

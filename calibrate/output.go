@@ -56,6 +56,18 @@ func (r *Result) CostsYAML() ([]byte, error) {
 			b.WriteString(l)
 		}
 	}
+	var lags []string
+	for _, x := range r.Residuals {
+		if x.MeasuredLag > 0 {
+			lags = append(lags, fmt.Sprintf("    - {experiment: %s, measured_ms: %.4f, simulated_ms: %.4f}\n", x.Experiment, x.MeasuredLag, x.SimLag))
+		}
+	}
+	if len(lags) > 0 {
+		fmt.Fprintf(&b, "  schedule_lag:    # the experiments under pgbench -R %g: mean schedule lag (the median over the passes), which their latency above includes, and the simulated one: reported, not fitted apart\n", rateExperimentTPS)
+		for _, l := range lags {
+			b.WriteString(l)
+		}
+	}
 	var cmds []string
 	for _, x := range r.Residuals {
 		for _, c := range x.Commands {

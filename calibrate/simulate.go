@@ -19,7 +19,7 @@ import (
 // tell from os_read) keep their values: the experiments do not separate
 // them (docs/calibration.md).
 var Prices = []string{"statement", "client_round_trip", "statement_table", "statement_scan", "statement_update", "buffer_hit", "scan_page", "tuple_deform", "hinted_check",
-	"index_level", "tuple_fetch", "index_only_tuple", "tuple_update", "tuple_update_old", "tuple_delete", "index_insert", "wal_record", "commit", "transaction", "context_switch", "row_lock_wait", "cpu_wakeup", "cpu_wakeup_cold", "tuple_cold", "os_read", "tuple_byte", "text_char"}
+	"index_level", "tuple_fetch", "index_only_tuple", "tuple_update", "tuple_update_old", "tuple_delete", "index_insert", "wal_record", "commit", "transaction", "context_switch", "row_lock_wait", "cpu_wakeup", "cpu_wakeup_cold", "tuple_cold", "os_read", "tuple_byte", "text_char", "client_wakeup"}
 
 // severalClientPrices are the prices only a several-client experiment
 // determines, each with its experiment's name before the client count
@@ -29,12 +29,23 @@ var severalClientPrices = []struct{ key, experiment string }{
 	{"row_lock_wait", "update-hot-"},
 }
 
+// rateOnlyPrices are the prices only the experiments under -R determine.
+var rateOnlyPrices = []struct{ key, experiment string }{
+	{"client_wakeup", "select-one-rate"},
+}
+
 // withoutUnmeasured drops from prices those whose several-client
 // experiment was not measured (the server's cores unknown, or the budget
 // spent before it): nothing else determines them, so they keep their
 // defaults instead of the fit's starting guess (zeroDefaultStart).
 func withoutUnmeasured(prices []string, measured map[string]float64) []string {
 	return slices.DeleteFunc(slices.Clone(prices), func(key string) bool {
+		for _, p := range rateOnlyPrices {
+			if p.key == key {
+				_, ok := measured[p.experiment]
+				return !ok
+			}
+		}
 		for _, p := range severalClientPrices {
 			if p.key != key {
 				continue
@@ -184,12 +195,18 @@ func (sm *Simulator) scenario(e Experiment, costs model.Costs) (model.Scenario, 
 	for _, name := range e.Tables {
 		restart = restart || sm.Plan.Table(name).OutOfBuffers
 	}
+	// Under -R both phases are paced, as pgbench paces its warm-up
+	// transactions (one run).
+	rate := ""
+	if e.Rate > 0 {
+		rate = fmt.Sprintf("rate: %g, ", e.Rate)
+	}
 	if e.Warmup > 0 {
-		fmt.Fprintf(&b, "    - {name: warmup, warmup: true, restart: %v, clients: %d, threads: %d, transactions: %d, script: %s}\n", restart, max(e.Clients, 1), max(e.Threads, 1), e.Warmup, script)
+		fmt.Fprintf(&b, "    - {name: warmup, warmup: true, restart: %v, clients: %d, threads: %d, %stransactions: %d, script: %s}\n", restart, max(e.Clients, 1), max(e.Threads, 1), rate, e.Warmup, script)
 	} else if restart {
 		return model.Scenario{}, fmt.Errorf("experiment %s: a table out of shared buffers needs a warm-up transaction", e.Name)
 	}
-	fmt.Fprintf(&b, "    - {name: run, clients: %d, threads: %d, transactions: %d, script: %s}\n", max(e.Clients, 1), max(e.Threads, 1), e.Transactions, script)
+	fmt.Fprintf(&b, "    - {name: run, clients: %d, threads: %d, %stransactions: %d, script: %s}\n", max(e.Clients, 1), max(e.Threads, 1), rate, e.Transactions, script)
 	sc, err := configs.Parse("calibrate-"+e.Name+".yaml", []byte(b.String()))
 	if err != nil {
 		return model.Scenario{}, fmt.Errorf("experiment %s: the simulated scenario: %w", e.Name, err)
@@ -215,8 +232,8 @@ func (sm *Simulator) latencyP99(e Experiment, costs model.Costs) (float64, float
 // (ms), and for one that reports them (perCommand) its commands' average
 // latencies, \set commands left out, as pgbench -r prints them.
 type simRun struct {
-	mean, p99 float64
-	commands  []CommandTime
+	mean, p99, lag float64
+	commands       []CommandTime
 }
 
 // simulate runs experiment e with the given prices.
@@ -231,7 +248,7 @@ func (sm *Simulator) simulate(e Experiment, costs model.Costs) (simRun, error) {
 	if err != nil {
 		return simRun{}, fmt.Errorf("experiment %s: simulating: %w", e.Name, err)
 	}
-	run := simRun{mean: res.Totals.LatencyMS.Mean, p99: res.Totals.LatencyMS.P99}
+	run := simRun{mean: res.Totals.LatencyMS.Mean, p99: res.Totals.LatencyMS.P99, lag: res.Totals.LagMS.Mean}
 	if len(res.Totals.Statements) > 0 {
 		for _, st := range res.Totals.Statements[0] {
 			if !strings.HasPrefix(st.Command, `\`) {
