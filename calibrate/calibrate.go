@@ -71,6 +71,9 @@ type Result struct {
 	// FirstUse says how buffer_first_use was found ("" when the server
 	// was not to be restarted).
 	FirstUse string
+	// Halting says whether cpu_halt_after was set, and why
+	// (haltingFrom).
+	Halting string
 	// ExplainProbe is EXPLAIN ANALYZE's own cost per node call, measured
 	// directly; ExplainProbeWhy why not, when it could not be.
 	ExplainProbe    ExplainProbe
@@ -453,6 +456,16 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 	} else {
 		res.Client = "not measured (no several-client experiment: the server's core count is not known): kept at its default " + nsText(Price(base, "client"))
 	}
+	// Whether idle cores halt out of the scheduler's sight (a virtual
+	// machine's vCPUs): a paced SELECT 1 then runs beside its client,
+	// far faster than one run flat out (costs.cpu_halt_after).
+	if h, why := haltingFrom(res.Measured, res.Lag); h > 0 {
+		SetPrice(&base, "cpu_halt_after", h)
+		res.Halting = why
+		say("calibrate: cpu_halt_after %s: %s", nsText(h), why)
+	} else {
+		res.Halting = why
+	}
 	prices := Prices
 	if s.Local() {
 		// pgbench and the server on one machine talk over a unix socket
@@ -596,6 +609,9 @@ func (r *Result) Report(w io.Writer) {
 	if r.RoundTrip != "" {
 		fmt.Fprintf(w, "\nclient_round_trip: %s", r.RoundTrip)
 	}
+	if r.Halting != "" {
+		fmt.Fprintf(w, "\ncpu_halt_after: %s", r.Halting)
+	}
 	switch pr := r.ExplainProbe; {
 	case r.ExplainProbeWhy != "":
 		fmt.Fprintf(w, "\nEXPLAIN ANALYZE's own cost: not measured (%s)", r.ExplainProbeWhy)
@@ -682,6 +698,32 @@ const passTolerance = 0.15
 // p99Key prefixes a pass's 99th percentile of a held-out pgbench run in
 // its row of means.
 const p99Key = "p99 "
+
+// haltAfterVM is cpu_halt_after where calibration finds idle cores
+// halting out of the scheduler's sight: KVM's default halt polling window
+// (halt_poll_ns, 200 us), after which the host deschedules a halted vCPU
+// and the guest sees it preempted.
+const haltAfterVM = 200_000
+
+// haltingFrom decides costs.cpu_halt_after from SELECT 1 run flat out
+// (select-one) and paced (select-one-rate, whose latency less its
+// schedule lag is the transaction's own time): a paced transaction under
+// 0.6 of one run flat out means the client's backend ran beside it,
+// without the wake-ups a flat-out one pays (docs/calibration.md "A paced
+// client"). It returns the price (0: off) and why.
+func haltingFrom(measured, lag map[string]float64) (float64, string) {
+	flat, ok1 := measured[stallExperiment]
+	paced, ok2 := measured["select-one-rate"]
+	l, ok3 := lag["select-one-rate"]
+	if !ok1 || !ok2 || !ok3 || flat <= 0 {
+		return 0, "not set: select-one or select-one-rate was not measured"
+	}
+	own := paced - l
+	if own < 0.6*flat {
+		return haltAfterVM, fmt.Sprintf("a paced SELECT 1 took %.4f ms of its own (latency %.4f less its schedule lag %.4f), one flat out %.4f: the client and its backend ran on one core when it paced, as they do where idle vCPUs halt (KVM's halt polling window, 200 us)", own, paced, l, flat)
+	}
+	return 0, fmt.Sprintf("not set: a paced SELECT 1 took %.4f ms of its own (latency %.4f less its schedule lag %.4f), one flat out %.4f: no cheaper, its wake-ups as flat out", own, paced, l, flat)
+}
 
 // lagKey prefixes a pass's mean schedule lag of an experiment under -R
 // in its row.

@@ -144,6 +144,11 @@ func (r *Result) CostsYAML() ([]byte, error) {
 	default:
 		b.WriteString("  # buffer_first_use: not measured (it needs a restart of the server: simulate calibrate -restart COMMAND); for scenarios that restart, measure it so or as docs/model.md (\"A backend\") says and set it here\n")
 	}
+	if h := Price(r.Costs, "cpu_halt_after"); h > 0 {
+		fmt.Fprintf(&b, "  cpu_halt_after: %s   # default 0 (off); %s\n", nsText(h), r.Halting)
+	} else if r.Halting != "" {
+		fmt.Fprintf(&b, "  # cpu_halt_after: %s\n", r.Halting)
+	}
 	if r.RoundTrip != "" {
 		fmt.Fprintf(&b, "  client_round_trip: %s   # default %s; %s\n", nsText(Price(r.Costs, "client_round_trip")), nsText(Price(model.DefaultCosts(), "client_round_trip")), r.RoundTrip)
 	}
@@ -167,7 +172,7 @@ func (r *Result) CostsYAML() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("calibrate: the costs file does not load back: %v", err)
 	}
-	priced := []string{"os_read", "client", "buffer_first_use", "client_round_trip", "stall_interval", "stall"}
+	priced := []string{"os_read", "client", "buffer_first_use", "client_round_trip", "stall_interval", "stall", "cpu_halt_after"}
 	for _, f := range firstRunPrices {
 		priced = append(priced, f.key)
 	}

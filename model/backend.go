@@ -162,7 +162,11 @@ type backend struct {
 	// woke: the next CPU burst starts a statement the backend slept
 	// waiting for, or goes on after a heavyweight lock it slept on was
 	// granted (it may pay costs.cpu_wakeup).
-	woke      bool
+	woke bool
+	// paced: the client's next burst follows its sleep until a scheduled
+	// start (pgbench -R), whose lateness costs.client_wakeup already
+	// holds, its core's wake included: that burst pays no cpu_wakeup.
+	paced     bool
 	cpu       int64
 	walTarget int64
 	// walSegmentSync is the end of a WAL segment this backend finished
@@ -928,6 +932,7 @@ func (b *backend) beginTxn() {
 			// The thread sleeps in poll() until the scheduled start and
 			// wakes a little late (timer slack, scheduling).
 			b.wakeAt = sched + e.costs.ClientWakeup
+			b.paced = true
 			b.block(wSleepUntil)
 			return
 		}

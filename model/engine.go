@@ -342,6 +342,13 @@ func build(sc Scenario) (*engine, error) {
 	// CPU and locks.
 	e.cpuRes = sim.NewResource(e.k, "cpu", sc.Server.CPUs)
 	e.cpuRes.SetWakeColdSpan(e.costs.CPUWakeupCold)
+	if e.costs.CPUHaltAfter > 0 {
+		tick := e.costs.CPUBalanceTick
+		if tick == 0 {
+			tick = 4_000_000 // a scheduler tick at CONFIG_HZ=250
+		}
+		e.cpuRes.SetHalting(e.costs.CPUHaltAfter, tick)
+	}
 	if ver <= 904 {
 		e.stratLock = sim.NewResource(e.k, "BufFreelistLock", 1)
 	}

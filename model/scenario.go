@@ -568,6 +568,26 @@ type Costs struct {
 	// the same per key as four. 0 by default (simulate calibrate fits it
 	// beside cpu_wakeup).
 	CPUWakeupCold int64 `yaml:"cpu_wakeup_cold" unit:"duration" range:"0,1s"`
+	// CPUHaltAfter is how long a core can sit idle and still count as
+	// idle to the scheduler's wake-up placement; after it the core has
+	// halted. On a virtual machine whose idle vCPUs halt, a vCPU the
+	// hypervisor descheduled after its halt polling reads as preempted
+	// (vcpu_is_preempted), which select_idle_sibling (kernel/sched/fair.c)
+	// does not take for an idle CPU: a process woken by a message from a
+	// process that blocks at once (a socket's synchronous wake-up) then
+	// runs on the waker's core, which it frees (wake_affine_idle): no
+	// cpu_wakeup, a context_switch. So a paced client (pgbench -R) and
+	// its backend share a core while a flat-out one runs apart from it
+	// (measured with taskset on the development machine: docs/model.md
+	// "A backend"). With cpu_wakeup set only. 0 (the default) turns it
+	// off: every wake-up goes to the process's last core if free.
+	CPUHaltAfter int64 `yaml:"cpu_halt_after" unit:"duration" range:"0,1s"`
+	// CPUBalanceTick is how long a core runs without idling before it
+	// kicks the halted cores to take load (nohz_balancer_kick, at a
+	// scheduler tick): they count as idle again, and the next wake-up
+	// goes to one of them. With cpu_halt_after only; 0 (the default)
+	// means 4 ms, a tick at CONFIG_HZ=250.
+	CPUBalanceTick int64 `yaml:"cpu_balance_tick" unit:"duration" range:"0,10s"`
 	// StallInterval and Stall describe the rare stalls of a real server's
 	// CPU (the hypervisor running another guest on the vCPU, an interrupt
 	// storm, a page fault's reclaim): while a process runs, stalls arrive

@@ -110,8 +110,13 @@ func (th *thread) run(b *backend) {
 		e.k.After(e.costs.Client, b, evClientDone)
 		return
 	}
-	// pgbench slept until the last result came: its burst may wake a core.
-	e.cpuRequest(e.costs.Client, th.owner, true, b, evClientDone)
+	// pgbench slept until the last result came: its burst may wake a
+	// core. After a sleep until a scheduled start (-R) the wake-up is
+	// in costs.client_wakeup: pgbench's schedule lag ends once its thread
+	// runs again (pgbench.c: txn_begin is taken when it does).
+	woke := !b.paced
+	b.paced = false
+	e.cpuRequest(e.costs.Client, th.owner, woke, b, evClientDone)
 }
 
 // cpuRequest takes a CPU burst of c on the server's cores for owner (a
@@ -127,7 +132,7 @@ func (e *engine) cpuRequest(c int64, owner int32, woke bool, h sim.Handler, arg 
 	if woke {
 		wake = e.costs.CPUWakeup
 	}
-	if cs := e.costs.ContextSwitch; cs > 0 || wake > 0 {
+	if cs := e.costs.ContextSwitch; cs > 0 || wake > 0 || e.costs.CPUHaltAfter > 0 {
 		e.cpuRes.RequestAs(c, owner, cs, wake, h, arg)
 		return
 	}

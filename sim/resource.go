@@ -43,6 +43,19 @@ type Resource struct {
 	coldSpan int64
 	coldLeft map[int32]int64
 	coldNs   float64
+	// haltAfter and balanceTick (SetHalting): a server idle for longer
+	// than haltAfter has halted, and a wake-up handed over by a process
+	// that is about to block goes to the server it frees instead, unless
+	// another server is still awake or was kicked at a balancer tick
+	// (every balanceTick) that found a server busy: kickAt is the last
+	// such tick. startedAt is when each server's current service began.
+	haltAfter, balanceTick int64
+	kickAt                 int64
+	startedAt              []int64
+	// ownerEnd is when each owner's last service ended (SetHalting): a
+	// wake-up of one that slept for haltAfter or more starts its cold
+	// span (SetWakeColdSpan) wherever it runs.
+	ownerEnd map[int32]int64
 
 	// Statistics since creation or the last ResetStats.
 	statsFrom int64   // start of the statistics window
@@ -202,11 +215,92 @@ func (r *Resource) SetWakeColdSpan(span int64) {
 	r.coldSpan = span
 }
 
+// SetHalting makes RequestAs place a process that slept as the Linux
+// scheduler does on a virtual machine whose idle vCPUs halt
+// (kernel/sched/fair.c select_task_rq_fair): a wake-up by a message from
+// a process that blocks at once (a synchronous wake-up, as a Unix or TCP
+// socket's is) goes to the wakee's previous CPU or another idle one only
+// while that CPU still counts as idle (select_idle_sibling's
+// available_idle_cpu), which a vCPU the hypervisor has descheduled after
+// halting does not (vcpu_is_preempted): a server idle for longer than
+// haltAfter. Otherwise it goes to the waker's CPU (wake_affine_idle's
+// synchronous case), which it frees: no wake-up, a context switch. At
+// each balancer tick (every balanceTick of time) that finds a server
+// busy, the halted servers are kicked (nohz_balancer_kick, and the other
+// wake-ups that stir an idle vCPU now and then): each counts as idle for
+// haltAfter again, and a wake-up in that time goes to it. So two
+// processes that hand over to each other flat out run apart, each finding
+// the other's server idle for only a moment, and two that idle for
+// milliseconds between exchanges share a server. haltAfter 0 (the
+// default) turns it off.
+func (r *Resource) SetHalting(haltAfter, balanceTick int64) {
+	if haltAfter < 0 || balanceTick <= 0 {
+		panic(fmt.Sprintf("sim: %s: SetHalting(%d, %d ns): want haltAfter >= 0 and balanceTick > 0", r.name, haltAfter, balanceTick))
+	}
+	r.haltAfter, r.balanceTick = haltAfter, balanceTick
+	if r.startedAt == nil {
+		r.startedAt = make([]int64, r.servers)
+		r.ownerEnd = map[int32]int64{}
+	}
+}
+
+// haltingPick is takeServer's choice for a wake-up under SetHalting: the
+// index in r.free of the server to take, or -1 to choose as without it
+// (no server was freed at this instant: the waker did not hand over).
+func (r *Resource) haltingPick(owner int32) int {
+	now := r.k.now
+	waker := -1
+	for i, s := range r.free {
+		if r.freedAt[s] == now {
+			waker = i
+			break
+		}
+	}
+	if waker < 0 {
+		return -1
+	}
+	awake := func(i int) bool {
+		s := r.free[i]
+		idle := r.freedAt[s]
+		if idle >= now {
+			return false
+		}
+		return now-idle < r.haltAfter || (r.kickAt > idle && now-r.kickAt < r.haltAfter)
+	}
+	if want, ok := r.lastOn[owner]; ok {
+		for i, s := range r.free {
+			if s == want && i != waker && awake(i) {
+				return i
+			}
+		}
+	}
+	// Another idle server still awake: the latest freed.
+	best := -1
+	for i, s := range r.free {
+		if i != waker && awake(i) && (best < 0 || r.freedAt[s] > r.freedAt[r.free[best]]) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		return best
+	}
+	return waker
+}
+
 // takeServer removes a free server from the stack for owner (see
-// RequestAs) and returns it.
-func (r *Resource) takeServer(owner int32) int32 {
+// RequestAs) and returns it; waking says the owner slept (SetHalting).
+func (r *Resource) takeServer(owner int32, waking bool) int32 {
 	n := len(r.free) - 1
 	pick := n
+	if owner != noOwner && waking && r.haltAfter > 0 {
+		pick = r.haltingPick(owner)
+		if pick >= 0 {
+			s := r.free[pick]
+			r.free = append(r.free[:pick], r.free[pick+1:]...)
+			return s
+		}
+		pick = n
+	}
 	if owner != noOwner {
 		want, ok := r.lastOn[owner]
 		pick = -1
@@ -277,7 +371,10 @@ func (r *Resource) enqueue(w waiter) {
 // wakeCost is added when the server it takes has been idle since before
 // now (a hand-over from the queue passes 0).
 func (r *Resource) startService(service int64, owner int32, switchCost, wakeCost int64, done Handler, arg int64) {
-	s := r.takeServer(owner)
+	s := r.takeServer(owner, wakeCost > 0)
+	if r.startedAt != nil {
+		r.startedAt[s] = r.k.now
+	}
 	woke := false
 	if wakeCost > 0 && r.freedAt[s] < r.k.now {
 		woke = true
@@ -285,7 +382,14 @@ func (r *Resource) startService(service int64, owner int32, switchCost, wakeCost
 		r.wakeNs += float64(wakeCost)
 	}
 	if r.coldSpan > 0 && owner != noOwner {
-		service += r.coldWork(owner, service, woke)
+		// Under SetHalting a process that slept for haltAfter finds its
+		// caches cold on whichever server it runs, the waker's too.
+		slept := false
+		if r.haltAfter > 0 && wakeCost > 0 {
+			end, ok := r.ownerEnd[owner]
+			slept = ok && r.k.now-end >= r.haltAfter
+		}
+		service += r.coldWork(owner, service, woke || slept)
 	}
 	if woke {
 		service += wakeCost
@@ -359,6 +463,16 @@ func (c *completion) OnEvent(arg int64) {
 	r.slots[arg] = slot{}
 	r.free = append(r.free, int32(arg))
 	r.freedAt[arg] = r.k.now
+	if r.haltAfter > 0 {
+		if o := r.lastOwner[arg]; o != noOwner {
+			r.ownerEnd[o] = r.k.now
+		}
+		// A balancer tick fell in this service: it found the server busy
+		// and kicked the halted ones.
+		if t := r.k.now / r.balanceTick * r.balanceTick; t > r.startedAt[arg] {
+			r.kickAt = max(r.kickAt, t)
+		}
+	}
 	// Free the server (handing it to the queue head, if any) before telling
 	// the requester, so the requester sees the resource as it now is: an
 	// Acquire or Request it issues at once gets the server if nobody was

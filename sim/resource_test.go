@@ -348,3 +348,136 @@ func TestWakeColdSpanSlowsTheWorkAfterAWakeUp(t *testing.T) {
 		t.Fatalf("cold %.0f ns, want 90", st.ColdNs)
 	}
 }
+
+// SetHalting: a process woken by a message from one that blocks at once
+// goes to the waker's server when every other server has halted (idle
+// longer than haltAfter): no wake-up, a context switch. Two processes
+// handing over to each other thus share one server while they idle long
+// between exchanges (a paced client and its backend); run flat out, the
+// shared server is busy at a balancer tick (every 4000), which kicks the
+// halted one, the next wake-up goes there, and from then on each finds
+// the other's server idle for less than haltAfter: apart, a wake-up
+// every hand-over.
+func TestHaltedServersLeaveTheWakeeOnTheWakersServer(t *testing.T) {
+	k := NewKernel()
+	cpu := NewResource(k, "cpu", 2)
+	cpu.SetHalting(200, 4000)
+	r := &recorder{k: k}
+	k.RunUntil(10000)
+	// Paced: owner 1 wakes a halted server (no one handed it over: 30),
+	// owner 2 takes the server owner 1 frees (5 for the switch), and so
+	// does owner 1 after it.
+	n := 0
+	r.hook = func(arg int64) {
+		if n++; n < 3 {
+			cpu.RequestAs(10, int32(1+n%2), 5, 30, r, arg+1)
+		}
+	}
+	cpu.RequestAs(10, 1, 5, 30, r, 0)
+	k.RunUntil(20000)
+	want := []int64{10040, 10055, 10070}
+	if len(r.log) != 3 {
+		t.Fatalf("paced: %v, want 3 completions", r.log)
+	}
+	for i, f := range r.log {
+		if f.at != want[i] {
+			t.Fatalf("paced: completion %d at %d, want %d (log %v)", i, f.at, want[i], r.log)
+		}
+	}
+	if st := cpu.Stats(); st.Wakeups != 1 || st.Switches != 2 {
+		t.Fatalf("paced: %d wake-ups, %d switches; want 1 and 2", st.Wakeups, st.Switches)
+	}
+	// Flat out from 20000: together (15 a hand-over) until the tick at
+	// 24000 finds the server busy, then apart (40 a hand-over: the
+	// wake-up).
+	r.log, n = nil, 0
+	r.hook = func(arg int64) {
+		if n++; n < 400 {
+			cpu.RequestAs(10, int32(1+n%2), 5, 30, r, arg+1)
+		}
+	}
+	cpu.RequestAs(10, 1, 5, 30, r, 0)
+	k.RunUntil(100000)
+	r.hook = nil
+	if len(r.log) != 400 {
+		t.Fatalf("flat out: %d completions, want 400", len(r.log))
+	}
+	var gaps []int64
+	for i := 1; i < len(r.log); i++ {
+		gaps = append(gaps, r.log[i].at-r.log[i-1].at)
+	}
+	split := slices.Index(gaps, 40)
+	if split < 0 {
+		t.Fatalf("flat out: never apart: gaps %v", gaps)
+	}
+	if r.log[split].at-20000 < 4000 || r.log[split].at-20000 > 4100 {
+		t.Errorf("flat out: apart from %d, want just after the tick at 24000", r.log[split].at-20000)
+	}
+	for i, g := range gaps {
+		if (i < split && g != 15) || (i >= split && g != 40) {
+			t.Fatalf("flat out: hand-over %d took %d (apart from %d): %v", i, g, split, gaps)
+		}
+	}
+	// Without SetHalting every hand-over to the other's server wakes it.
+	k2 := NewKernel()
+	plain := NewResource(k2, "cpu", 2)
+	r2 := &recorder{k: k2}
+	k2.RunUntil(10000)
+	m := 0
+	r2.hook = func(arg int64) {
+		if m++; m < 3 {
+			plain.RequestAs(10, int32(1+m%2), 5, 30, r2, arg+1)
+		}
+	}
+	plain.RequestAs(10, 1, 5, 30, r2, 0)
+	k2.RunUntil(20000)
+	if st := plain.Stats(); st.Wakeups != 3 {
+		t.Errorf("without halting: %d wake-ups, want 3 (%v)", st.Wakeups, r2.log)
+	}
+}
+
+// Under SetHalting a process that slept for haltAfter or more starts its
+// cold span (SetWakeColdSpan) on whichever server it takes, the waker's
+// included, though it wakes none; one that slept less does not.
+func TestHaltingColdAfterALongSleep(t *testing.T) {
+	k := NewKernel()
+	cpu := NewResource(k, "cpu", 2)
+	cpu.SetHalting(200, 1_000_000)
+	cpu.SetWakeColdSpan(6)
+	r := &recorder{k: k}
+	k.RunUntil(10000)
+	// Owner 1 wakes a halted server (30, and 6 of cold work: 10046);
+	// owner 2, never run, takes the server it frees (switch 5: 10061);
+	// owner 1 again after 15 ns: no cold work (10076).
+	n := 0
+	r.hook = func(arg int64) {
+		if n++; n < 3 {
+			cpu.RequestAs(10, int32(1+n%2), 5, 30, r, arg+1)
+		}
+	}
+	cpu.RequestAs(10, 1, 5, 30, r, 0)
+	k.RunUntil(20000)
+	// Owner 2 after a long sleep wakes its server, where owner 1 ran last
+	// (30 + 6 + a switch: 20051); owner 1, asleep since 10076, takes the
+	// server it frees: no wake-up, but a switch and its cold span (20072).
+	m := 0
+	r.hook = func(arg int64) {
+		if m++; m < 2 {
+			cpu.RequestAs(10, 1, 5, 30, r, arg+1)
+		}
+	}
+	cpu.RequestAs(10, 2, 5, 30, r, 10)
+	k.RunUntil(30000)
+	want := []int64{10046, 10061, 10076, 20051, 20072}
+	if len(r.log) != len(want) {
+		t.Fatalf("%d completions, want %d: %v", len(r.log), len(want), r.log)
+	}
+	for i, f := range r.log {
+		if f.at != want[i] {
+			t.Fatalf("completion %d at %d, want %d (log %v)", i, f.at, want[i], r.log)
+		}
+	}
+	if st := cpu.Stats(); st.Wakeups != 2 || st.ColdNs != 18 {
+		t.Errorf("%d wake-ups and %.0f ns of cold work; want 2 and 18", st.Wakeups, st.ColdNs)
+	}
+}
