@@ -482,6 +482,10 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 		res.RoundTrip = "0: a server on this machine (no network between pgbench and the server; the waits are cpu_wakeup's)"
 	}
 	prices = withoutUnmeasured(prices, res.Measured)
+	if Price(base, "cpu_halt_after") == 0 {
+		// Without halting cores nothing pays cpu_halt_cold.
+		prices = slices.DeleteFunc(prices, func(k string) bool { return k == "cpu_halt_cold" })
+	}
 	sm := &Simulator{Prices: prices, Major: s.Major, SharedBuffers: s.SharedBuffers, Plan: plan, Base: base, CPUs: cpus, RemoteClient: !s.Local()}
 	say("calibrate: fitting %d prices to %d experiments", len(prices), len(res.Measured))
 	res.Costs, res.Fitted, err = sm.Fit(res.Measured)

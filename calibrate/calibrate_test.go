@@ -1093,7 +1093,7 @@ func TestWithoutUnmeasured(t *testing.T) {
 	has := func(prices []string, key string) bool { return slices.Contains(prices, key) }
 	one := map[string]float64{"select-one": 0.06, "lookup": 0.09, "update": 0.12}
 	got := withoutUnmeasured(Prices, one)
-	if has(got, "context_switch") || has(got, "row_lock_wait") || has(got, "client_wakeup") || !has(got, "statement") || len(got) != len(Prices)-3 {
+	if has(got, "context_switch") || has(got, "row_lock_wait") || has(got, "client_wakeup") || has(got, "cpu_halt_cold") || !has(got, "statement") || len(got) != len(Prices)-4 {
 		t.Errorf("one client only: %v", got)
 	}
 	one["select-only-4c"] = 0.07
@@ -1102,13 +1102,18 @@ func TestWithoutUnmeasured(t *testing.T) {
 		t.Errorf("with select-only-4c, without update-hot-4c: %v", got)
 	}
 	one["update-hot-4c"] = 0.47
-	if got = withoutUnmeasured(Prices, one); has(got, "client_wakeup") || len(got) != len(Prices)-1 {
+	if got = withoutUnmeasured(Prices, one); has(got, "client_wakeup") || len(got) != len(Prices)-2 {
 		t.Errorf("with both: %v", got)
 	}
-	// client_wakeup only with the SELECT 1 under pgbench -R.
+	// client_wakeup only with the SELECT 1 under pgbench -R, cpu_halt_cold
+	// only with the lookup under it.
 	one["select-one-rate"] = 0.13
-	if got = withoutUnmeasured(Prices, one); len(got) != len(Prices) {
+	if got = withoutUnmeasured(Prices, one); !has(got, "client_wakeup") || has(got, "cpu_halt_cold") || len(got) != len(Prices)-1 {
 		t.Errorf("with the three: %v", got)
+	}
+	one["lookup-rate"] = 0.16
+	if got = withoutUnmeasured(Prices, one); len(got) != len(Prices) {
+		t.Errorf("with the four: %v", got)
 	}
 }
 

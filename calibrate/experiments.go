@@ -185,6 +185,11 @@ func NewPlan(sharedBuffers int64, scale int) *Plan {
 		// under -R checks it, held out.
 		{Name: "select-one-rate", Script: "SELECT 1;\n", Rate: rateExperimentTPS, Warmup: 50, Transactions: 600},
 		{Name: "select-only-rate", Builtin: "select-only", Scale: scale, HeldOut: true, Rate: rateExperimentTPS, Warmup: 50, Transactions: 600},
+		// The lookup under -R: against the lookup run flat out it prices
+		// a working set gone cold over a paced client's sleep
+		// (cpu_halt_cold, where cpu_halt_after is set).
+		{Name: "lookup-rate", Script: fmt.Sprintf("\\set k random(1, %d)\nSELECT v FROM cal_narrow WHERE id = :k;\n", narrow.Rows),
+			Tables: []string{"cal_narrow"}, Rate: rateExperimentTPS, Warmup: 50, Transactions: 600},
 		{Name: "update", Script: fmt.Sprintf("\\set k random(1, %d)\nUPDATE cal_update SET v = v + 1 WHERE id = :k;\n", upd.Rows),
 			Tables: []string{"cal_update"}, Warmup: 200, Transactions: 800},
 		{Name: "insert", Script: "INSERT INTO cal_insert (v) VALUES (1);\n", Tables: []string{"cal_insert"}, Warmup: 200, Transactions: 800},

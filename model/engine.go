@@ -347,7 +347,7 @@ func build(sc Scenario) (*engine, error) {
 		if tick == 0 {
 			tick = 4_000_000 // a scheduler tick at CONFIG_HZ=250
 		}
-		e.cpuRes.SetHalting(e.costs.CPUHaltAfter, tick)
+		e.cpuRes.SetHalting(e.costs.CPUHaltAfter, tick, e.costs.CPUHaltCold)
 	}
 	if ver <= 904 {
 		e.stratLock = sim.NewResource(e.k, "BufFreelistLock", 1)

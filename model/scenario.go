@@ -582,12 +582,23 @@ type Costs struct {
 	// "A backend"). With cpu_wakeup set only. 0 (the default) turns it
 	// off: every wake-up goes to the process's last core if free.
 	CPUHaltAfter int64 `yaml:"cpu_halt_after" unit:"duration" range:"0,1s"`
-	// CPUBalanceTick is how long a core runs without idling before it
-	// kicks the halted cores to take load (nohz_balancer_kick, at a
-	// scheduler tick): they count as idle again, and the next wake-up
-	// goes to one of them. With cpu_halt_after only; 0 (the default)
-	// means 4 ms, a tick at CONFIG_HZ=250.
+	// CPUBalanceTick is how often a balancer tick comes: one that finds
+	// a core busy kicks the halted cores to take load
+	// (nohz_balancer_kick, and whatever else stirs an idle vCPU): they
+	// count as idle again, and the next wake-up goes to one of them, so
+	// two processes that shared a core part again once they run flat
+	// out. With cpu_halt_after only; 0 (the default) means 4 ms, a tick
+	// at CONFIG_HZ=250.
 	CPUBalanceTick int64 `yaml:"cpu_balance_tick" unit:"duration" range:"0,10s"`
+	// CPUHaltCold is how much of a process's CPU work after it slept for
+	// cpu_halt_after or more runs at half speed, on whichever core it
+	// runs: its working set went colder over milliseconds asleep than
+	// between the quick exchanges cpu_wakeup_cold prices (PostgreSQL 15's
+	// paced select-only took 0.030 ms more than a paced SELECT 1, flat
+	// out 0.010 more, on the development machine). With cpu_halt_after
+	// only; 0 (the default) means cpu_wakeup_cold's span. simulate
+	// calibrate fits it from an index lookup under pgbench -R.
+	CPUHaltCold int64 `yaml:"cpu_halt_cold" unit:"duration" range:"0,1s"`
 	// StallInterval and Stall describe the rare stalls of a real server's
 	// CPU (the hypervisor running another guest on the vCPU, an interrupt
 	// storm, a page fault's reclaim): while a process runs, stalls arrive

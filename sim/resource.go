@@ -53,9 +53,10 @@ type Resource struct {
 	kickAt                 int64
 	startedAt              []int64
 	// ownerEnd is when each owner's last service ended (SetHalting): a
-	// wake-up of one that slept for haltAfter or more starts its cold
-	// span (SetWakeColdSpan) wherever it runs.
+	// wake-up of one that slept for haltAfter or more starts a cold span
+	// of haltCold (of SetWakeColdSpan's span when 0) wherever it runs.
 	ownerEnd map[int32]int64
+	haltCold int64
 
 	// Statistics since creation or the last ResetStats.
 	statsFrom int64   // start of the statistics window
@@ -233,11 +234,15 @@ func (r *Resource) SetWakeColdSpan(span int64) {
 // the other's server idle for only a moment, and two that idle for
 // milliseconds between exchanges share a server. haltAfter 0 (the
 // default) turns it off.
-func (r *Resource) SetHalting(haltAfter, balanceTick int64) {
-	if haltAfter < 0 || balanceTick <= 0 {
-		panic(fmt.Sprintf("sim: %s: SetHalting(%d, %d ns): want haltAfter >= 0 and balanceTick > 0", r.name, haltAfter, balanceTick))
+//
+// A process that slept for haltAfter or more runs the first haltCold of
+// its work at half speed, on whichever server it takes (its working set
+// went cold while it slept; SetWakeColdSpan's span when haltCold is 0).
+func (r *Resource) SetHalting(haltAfter, balanceTick, haltCold int64) {
+	if haltAfter < 0 || balanceTick <= 0 || haltCold < 0 {
+		panic(fmt.Sprintf("sim: %s: SetHalting(%d, %d, %d ns): want haltAfter >= 0, balanceTick > 0, haltCold >= 0", r.name, haltAfter, balanceTick, haltCold))
 	}
-	r.haltAfter, r.balanceTick = haltAfter, balanceTick
+	r.haltAfter, r.balanceTick, r.haltCold = haltAfter, balanceTick, haltCold
 	if r.startedAt == nil {
 		r.startedAt = make([]int64, r.servers)
 		r.ownerEnd = map[int32]int64{}
@@ -381,15 +386,23 @@ func (r *Resource) startService(service int64, owner int32, switchCost, wakeCost
 		r.wakeups++
 		r.wakeNs += float64(wakeCost)
 	}
-	if r.coldSpan > 0 && owner != noOwner {
-		// Under SetHalting a process that slept for haltAfter finds its
-		// caches cold on whichever server it runs, the waker's too.
-		slept := false
-		if r.haltAfter > 0 && wakeCost > 0 {
-			end, ok := r.ownerEnd[owner]
-			slept = ok && r.k.now-end >= r.haltAfter
+	if (r.coldSpan > 0 || r.haltCold > 0) && owner != noOwner {
+		// A wake-up starts a cold span; under SetHalting one of a process
+		// that slept for haltAfter starts one of haltCold, on whichever
+		// server it runs, the waker's too.
+		span := int64(0)
+		if woke {
+			span = r.coldSpan
 		}
-		service += r.coldWork(owner, service, woke || slept)
+		if r.haltAfter > 0 && wakeCost > 0 {
+			if end, ok := r.ownerEnd[owner]; ok && r.k.now-end >= r.haltAfter {
+				span = r.coldSpan
+				if r.haltCold > 0 {
+					span = r.haltCold
+				}
+			}
+		}
+		service += r.coldWork(owner, service, span)
 	}
 	if woke {
 		service += wakeCost
@@ -414,14 +427,14 @@ func (r *Resource) startService(service int64, owner int32, switchCost, wakeCost
 
 // coldWork is what an owner's service of work ns takes more on cold
 // caches (SetWakeColdSpan): the part of it that falls in the span left
-// since the owner's last wake-up, which woke starts again.
-func (r *Resource) coldWork(owner int32, work int64, woke bool) int64 {
+// since the owner's last wake-up; span > 0 starts a new one that long.
+func (r *Resource) coldWork(owner int32, work int64, span int64) int64 {
 	if r.coldLeft == nil {
 		r.coldLeft = map[int32]int64{}
 	}
 	left := r.coldLeft[owner]
-	if woke {
-		left = r.coldSpan
+	if span > 0 {
+		left = span // a new cold span starts
 	}
 	if left == 0 {
 		return 0

@@ -361,7 +361,7 @@ func TestWakeColdSpanSlowsTheWorkAfterAWakeUp(t *testing.T) {
 func TestHaltedServersLeaveTheWakeeOnTheWakersServer(t *testing.T) {
 	k := NewKernel()
 	cpu := NewResource(k, "cpu", 2)
-	cpu.SetHalting(200, 4000)
+	cpu.SetHalting(200, 4000, 0)
 	r := &recorder{k: k}
 	k.RunUntil(10000)
 	// Paced: owner 1 wakes a halted server (no one handed it over: 30),
@@ -442,7 +442,7 @@ func TestHaltedServersLeaveTheWakeeOnTheWakersServer(t *testing.T) {
 func TestHaltingColdAfterALongSleep(t *testing.T) {
 	k := NewKernel()
 	cpu := NewResource(k, "cpu", 2)
-	cpu.SetHalting(200, 1_000_000)
+	cpu.SetHalting(200, 1_000_000, 0)
 	cpu.SetWakeColdSpan(6)
 	r := &recorder{k: k}
 	k.RunUntil(10000)
@@ -479,5 +479,34 @@ func TestHaltingColdAfterALongSleep(t *testing.T) {
 	}
 	if st := cpu.Stats(); st.Wakeups != 2 || st.ColdNs != 18 {
 		t.Errorf("%d wake-ups and %.0f ns of cold work; want 2 and 18", st.Wakeups, st.ColdNs)
+	}
+	// With a span of its own for a long sleep (8), the same wake-ups after
+	// a long sleep take 8 of cold work, the short ones' 6 as before.
+	k = NewKernel()
+	cpu = NewResource(k, "cpu", 2)
+	cpu.SetHalting(200, 1_000_000, 8)
+	cpu.SetWakeColdSpan(6)
+	r = &recorder{k: k}
+	k.RunUntil(10000)
+	n, m = 0, 0
+	r.hook = func(arg int64) {
+		if n++; n < 3 {
+			cpu.RequestAs(10, int32(1+n%2), 5, 30, r, arg+1)
+		}
+	}
+	cpu.RequestAs(10, 1, 5, 30, r, 0)
+	k.RunUntil(20000)
+	r.hook = func(arg int64) {
+		if m++; m < 2 {
+			cpu.RequestAs(10, 1, 5, 30, r, arg+1)
+		}
+	}
+	cpu.RequestAs(10, 2, 5, 30, r, 10)
+	k.RunUntil(30000)
+	want = []int64{10046, 10061, 10076, 20053, 20076}
+	for i, f := range r.log {
+		if i >= len(want) || f.at != want[i] {
+			t.Fatalf("with a long sleep's own span: %v, want completions at %v", r.log, want)
+		}
 	}
 }
