@@ -352,25 +352,13 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 				res.Commands[e.Name] = append(res.Commands[e.Name], CommandTime{Line: line, MS: median(c)})
 			}
 		}
-		var lags []float64
-		for _, row := range kept {
-			if ms, ok := row[lagKey+e.Name]; ok {
-				lags = append(lags, ms)
-			}
-		}
-		if len(lags) > 0 {
+		if lags := passValues(kept, lagKey+e.Name); len(lags) > 0 {
 			if res.Lag == nil {
 				res.Lag = map[string]float64{}
 			}
 			res.Lag[e.Name] = median(lags)
 		}
-		var p []float64
-		for _, row := range kept {
-			if ms, ok := row[p99Key+e.Name]; ok {
-				p = append(p, ms)
-			}
-		}
-		if len(p) > 0 {
+		if p := passValues(kept, p99Key+e.Name); len(p) > 0 {
 			if res.P99 == nil {
 				res.P99, res.P99Quartiles = map[string]float64{}, map[string][2]float64{}
 			}
@@ -702,6 +690,18 @@ const passTolerance = 0.15
 // p99Key prefixes a pass's 99th percentile of a held-out pgbench run in
 // its row of means.
 const p99Key = "p99 "
+
+// passValues is the kept passes' values of one key of their rows (the
+// passes that measured it).
+func passValues(kept []map[string]float64, key string) []float64 {
+	var v []float64
+	for _, row := range kept {
+		if x, ok := row[key]; ok {
+			v = append(v, x)
+		}
+	}
+	return v
+}
 
 // haltAfterVM is cpu_halt_after where calibration finds idle cores
 // halting out of the scheduler's sight: KVM's default halt polling window

@@ -593,6 +593,22 @@ func (e Experiment) statements() int {
 // returns the mean latency (ms) of each client's transactions from number
 // warmup on, and how many there were.
 func meanAfterWarmup(log []byte, warmup int) (float64, int, error) {
+	return columnMeanAfterWarmup(log, warmup, 2)
+}
+
+// lagAfterWarmup reads the schedule lag column of a pgbench
+// per-transaction log written under -R (client_id transaction_no time
+// script_no time_epoch time_us schedule_lag, the lag in us) and returns
+// the mean lag (ms) of the transactions meanAfterWarmup averages.
+func lagAfterWarmup(log []byte, warmup int) (float64, error) {
+	ms, _, err := columnMeanAfterWarmup(log, warmup, 6)
+	return ms, err
+}
+
+// columnMeanAfterWarmup is the mean (ms) of a per-transaction log's
+// column col (in us) over the transactions numbered warmup and up, and
+// how many there were.
+func columnMeanAfterWarmup(log []byte, warmup, col int) (float64, int, error) {
 	var sum float64
 	n := 0
 	for _, line := range strings.Split(string(log), "\n") {
@@ -600,11 +616,14 @@ func meanAfterWarmup(log []byte, warmup int) (float64, int, error) {
 		if len(f) == 0 {
 			continue
 		}
-		if len(f) < 3 {
+		if len(f) <= col {
+			if col == 6 {
+				return 0, 0, fmt.Errorf("no schedule lag column (pgbench -R): %q", line)
+			}
 			return 0, 0, fmt.Errorf("a line of %d fields: %q", len(f), line)
 		}
 		no, err1 := strconv.Atoi(f[1])
-		us, err2 := strconv.ParseFloat(f[2], 64)
+		us, err2 := strconv.ParseFloat(f[col], 64)
 		if err1 != nil || err2 != nil {
 			return 0, 0, fmt.Errorf("not a transaction line: %q", line)
 		}
@@ -618,37 +637,6 @@ func meanAfterWarmup(log []byte, warmup int) (float64, int, error) {
 		return 0, 0, nil
 	}
 	return sum / float64(n), n, nil
-}
-
-// lagAfterWarmup reads the schedule lag column of a pgbench
-// per-transaction log written under -R (client_id transaction_no time
-// script_no time_epoch time_us schedule_lag, the lag in us) and returns
-// the mean lag (ms) of the transactions meanAfterWarmup averages.
-func lagAfterWarmup(log []byte, warmup int) (float64, error) {
-	var sum float64
-	n := 0
-	for _, line := range strings.Split(string(log), "\n") {
-		f := strings.Fields(line)
-		if len(f) == 0 {
-			continue
-		}
-		if len(f) < 7 {
-			return 0, fmt.Errorf("no schedule lag column (pgbench -R): %q", line)
-		}
-		no, err1 := strconv.Atoi(f[1])
-		us, err2 := strconv.ParseFloat(f[6], 64)
-		if err1 != nil || err2 != nil {
-			return 0, fmt.Errorf("not a transaction line: %q", line)
-		}
-		if no >= warmup {
-			sum += us / 1000
-			n++
-		}
-	}
-	if n == 0 {
-		return 0, nil
-	}
-	return sum / float64(n), nil
 }
 
 // latenciesAfterWarmup returns the latencies (ms) meanAfterWarmup averages
