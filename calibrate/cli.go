@@ -22,17 +22,20 @@ const usage = `usage: simulate calibrate -dsn CONNSTRING [-out costs.yaml] [-bud
 Measures a live PostgreSQL server with micro-benchmarks run by pgbench (one
 client: SELECT 1, scans of all-visible and hinted tables narrow and wide,
 warm and through the BULKREAD ring, keyed lookups, updates, inserts, bulk
-inserts and deletes; with the server's cores known, select-only at twice
-as many clients) in a scratch database it creates and drops, simulates the
+inserts and deletes, SELECT 1 and a lookup paced by -R; with the server's
+cores known, select-only at twice as many clients) in a scratch database
+it creates and drops, simulates the
 same, fits the model's CPU prices by least squares (os_read pulled towards
 its direct measurement, EXPLAIN's read time of a ring scan; pgbench's own
 CPU per statement measured with getrusage), and writes a costs file that
 scenarios use with -costs FILE or costs_file: (docs/calibration.md).
-pgbench's select-only and tpcb-like and a ring scan of a medium table are
-measured too but never fitted: they check the fitted prices. It also
-records the WAL flush time and, where it may drop the OS cache, cold reads.
-A new connection's first runs (the executor's, a plan's, the page faults
-that map shared buffers) are measured directly. With -restart, the command
+pgbench's select-only (flat out and paced) and tpcb-like and a ring scan
+of a medium table are measured too but never fitted: they check the
+fitted prices. It also records the WAL flush time and, where it may drop
+the OS cache, cold reads. A new connection's first runs (the executor's,
+a plan's, the page faults that map shared buffers) and EXPLAIN ANALYZE's
+own cost per plan-node row are measured directly; whether idle cores halt
+(cpu_halt_after) is read from the paced SELECT 1 against the flat-out one. With -restart, the command
 restarts the server three times to measure a buffer's first use since the
 start; without it the server is never restarted.
 
