@@ -170,15 +170,7 @@ func (b *backend) bitmapReadPage(t *table, blk int32) (int32, bool) {
 		b.bitmapAdjustPrefetchIterator()
 		bm.adjusted = true
 	}
-	var slot int32
-	var ok bool
-	if e.bitmapUsesStream() {
-		var miss bool
-		slot, miss, ok = b.streamNextBlock(t, blk, false, "a bitmap heap scan")
-		b.lastMiss = miss // the streamed block's own access, for costs.tuple_cold
-	} else {
-		slot, ok = b.readBuffer(gid, nil, false, false)
-	}
+	slot, ok := b.scanReadBlock(t, blk, e.bitmapUsesStream(), nil, false, "a bitmap heap scan")
 	if !ok {
 		return 0, false
 	}

@@ -390,6 +390,19 @@ func (b *backend) execScan(o *op) bool {
 	return true
 }
 
+// scanReadBlock reads block blk of t for a scan (what names it): from
+// the scan's read stream where it has one (stream: 18's read_stream.c),
+// else by ReadBuffer through ring (nil: none); write reads it for a
+// change. false: b blocked (call again).
+func (b *backend) scanReadBlock(t *table, blk int32, stream bool, ring *bufpool.Ring, write bool, what string) (int32, bool) {
+	if stream {
+		slot, miss, ok := b.streamNextBlock(t, blk, write, what)
+		b.lastMiss = miss // the streamed block's own access, for costs.tuple_cold
+		return slot, ok
+	}
+	return b.readBuffer(b.e.cat.GID(t.rel, blk), ring, false, write)
+}
+
 // seqScanReadPage is heapgettup's next page, blk, of a sequential scan
 // (write: an UPDATE's or DELETE's, which will change it): read through
 // the scan's ring (b.ring; its read stream from 18), pinned in b.scanSlot,
@@ -397,15 +410,7 @@ func (b *backend) execScan(o *op) bool {
 // blocked (call again).
 func (b *backend) seqScanReadPage(t *table, blk int32, write bool) (int32, bool) {
 	e := b.e
-	var slot int32
-	var ok bool
-	if e.usesReadStream() {
-		var miss bool
-		slot, miss, ok = b.streamNextBlock(t, blk, write, "a sequential scan")
-		b.lastMiss = miss // the streamed block's own access, for costs.tuple_cold
-	} else {
-		slot, ok = b.readBuffer(e.cat.GID(t.rel, blk), b.ring, false, write)
-	}
+	slot, ok := b.scanReadBlock(t, blk, e.usesReadStream(), b.ring, write, "a sequential scan")
 	if !ok {
 		return 0, false
 	}

@@ -132,6 +132,8 @@ func (e *engine) cpuRequest(c int64, owner int32, woke bool, h sim.Handler, arg 
 	if woke {
 		wake = e.costs.CPUWakeup
 	}
+	// Bursts are placed by owner where a price or the halting cores'
+	// placement (costs.cpu_halt_after) depends on who ran where.
 	if cs := e.costs.ContextSwitch; cs > 0 || wake > 0 || e.costs.CPUHaltAfter > 0 {
 		e.cpuRes.RequestAs(c, owner, cs, wake, h, arg)
 		return

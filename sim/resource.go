@@ -296,19 +296,12 @@ func (r *Resource) haltingPick(owner int32) int {
 // RequestAs) and returns it; waking says the owner slept (SetHalting).
 func (r *Resource) takeServer(owner int32, waking bool) int32 {
 	n := len(r.free) - 1
-	pick := n
+	pick := -1
 	if owner != noOwner && waking && r.haltAfter > 0 {
-		pick = r.haltingPick(owner)
-		if pick >= 0 {
-			s := r.free[pick]
-			r.free = append(r.free[:pick], r.free[pick+1:]...)
-			return s
-		}
-		pick = n
+		pick = r.haltingPick(owner) // -1: no hand-over, as without it
 	}
-	if owner != noOwner {
+	if owner != noOwner && pick < 0 {
 		want, ok := r.lastOn[owner]
-		pick = -1
 		for i, s := range r.free {
 			if ok && s == want {
 				pick = i
@@ -323,6 +316,9 @@ func (r *Resource) takeServer(owner int32, waking bool) int32 {
 				}
 			}
 		}
+	}
+	if pick < 0 {
+		pick = n // a Request: the top of the stack
 	}
 	s := r.free[pick]
 	r.free = append(r.free[:pick], r.free[pick+1:]...)

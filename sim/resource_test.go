@@ -440,15 +440,33 @@ func TestHaltedServersLeaveTheWakeeOnTheWakersServer(t *testing.T) {
 // cold span (SetWakeColdSpan) on whichever server it takes, the waker's
 // included, though it wakes none; one that slept less does not.
 func TestHaltingColdAfterALongSleep(t *testing.T) {
+	// Owner 1 wakes a halted server (30, and 6 of cold work: 10046);
+	// owner 2, never run, takes the server it frees (switch 5: 10061);
+	// owner 1 again after 15 ns: no cold work (10076). Owner 2 after a
+	// long sleep wakes its server, where owner 1 ran last (30 + 6 + a
+	// switch: 20051); owner 1, asleep since 10076, takes the server it
+	// frees: no wake-up, but a switch and its cold span (20072).
+	st := checkTwoSleeps(t, 0, []int64{10046, 10061, 10076, 20051, 20072})
+	if st.Wakeups != 2 || st.ColdNs != 18 {
+		t.Errorf("%d wake-ups and %.0f ns of cold work; want 2 and 18", st.Wakeups, st.ColdNs)
+	}
+	// With a span of its own for a long sleep (8), the wake-ups after a
+	// long sleep take 8 of cold work, the short ones' 6 as before.
+	checkTwoSleeps(t, 8, []int64{10046, 10061, 10076, 20053, 20076})
+}
+
+// checkTwoSleeps runs TestHaltingColdAfterALongSleep's exchanges (from
+// 10000 three hand-overs between owners 1 and 2, from 20000 owner 2 then
+// owner 1) on two servers halting after 200 with a cold span of 6 and
+// haltCold, checks the completions against want and returns the stats.
+func checkTwoSleeps(t *testing.T, haltCold int64, want []int64) ResourceStats {
+	t.Helper()
 	k := NewKernel()
 	cpu := NewResource(k, "cpu", 2)
-	cpu.SetHalting(200, 1_000_000, 0)
+	cpu.SetHalting(200, 1_000_000, haltCold)
 	cpu.SetWakeColdSpan(6)
 	r := &recorder{k: k}
 	k.RunUntil(10000)
-	// Owner 1 wakes a halted server (30, and 6 of cold work: 10046);
-	// owner 2, never run, takes the server it frees (switch 5: 10061);
-	// owner 1 again after 15 ns: no cold work (10076).
 	n := 0
 	r.hook = func(arg int64) {
 		if n++; n < 3 {
@@ -457,9 +475,6 @@ func TestHaltingColdAfterALongSleep(t *testing.T) {
 	}
 	cpu.RequestAs(10, 1, 5, 30, r, 0)
 	k.RunUntil(20000)
-	// Owner 2 after a long sleep wakes its server, where owner 1 ran last
-	// (30 + 6 + a switch: 20051); owner 1, asleep since 10076, takes the
-	// server it frees: no wake-up, but a switch and its cold span (20072).
 	m := 0
 	r.hook = func(arg int64) {
 		if m++; m < 2 {
@@ -468,45 +483,13 @@ func TestHaltingColdAfterALongSleep(t *testing.T) {
 	}
 	cpu.RequestAs(10, 2, 5, 30, r, 10)
 	k.RunUntil(30000)
-	want := []int64{10046, 10061, 10076, 20051, 20072}
 	if len(r.log) != len(want) {
-		t.Fatalf("%d completions, want %d: %v", len(r.log), len(want), r.log)
+		t.Fatalf("haltCold %d: %d completions, want %d: %v", haltCold, len(r.log), len(want), r.log)
 	}
 	for i, f := range r.log {
 		if f.at != want[i] {
-			t.Fatalf("completion %d at %d, want %d (log %v)", i, f.at, want[i], r.log)
+			t.Fatalf("haltCold %d: completion %d at %d, want %d (log %v)", haltCold, i, f.at, want[i], r.log)
 		}
 	}
-	if st := cpu.Stats(); st.Wakeups != 2 || st.ColdNs != 18 {
-		t.Errorf("%d wake-ups and %.0f ns of cold work; want 2 and 18", st.Wakeups, st.ColdNs)
-	}
-	// With a span of its own for a long sleep (8), the same wake-ups after
-	// a long sleep take 8 of cold work, the short ones' 6 as before.
-	k = NewKernel()
-	cpu = NewResource(k, "cpu", 2)
-	cpu.SetHalting(200, 1_000_000, 8)
-	cpu.SetWakeColdSpan(6)
-	r = &recorder{k: k}
-	k.RunUntil(10000)
-	n, m = 0, 0
-	r.hook = func(arg int64) {
-		if n++; n < 3 {
-			cpu.RequestAs(10, int32(1+n%2), 5, 30, r, arg+1)
-		}
-	}
-	cpu.RequestAs(10, 1, 5, 30, r, 0)
-	k.RunUntil(20000)
-	r.hook = func(arg int64) {
-		if m++; m < 2 {
-			cpu.RequestAs(10, 1, 5, 30, r, arg+1)
-		}
-	}
-	cpu.RequestAs(10, 2, 5, 30, r, 10)
-	k.RunUntil(30000)
-	want = []int64{10046, 10061, 10076, 20053, 20076}
-	for i, f := range r.log {
-		if i >= len(want) || f.at != want[i] {
-			t.Fatalf("with a long sleep's own span: %v, want completions at %v", r.log, want)
-		}
-	}
+	return cpu.Stats()
 }
