@@ -72,31 +72,35 @@ func (t *table) killEntry(row int64, blk int32) { t.oldEntries.remove(row, blk) 
 
 // oldEntryMap holds, per row, the blocks of the index entries its older
 // versions left behind. Most rows have one (a row updated once since
-// the last VACUUM of a large table): it is a value of one map, 16 bytes
-// a row, and only rows with more keep a list in the other. A table that
-// autovacuum does not reach keeps an entry per non-HOT update; a list per
-// row had cost about 60 bytes each.
+// the last VACUUM of a large table): it is an entry of a packed table
+// (rowBlocks: 11 to 21 bytes a row), and only rows with more keep a list
+// in a map. A table that autovacuum does not reach keeps an entry per
+// non-HOT update; a list per row had cost about 60 bytes each, a Go map's
+// entry 19 to 39.
 type oldEntryMap struct {
-	one  map[int64]int32
+	one  rowBlocks
 	more map[int64][]int32 // two or more, in the order they were added
 }
 
 // appendTo appends row's blocks to out.
 func (m *oldEntryMap) appendTo(row int64, out []int32) []int32 {
-	if blk, ok := m.one[row]; ok {
+	if blk, ok := m.one.get(row); ok {
 		return append(out, blk)
+	}
+	if len(m.more) == 0 {
+		return out
 	}
 	return append(out, m.more[row]...)
 }
 
 // add records blk for row unless it is there.
 func (m *oldEntryMap) add(row int64, blk int32) {
-	if m.one == nil {
-		m.one, m.more = map[int64]int32{}, map[int64][]int32{}
+	if m.more == nil {
+		m.more = map[int64][]int32{}
 	}
-	if first, ok := m.one[row]; ok {
+	if first, ok := m.one.get(row); ok {
 		if first != blk {
-			delete(m.one, row)
+			m.one.del(row)
 			m.more[row] = []int32{first, blk}
 		}
 		return
@@ -107,15 +111,18 @@ func (m *oldEntryMap) add(row int64, blk int32) {
 		}
 		return
 	}
-	m.one[row] = blk
+	m.one.put(row, blk)
 }
 
 // remove drops blk from row's blocks.
 func (m *oldEntryMap) remove(row int64, blk int32) {
-	if first, ok := m.one[row]; ok {
+	if first, ok := m.one.get(row); ok {
 		if first == blk {
-			delete(m.one, row)
+			m.one.del(row)
 		}
+		return
+	}
+	if len(m.more) == 0 {
 		return
 	}
 	m.set(row, slices.DeleteFunc(m.more[row], func(b int32) bool { return b == blk }))
@@ -125,13 +132,13 @@ func (m *oldEntryMap) remove(row int64, blk int32) {
 func (m *oldEntryMap) set(row int64, es []int32) {
 	switch len(es) {
 	case 0:
-		delete(m.one, row)
+		m.one.del(row)
 		delete(m.more, row)
 	case 1:
 		delete(m.more, row)
-		m.one[row] = es[0]
+		m.one.put(row, es[0])
 	default:
-		delete(m.one, row)
+		m.one.del(row)
 		m.more[row] = es
 	}
 }
@@ -139,11 +146,7 @@ func (m *oldEntryMap) set(row int64, es []int32) {
 // filter keeps, for every row, the blocks keep accepts. The rows are
 // visited in no particular order: keep must not depend on it.
 func (m *oldEntryMap) filter(keep func(row int64, blk int32) bool) {
-	for row, blk := range m.one {
-		if !keep(row, blk) {
-			delete(m.one, row)
-		}
-	}
+	m.one.filter(keep)
 	for row, es := range m.more {
 		m.set(row, slices.DeleteFunc(es, func(b int32) bool { return !keep(row, b) }))
 	}

@@ -116,6 +116,18 @@ func (b *backend) failTxn() {
 
 // holdsRow reports whether b holds the row's lock.
 func (b *backend) holdsRow(t *table, row int64) bool {
-	l := b.e.rowLocks[rowKey{t, row}]
+	k := rowKey{t, row}
+	if len(b.rowLocks) <= 8 {
+		// b.rowLocks lists exactly the locks b holds (lockRow and
+		// releaseRowLocks keep it so): a transaction's few are searched
+		// without hashing the key.
+		for _, h := range b.rowLocks {
+			if h == k {
+				return true
+			}
+		}
+		return false
+	}
+	l := b.e.rowLocks[k]
 	return l != nil && l.holder == b
 }

@@ -310,7 +310,7 @@ func (t *Table) SetGroupHints(b int32, fn func(g Group) uint8) {
 	clear(a[n:])
 	*gs = a[:n]
 	for _, g := range changed {
-		add(gs, g)
+		t.add(gs, g)
 	}
 }
 
@@ -374,7 +374,7 @@ func (t *Table) SetHintSets(b int32, hs *HintSets) (tuples int) {
 	clear(a[n:])
 	*gs = a[:n]
 	for _, g := range changed {
-		add(gs, g)
+		t.add(gs, g)
 	}
 	return tuples
 }
@@ -390,14 +390,14 @@ func (t *Table) HintGroup(b int32, g Group, bits uint8) {
 			(*gs)[i] = (*gs)[last]
 			*gs = (*gs)[:last]
 			o.Hints |= bits
-			add(gs, o)
+			t.add(gs, o)
 			return
 		}
 	}
 }
 
 // add puts g into the groups, joining an identical group if there is one.
-func add(gs *[]Group, g Group) {
+func (t *Table) add(gs *[]Group, g Group) {
 	if g.N == 0 {
 		return
 	}
@@ -405,7 +405,7 @@ func add(gs *[]Group, g Group) {
 		// A row's version is a group of its own: no other group has its
 		// row and header (the row's other versions differ in xmin or
 		// xmax), so there is nothing to merge it with.
-		*gs = append(*gs, g)
+		t.push(gs, g)
 		return
 	}
 	for i := range *gs {
@@ -414,7 +414,21 @@ func add(gs *[]Group, g Group) {
 			return
 		}
 	}
-	*gs = append(*gs, g)
+	t.push(gs, g)
+}
+
+// push appends g. A page holds at most MaxRows tuples, so at most that
+// many groups: where doubling the list would pass that, it grows to
+// MaxRows instead (a page of inserts, one group per inserting
+// transaction, took 256 places for its 157 tuples).
+func (t *Table) push(gs *[]Group, g Group) {
+	a := *gs
+	if n := len(a); n == cap(a) && n < t.MaxRows && 2*n > t.MaxRows {
+		b := make([]Group, n, t.MaxRows)
+		copy(b, a)
+		a = b
+	}
+	*gs = append(a, g)
 }
 
 // merge combines groups with identical headers.
@@ -1009,7 +1023,7 @@ func (t *Table) Insert(b int32, xid uint32, n int) { t.InsertCmd(b, xid, 0, n) }
 // InsertCmd is Insert for tuples written by command cmd of xid (see
 // Group.Cmd).
 func (t *Table) InsertCmd(b int32, xid uint32, cmd uint16, n int) {
-	add(t.mut(b), Group{Xmin: xid, N: uint16(n), Cmd: cmd})
+	t.add(t.mut(b), Group{Xmin: xid, N: uint16(n), Cmd: cmd})
 	t.ntup[t.state[b]] += uint16(n)
 	t.ClearAllVisible(b)
 	t.Stats.Inserts += uint64(n)
@@ -1025,7 +1039,7 @@ func (t *Table) InsertVersion(b int32, xid uint32, row int64) { t.InsertVersionC
 // change again a version it wrote itself (a sequential scan that reaches
 // the page the version went to).
 func (t *Table) InsertVersionCmd(b int32, xid uint32, cmd uint16, row int64) {
-	add(t.mut(b), Group{Xmin: xid, N: 1, Row: row, Cmd: cmd})
+	t.add(t.mut(b), Group{Xmin: xid, N: 1, Row: row, Cmd: cmd})
 	t.ntup[t.state[b]]++
 	t.ClearAllVisible(b)
 	t.Stats.Inserts++
@@ -1062,7 +1076,7 @@ func (t *Table) DeleteRow(row int64, b int32, xid uint32) {
 		} else {
 			(*gs)[i].N--
 		}
-		add(gs, Group{Xmin: g.Xmin, Xmax: xid, N: 1, Hints: g.Hints &^ (XmaxCommitted | XmaxInvalid), Row: row})
+		t.add(gs, Group{Xmin: g.Xmin, Xmax: xid, N: 1, Hints: g.Hints &^ (XmaxCommitted | XmaxInvalid), Row: row})
 	}
 	t.ClearAllVisible(b)
 	t.markPrunable(b, xid)
@@ -1134,10 +1148,17 @@ func (t *Table) Prune(b int32, dead func(g Group) bool) (n, kept int) {
 	prunedRows := t.prunedRows[:0]
 	// The groups before the first dead one stay where they are: find it
 	// without rewriting them (most calls remove a few groups or none).
+	// px becomes the page's new pd_prune_xid: the oldest xmax among the
+	// groups kept, gathered as they are passed.
+	px := uint32(0)
 	first := 0
 	for ; first < len(*gs); first++ {
-		if g := (*gs)[first]; (g.Xmax != 0 || g.Hints&XminCommitted == 0) && dead(g) {
+		g := (*gs)[first]
+		if (g.Xmax != 0 || g.Hints&XminCommitted == 0) && dead(g) {
 			break
+		}
+		if g.Xmax != 0 && (px == 0 || g.Xmax < px) {
+			px = g.Xmax
 		}
 	}
 	out := (*gs)[:first]
@@ -1157,6 +1178,9 @@ func (t *Table) Prune(b int32, dead func(g Group) bool) (n, kept int) {
 				}
 			}
 			continue
+		}
+		if g.Xmax != 0 && (px == 0 || g.Xmax < px) {
+			px = g.Xmax
 		}
 		out = append(out, g)
 	}
@@ -1190,12 +1214,6 @@ func (t *Table) Prune(b int32, dead func(g Group) bool) (n, kept int) {
 		t.dead[b] = uint16(min(int(t.dead[b])+lpdead, MaxHeapTuplesPerPage))
 	}
 	t.ntup[t.state[b]] -= uint16(n)
-	px := uint32(0)
-	for _, g := range out {
-		if g.Xmax != 0 && (px == 0 || g.Xmax < px) {
-			px = g.Xmax
-		}
-	}
 	t.pxid[t.state[b]] = px
 	if n > 0 {
 		t.Stats.Prunes++
