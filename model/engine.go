@@ -60,6 +60,10 @@ type Options struct {
 	// every workload; the check only reads the heap's size between
 	// events, so a run that stays below the limit is unchanged.
 	MemoryLimit int64
+	// HeapWatch, if set, is shown the process's live heap every 65536
+	// events (simulate paces the garbage collector with it: internal/gcpace).
+	// It must not touch the simulation.
+	HeapWatch func(live int64)
 }
 
 // MemoryError is the error of a run stopped by Options.MemoryLimit.
@@ -71,7 +75,7 @@ type MemoryError struct {
 
 func (m *MemoryError) Error() string {
 	return fmt.Sprintf("the run's state outgrew the memory allowed: %s simulated into phase %q it held %s of live state, over its limit of %s. "+
-		"The state grows with every row version UPDATEs and INSERTs leave until VACUUM removes it (about 150 bytes a tpcb-like transaction on a large table that autovacuum does not reach): "+
+		"The state grows with every row version UPDATEs and INSERTs leave until VACUUM removes it (60 to 150 bytes a tpcb-like transaction on a large table that autovacuum does not reach): "+
 		"shorten the phases (workload.phases[].duration), raise -max-memory, or make autovacuum keep up",
 		formatSeconds(m.At), m.Phase, SizeText(m.Live), SizeText(m.Limit))
 }
@@ -487,8 +491,12 @@ func (e *engine) run(opt Options) (*Result, error) {
 		if opt.Interrupted != nil && n%4096 == 0 && opt.Interrupted() {
 			return nil, ErrInterrupted
 		}
-		if opt.MemoryLimit > 0 && n%(1<<16) == 0 {
-			if live := liveHeapBytes(); live > opt.MemoryLimit {
+		if (opt.MemoryLimit > 0 || opt.HeapWatch != nil) && n%(1<<16) == 0 {
+			live := liveHeapBytes()
+			if opt.HeapWatch != nil {
+				opt.HeapWatch(live)
+			}
+			if opt.MemoryLimit > 0 && live > opt.MemoryLimit {
 				phase := ""
 				if e.cur != nil {
 					phase = e.cur.cfg.Name

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"runtime"
+	"runtime/debug"
+	"slices"
 	"testing"
 
 	"github.com/pgbufsim/pgbufsim/model"
@@ -15,12 +17,23 @@ import (
 func TestMemoryLimitStopsARunThatOutgrowsIt(t *testing.T) {
 	sc := bhScenario(t, sharedPrewarmYAML)
 	fresh := resultBytes(t, bhRun(t, sc))
-	r, err := model.RunWith(sc, model.Options{MemoryLimit: 1 << 40})
+	// The heap watch (simulate's collector pacing) sees the live heap
+	// and changes nothing: pace the collector hard while it runs.
+	var seen []int64
+	watch := func(live int64) {
+		seen = append(seen, live)
+		debug.SetGCPercent(1)
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	r, err := model.RunWith(sc, model.Options{MemoryLimit: 1 << 40, HeapWatch: watch})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(resultBytes(t, r), fresh) {
-		t.Fatalf("a run under its memory limit differs from one without")
+		t.Fatalf("a run under its memory limit, its collector paced, differs from one without")
+	}
+	if len(seen) == 0 || slices.Max(seen) <= 0 {
+		t.Fatalf("the heap watch saw %d readings (%v): want the live heap every 65536 events", len(seen), seen)
 	}
 	// The limit is checked against the live heap of the last collection:
 	// make sure there was one.

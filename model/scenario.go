@@ -671,7 +671,7 @@ type TableConfig struct {
 	Name string `yaml:"name"`
 	// Size: Rows, or Pages (with RowsPerPage or RowWidth giving the rows).
 	Rows  int64 `yaml:"rows" range:"0,"`
-	Pages int64 `yaml:"pages" range:"0,"`
+	Pages int64 `yaml:"pages" range:"0,2147483647"` // block numbers are 31 bits
 	// Tuple width: RowWidth bytes of user data per row (the 24-byte tuple
 	// header and the 4-byte line pointer are added), or RowsPerPage.
 	RowWidth    int `yaml:"row_width" range:"0,8000"`

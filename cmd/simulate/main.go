@@ -29,6 +29,7 @@ import (
 	"github.com/pgbufsim/pgbufsim/calibrate"
 	"github.com/pgbufsim/pgbufsim/compare"
 	"github.com/pgbufsim/pgbufsim/configs"
+	"github.com/pgbufsim/pgbufsim/internal/gcpace"
 	"github.com/pgbufsim/pgbufsim/internal/interrupt"
 	"github.com/pgbufsim/pgbufsim/internal/outdir"
 	"github.com/pgbufsim/pgbufsim/internal/strictyaml"
@@ -300,6 +301,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// clear error before the heap it needs reaches it.
 		debug.SetMemoryLimit(limit)
 		opt.MemoryLimit = limit / 10 * 9
+	}
+	if os.Getenv("GOGC") == "" {
+		// A run whose live state grows to gigabytes would otherwise hold
+		// as much again in garbage between collections (GOGC 100).
+		opt.HeapWatch = gcpace.Default().Observe
 	}
 	var profErr error
 	if *memProfile != "" {
