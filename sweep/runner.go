@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/pgbufsim/pgbufsim/configs"
+	"github.com/pgbufsim/pgbufsim/internal/gcpace"
 	"github.com/pgbufsim/pgbufsim/internal/outdir"
 	"github.com/pgbufsim/pgbufsim/model"
 	"github.com/pgbufsim/pgbufsim/report"
@@ -55,6 +56,8 @@ type Options struct {
 	// PrewarmNotes, if set, gets what the prewarm cache could not read or
 	// write, one sentence each, once the runs are done.
 	PrewarmNotes func(string)
+
+	heapWatch func(int64) // the collector's pacing, set by Run
 }
 
 // Event reports progress.
@@ -100,8 +103,13 @@ func RunDir(dir string, p configs.SweepPoint, replicate int) string {
 	return filepath.Join(dir, "runs", p.ID, "r"+strconv.Itoa(replicate))
 }
 
-// sweepGCPercent is the GOGC a sweep runs with (see Run).
-const sweepGCPercent = 400
+// sweepGCPercent is the GOGC a sweep runs with while its runs' state is
+// small (see Run); sweepHeadroom the garbage it allows above a larger
+// state (internal/gcpace): GOGC 100 at 1 GB of live heap, 10 from 10 GB.
+const (
+	sweepGCPercent = 400
+	sweepHeadroom  = 1 << 30
+)
 
 // Run runs the plan's points (those of the selected shard) Replicates
 // times each, spread over Parallel workers, and returns every finished
@@ -130,9 +138,13 @@ func Run(plan *configs.SweepPlan, opt Options) (*Results, error) {
 	}
 	// Independent runs on every core leave the garbage collector's
 	// background workers no idle core: collect less often (GOGC 400 unless
-	// the user set GOGC), trading memory for a near-linear speedup.
+	// the user set GOGC), trading memory for a near-linear speedup, until
+	// the runs' state is large: then the garbage is held near 1 GB
+	// (long runs whose state grows to gigabytes would otherwise hold four
+	// times as much again).
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(sweepGCPercent))
+		opt.heapWatch = (&gcpace.Pacer{Headroom: sweepHeadroom, Min: 10, Max: sweepGCPercent}).Observe
 	}
 	hashes, err := planHashes(plan)
 	if err != nil {
@@ -328,7 +340,7 @@ func runOne(p configs.SweepPoint, rep int, hash string, prewarms *model.PrewarmS
 	}()
 	sc := p.Scenario
 	sc.Replicate = rep
-	res, err := runModel(sc, model.Options{Interrupted: opt.Interrupted, Prewarms: prewarms, MemoryLimit: opt.MemoryLimit})
+	res, err := runModel(sc, model.Options{Interrupted: opt.Interrupted, Prewarms: prewarms, MemoryLimit: opt.MemoryLimit, HeapWatch: opt.heapWatch})
 	if err != nil {
 		return Row{}, err
 	}

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -294,5 +295,44 @@ func TestParseShard(t *testing.T) {
 		if _, _, err := ParseShard(s); err == nil {
 			t.Errorf("%q accepted", s)
 		}
+	}
+}
+
+// A sweep paces the collector from its runs' live heap (GOGC 400 while it
+// is small, less above 256 MB: internal/gcpace) unless GOGC is set, and
+// puts the GOGC it found back when it ends.
+func TestSweepPacesTheCollector(t *testing.T) {
+	defer func() { runModel = model.RunWith }()
+	var percents []int
+	runModel = func(sc model.Scenario, opt model.Options) (*model.Result, error) {
+		if opt.HeapWatch == nil {
+			percents = append(percents, -1)
+			return model.RunWith(sc, opt)
+		}
+		for _, live := range []int64{100 << 20, 1 << 30, 20 << 30} {
+			opt.HeapWatch(live)
+			percents = append(percents, debug.SetGCPercent(-1))
+			debug.SetGCPercent(percents[len(percents)-1])
+		}
+		return model.RunWith(sc, opt)
+	}
+	before := debug.SetGCPercent(77)
+	defer debug.SetGCPercent(before)
+	if _, err := Run(tinyPlan(t, 1), Options{Parallel: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{400, 100, 10}; !slices.Equal(percents, want) {
+		t.Errorf("GOGC %v while the runs' live heap was 100 MB, 1 GB, 20 GB: want %v", percents, want)
+	}
+	if got := debug.SetGCPercent(77); got != 77 {
+		t.Errorf("after the sweep GOGC is %d, want the 77 it found", got)
+	}
+	t.Setenv("GOGC", "100")
+	percents = nil
+	if _, err := Run(tinyPlan(t, 1), Options{Parallel: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(percents, []int{-1}) {
+		t.Errorf("with GOGC set the runs were paced: %v", percents)
 	}
 }

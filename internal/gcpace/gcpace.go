@@ -12,7 +12,10 @@
 // changes only how often the collector runs, never a simulated result.
 package gcpace
 
-import "runtime/debug"
+import (
+	"runtime/debug"
+	"sync"
+)
 
 // Pacer sets GOGC from the live heap it is shown.
 type Pacer struct {
@@ -20,8 +23,12 @@ type Pacer struct {
 	Min, Max int   // GOGC bounds, in percent
 	// Set applies a GOGC value; debug.SetGCPercent when nil.
 	Set func(percent int) int
+	mu  sync.Mutex // Observe may be called by several runs at once (a sweep's)
 	cur int
 }
+
+// The live heap a pacer sees is the process's: in a sweep, that of every
+// run in progress together.
 
 // Default is the pacer simulate uses: 256 MB of headroom, GOGC between
 // 10 and Go's default, 100.
@@ -43,6 +50,8 @@ func (p *Pacer) Percent(live int64) int {
 // value set last.
 func (p *Pacer) Observe(live int64) {
 	pc := p.Percent(live)
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if pc == p.cur {
 		return
 	}
