@@ -1,5 +1,7 @@
 package model
 
+import "math/bits"
+
 // rowBlocks maps rows to one heap block each: the block of the index entry
 // a row's older version left behind (oldEntryMap). A table that autovacuum
 // does not reach keeps one per non-HOT update, tens of millions in a long
@@ -22,6 +24,17 @@ func (m *rowBlocks) home(row uint64) int {
 	return int((row * 0x9E3779B97F4A7C15) >> m.shift)
 }
 
+// probe returns the slot holding row, or the empty slot where it belongs
+// (the table has at least one: its load stays under 3/4).
+func (m *rowBlocks) probe(row uint64) int {
+	mask := len(m.slots) - 1
+	for i := m.home(row); ; i = (i + 1) & mask {
+		if s := m.slots[i]; s == 0 || s>>32 == row {
+			return i
+		}
+	}
+}
+
 // packable reports whether row goes into the packed table.
 func packable(row int64) bool { return row > 0 && row <= 1<<32-1 }
 
@@ -34,16 +47,8 @@ func (m *rowBlocks) get(row int64) (int32, bool) {
 	if m.n == 0 {
 		return 0, false
 	}
-	mask := len(m.slots) - 1
-	for i := m.home(uint64(row)); ; i = (i + 1) & mask {
-		s := m.slots[i]
-		if s == 0 {
-			return 0, false
-		}
-		if s>>32 == uint64(row) {
-			return int32(uint32(s)), true
-		}
-	}
+	s := m.slots[m.probe(uint64(row))]
+	return int32(uint32(s)), s != 0
 }
 
 // put sets row's block.
@@ -58,20 +63,11 @@ func (m *rowBlocks) put(row int64, blk int32) {
 	if 4*(m.n+1) > 3*len(m.slots) {
 		m.grow()
 	}
-	mask := len(m.slots) - 1
-	e := uint64(row)<<32 | uint64(uint32(blk))
-	for i := m.home(uint64(row)); ; i = (i + 1) & mask {
-		s := m.slots[i]
-		if s == 0 {
-			m.slots[i] = e
-			m.n++
-			return
-		}
-		if s>>32 == uint64(row) {
-			m.slots[i] = e
-			return
-		}
+	i := m.probe(uint64(row))
+	if m.slots[i] == 0 {
+		m.n++
 	}
+	m.slots[i] = uint64(row)<<32 | uint64(uint32(blk))
 }
 
 // del removes row, if present.
@@ -83,27 +79,16 @@ func (m *rowBlocks) del(row int64) {
 	if m.n == 0 {
 		return
 	}
-	mask := len(m.slots) - 1
-	i := m.home(uint64(row))
-	for {
-		s := m.slots[i]
-		if s == 0 {
-			return
-		}
-		if s>>32 == uint64(row) {
-			break
-		}
-		i = (i + 1) & mask
+	i := m.probe(uint64(row))
+	if m.slots[i] == 0 {
+		return
 	}
 	// Backward shift: move up each later entry of the run that may live
 	// at the hole (its home is not between the hole and it, cyclically).
-	for j := (i + 1) & mask; ; j = (j + 1) & mask {
-		s := m.slots[j]
-		if s == 0 {
-			break
-		}
-		if h := m.home(s >> 32); (j-h)&mask >= (j-i)&mask {
-			m.slots[i] = s
+	mask := len(m.slots) - 1
+	for j := (i + 1) & mask; m.slots[j] != 0; j = (j + 1) & mask {
+		if h := m.home(m.slots[j] >> 32); (j-h)&mask >= (j-i)&mask {
+			m.slots[i] = m.slots[j]
 			i = j
 		}
 	}
@@ -111,32 +96,18 @@ func (m *rowBlocks) del(row int64) {
 	m.n--
 }
 
+// grow doubles the table (to rowBlocksMinSlots at first) and reinserts
+// its entries.
 func (m *rowBlocks) grow() {
 	old := m.slots
 	size := max(2*len(old), rowBlocksMinSlots)
 	m.slots = make([]uint64, size)
-	m.shift = uint(64 - log2(size))
-	m.n = 0
-	mask := size - 1
+	m.shift = uint(64 - bits.TrailingZeros(uint(size)))
 	for _, s := range old {
-		if s == 0 {
-			continue
+		if s != 0 {
+			m.slots[m.probe(s>>32)] = s
 		}
-		i := m.home(s >> 32)
-		for m.slots[i] != 0 {
-			i = (i + 1) & mask
-		}
-		m.slots[i] = s
-		m.n++
 	}
-}
-
-func log2(n int) int {
-	k := 0
-	for 1<<k < n {
-		k++
-	}
-	return k
 }
 
 // filter keeps the entries keep accepts, visiting them in no particular

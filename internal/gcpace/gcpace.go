@@ -17,7 +17,8 @@ import (
 	"sync"
 )
 
-// Pacer sets GOGC from the live heap it is shown.
+// Pacer sets GOGC from the live heap it is shown: the process's, in a
+// sweep that of every run in progress together.
 type Pacer struct {
 	Headroom int64 // bytes of garbage allowed above the live heap
 	Min, Max int   // GOGC bounds, in percent
@@ -26,9 +27,6 @@ type Pacer struct {
 	mu  sync.Mutex // Observe may be called by several runs at once (a sweep's)
 	cur int
 }
-
-// The live heap a pacer sees is the process's: in a sweep, that of every
-// run in progress together.
 
 // Default is the pacer simulate uses: 256 MB of headroom, GOGC between
 // 10 and Go's default, 100.
