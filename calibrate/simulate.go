@@ -19,7 +19,7 @@ import (
 // tell from os_read) keep their values: the experiments do not separate
 // them (docs/calibration.md).
 var Prices = []string{"statement", "client_round_trip", "statement_table", "statement_scan", "statement_update", "buffer_hit", "scan_page", "tuple_deform", "hinted_check",
-	"index_level", "tuple_fetch", "index_only_tuple", "tuple_update", "tuple_update_old", "tuple_delete", "index_insert", "wal_record", "commit", "transaction", "context_switch", "row_lock_wait", "cpu_wakeup", "cpu_wakeup_cold", "tuple_cold", "os_read", "tuple_byte", "text_char", "client_wakeup", "cpu_halt_cold"}
+	"index_level", "tuple_fetch", "index_only_tuple", "tuple_update", "tuple_update_old", "tuple_delete", "index_insert", "wal_record", "commit", "transaction", "context_switch", "row_lock_wait", "cpu_wakeup", "cpu_wakeup_cold", "tuple_cold", "os_read", "tuple_byte", "text_char", "filter_tuple", "filter_reject", "filter_operator", "client_wakeup", "cpu_halt_cold"}
 
 // severalClientPrices are the prices only a several-client experiment
 // determines, each with its experiment's name before the client count

@@ -245,24 +245,28 @@ type backend struct {
 	idxTargets   []idxTarget
 
 	// op progress (keyed statements, scans, inserts, vacuum)
-	k                     keyedState
-	rowOp                 *op // a range's or IN list's UPDATE or DELETE current row, as its keyed statement (changeKey; allocated by the first)
-	hio                   hioState
-	bt                    btState
-	btgids                []int32
-	probeGids             []int32 // a range plan's get_actual_variable_range pages (rangescan.go)
-	chainBuf              []heap.Group
-	blk, scanEnd          int32
-	ring, bulkread        *bufpool.Ring
-	bulkwrite, vacring    *bufpool.Ring
-	useVM, skipAV         bool
-	vmHeld, vmSlot        int32
-	scanSlot              int32
-	scanN, scanDone       int64
-	insPending            bool
+	k                  keyedState
+	rowOp              *op // a range's or IN list's UPDATE or DELETE current row, as its keyed statement (changeKey; allocated by the first)
+	hio                hioState
+	bt                 btState
+	btgids             []int32
+	probeGids          []int32 // a range plan's get_actual_variable_range pages (rangescan.go)
+	chainBuf           []heap.Group
+	blk, scanEnd       int32
+	ring, bulkread     *bufpool.Ring
+	bulkwrite, vacring *bufpool.Ring
+	useVM, skipAV      bool
+	insPending         bool // beside the other flags: a backend is at most 2040 bytes (Go's allocation header fills its 2048)
+	vmHeld, vmSlot     int32
+	scanSlot           int32
+	scanN, scanDone    int64
+	// filterPs is the current scan's filter price per tuple tested, in
+	// picoseconds (filterPrice; 0: no filter).
+	filterPs              int64
 	insSlot, insBlk       int32
 	rowsLeft, sinceCommit int64
 	horizon               uint32
+	filterCarry           int32 // the scan's filter: the fraction of a nanosecond not charged yet (chargeFilter)
 	vcost                 int
 	fsmGids               []int32
 	// waitFrom is when the current wait began (after its CPU burst): an

@@ -301,6 +301,7 @@ func (b *backend) execScan(o *op) bool {
 		e.countSeqScan(t)
 		b.vmHeld, b.vmSlot = -1, -1
 		b.scanN = 0 // a SELECT's rows returned so far (scanLimitPage)
+		b.filterPs, b.filterCarry = b.filterPrice(o), 0
 		b.sub = 2
 		if o.kind != opSeqscan {
 			b.assignXid()
@@ -345,9 +346,11 @@ func (b *backend) execScan(o *op) bool {
 			if b.skipAV && t.heap.AllVisible(blk) && o.kind == opSeqscan {
 				e.vis.allVisibleSkips++
 				b.chargeColdTuples(t, tuples)
+				b.chargeFilter(tuples)
 				e.countSeqTuples(t, b.scanLimitPage(o, blk, int(tuples)))
 			} else {
 				visible := b.checkPage(t, blk, slot, gid, groups)
+				b.chargeFilter(int64(visible))
 				if o.kind == opUpdateAll {
 					// Its own new versions are not returned: their cmin is
 					// the statement's curcid (HeapTupleSatisfiesMVCC:

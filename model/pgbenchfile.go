@@ -66,6 +66,9 @@ type fileStep struct {
 	unit     int64
 	txnStart bool  // outside BEGIN ... END: the statement commits at once
 	cmdNo    int16 // the command, from 1 (pgbench -r)
+	// seqRange: a range of the key read by a sequential scan (no index):
+	// the op carries its bounds (key, n) for its filter's passing rows.
+	seqRange bool
 	mode     prewarmMode
 	analyze  bool // VACUUM ANALYZE
 	// rangeOpen: a range's sides without a comparison (openLow,
@@ -748,6 +751,17 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 				}
 			}
 		}
+		if st.FilterOps > 0 && ci < math.MaxInt16 {
+			s.setFilter(ci, st, tc)
+		}
+		if p.kind == opSeqscan && st.Kind == pgscript.Range && st.Column == tc.Key && !p.hasLimit {
+			// A range of the key read by a sequential scan (the table
+			// has no index): its bounds say which rows its filter passes.
+			if err := p.setRange(st, value, last); err != nil {
+				return nil, nil, err
+			}
+			p.seqRange = true
+		}
 		plan = append(plan, p)
 		if c.GSet != "" {
 			if err := gsetVars(c, st, keyed, assign, problem); err != nil {
@@ -803,20 +817,13 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 				if p.keyGen != nil {
 					o.key = p.keyGen.NextVars(rng, v)
 				}
+			case opSeqscan:
+				if p.seqRange {
+					o.key, o.n = p.bounds(rng, v)
+				}
 			case opRange, opPrewarm, opUpdateRange, opDeleteRange:
-				o.key, o.n, o.mode = p.fromConst, p.toConst, p.mode
-				if p.fromSlot >= 0 {
-					o.key = v[p.fromSlot]
-				}
-				if p.toSlot >= 0 {
-					o.n = v[p.toSlot]
-				}
-				if p.fromGen != nil {
-					o.key = p.fromGen.NextVars(rng, v)
-				}
-				if p.toGen != nil {
-					o.n = p.toGen.NextVars(rng, v)
-				}
+				o.key, o.n = p.bounds(rng, v)
+				o.mode = p.mode
 				if p.rangeOpen&openHigh != 0 {
 					o.n = o.t.heap.Rows
 				}
@@ -988,6 +995,26 @@ func (p *fileStep) setRange(st pgscript.Statement, value func(pgscript.Value) (i
 		}
 	}
 	return nil
+}
+
+// bounds are the range's first and last keys (a prewarm's blocks) for
+// the values v drawn: each a constant, a variable's value or an
+// expression's (the first drawn first).
+func (p *fileStep) bounds(rng *rand.Rand, v []int64) (lo, hi int64) {
+	lo, hi = p.fromConst, p.toConst
+	if p.fromSlot >= 0 {
+		lo = v[p.fromSlot]
+	}
+	if p.toSlot >= 0 {
+		hi = v[p.toSlot]
+	}
+	if p.fromGen != nil {
+		lo = p.fromGen.NextVars(rng, v)
+	}
+	if p.toGen != nil {
+		hi = p.toGen.NextVars(rng, v)
+	}
+	return lo, hi
 }
 
 // limitOf is the rows a LIMIT lets the plan return, OFFSET's included

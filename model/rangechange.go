@@ -176,8 +176,15 @@ func (b *backend) execSeqChange(o *op) bool {
 				tuples += int64(g.N)
 			}
 			b.cpu += tuples * e.costs.TupleDeform
-			e.countSeqTuples(t, b.checkPage(t, blk, slot, gid, groups))
+			// The statement's own new versions (rows it moved to a page
+			// it had yet to reach) are not visible to its scan
+			// (HeapTupleSatisfiesMVCC: "inserted after scan started"):
+			// not returned, not tested by its filter.
+			own := b.ownNewVersions(groups)
+			visible := b.checkPage(t, blk, slot, gid, groups) - own
+			e.countSeqTuples(t, visible)
 			bm.entries, bm.next = b.pageRowsToChange(o, blk, bm.entries[:0]), 0
+			b.chargeChangeFilter(o, int64(visible), int64(len(bm.entries)-own))
 			b.sub = seqChangeRows
 		}
 		for bm.next < len(bm.entries) {

@@ -134,6 +134,9 @@ type script struct {
 	// statement names beyond a point SELECT's (pgscript.Lookups); nil
 	// when none does.
 	lookups [][]string
+	// filters are, by op.cmdNo - 1, a script file's statements' WHERE
+	// clauses as a scan tests them (filter.go); nil when none has one.
+	filters []filterSpec
 	// carried are the variables a script file reads before it sets them:
 	// they keep their value from the client's previous execution of the
 	// script, from the -D value at first (pgbench's per-client variables).

@@ -153,8 +153,41 @@ func TestShape(t *testing.T) {
 			t.Errorf("%s: %v", tc.sql, err)
 			continue
 		}
+		got.FilterOps, got.FilterOpsUnhashed = 0, 0 // TestFilterOps
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s:\n got %+v\nwant %+v", tc.sql, got, tc.want)
+		}
+	}
+}
+
+// TestFilterOps counts the operators ExecQual evaluates on a row that
+// meets every condition of a WHERE clause: BETWEEN is two comparisons
+// (transformAExprBetween), an IN list one per value until PostgreSQL 14
+// hashes lists of nine or more constants (convert_saop_to_hashed_saop).
+func TestFilterOps(t *testing.T) {
+	nine := "1, 2, 3, 4, 5, 6, 7, 8, 9"
+	for _, c := range []struct {
+		sql           string
+		ops, unhashed int
+	}{
+		{"SELECT count(*) FROM t", 0, 0},
+		{"SELECT count(*) FROM t WHERE id > 0", 1, 1},
+		{"SELECT count(*) FROM t WHERE id BETWEEN 1 AND 90000", 2, 2},
+		{"SELECT count(*) FROM t WHERE id >= 1 AND id <= 100 AND pad <> 'y'", 3, 3},
+		{"SELECT count(*) FROM t WHERE (id > 0 OR id < -5) AND NOT pad IS NULL", 3, 3},
+		{"SELECT count(*) FROM t WHERE id IN (1, 2, 3)", 3, 3},
+		{"SELECT count(*) FROM t WHERE v IN (" + nine + ")", 1, 9},
+		{"SELECT count(*) FROM t WHERE v = ANY(ARRAY[" + nine + ", 10])", 1, 10},
+		{"UPDATE t SET v = 1 WHERE id BETWEEN :a AND :a + 9", 2, 2},
+		{"DELETE FROM t WHERE id = :k", 1, 1},
+	} {
+		st, err := Shape(c.sql)
+		if err != nil {
+			t.Errorf("%s: %v", c.sql, err)
+			continue
+		}
+		if st.FilterOps != c.ops || st.FilterOpsUnhashed != c.unhashed {
+			t.Errorf("%s: %d operators (%d unhashed), want %d (%d)", c.sql, st.FilterOps, st.FilterOpsUnhashed, c.ops, c.unhashed)
 		}
 	}
 }

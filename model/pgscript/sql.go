@@ -93,6 +93,11 @@ type Statement struct {
 	// Update and Delete of one key); Column is "" for no WHERE clause.
 	Column string
 	Key    Value
+	// FilterOps is how many operators the WHERE clause evaluates on a row
+	// that meets every condition, where a scan tests it on every row
+	// (filterOps; FilterOpsUnhashed before PostgreSQL 14, which tests
+	// a long IN list value by value); 0 without a WHERE clause.
+	FilterOps, FilterOpsUnhashed int
 	// Filter is a WHERE clause of another form (Scan: the rows are all
 	// read and filtered), or, for a Lookup, conditions beside its
 	// equality (key = v AND ...: tested on the row it finds).
@@ -196,7 +201,67 @@ func Shape(sql string) (Statement, error) {
 	}
 	st.Vars = vars
 	st.Lookups = Lookups(res.Stmts[0].Stmt)
+	st.FilterOps, st.FilterOpsUnhashed = filterOps(whereOf(res.Stmts[0].Stmt))
 	return st, nil
+}
+
+// whereOf is a SELECT's, UPDATE's or DELETE's WHERE clause (nil: none).
+func whereOf(n *pg_query.Node) *pg_query.Node {
+	switch {
+	case n.GetSelectStmt() != nil:
+		return n.GetSelectStmt().WhereClause
+	case n.GetUpdateStmt() != nil:
+		return n.GetUpdateStmt().WhereClause
+	case n.GetDeleteStmt() != nil:
+		return n.GetDeleteStmt().WhereClause
+	}
+	return nil
+}
+
+// hashedListMin is the shortest IN list of constants PostgreSQL 14 and
+// later test by a hash table rather than value by value
+// (MIN_ARRAY_SIZE_FOR_HASHED_SAOP, planner's convert_saop_to_hashed_saop).
+const hashedListMin = 9
+
+// filterOps counts the operators a WHERE clause evaluates on a row that
+// satisfies every condition (ExecQual over the expression: an AND's
+// conditions all, an OR's each; BETWEEN two comparisons, an IN list one
+// per value, a test of NULL or a boolean one). ops counts an IN list of
+// hashedListMin or more values as one probe (PostgreSQL 14 and later),
+// unhashed as its values (before 14).
+func filterOps(w *pg_query.Node) (ops, unhashed int) {
+	if w == nil {
+		return 0, 0
+	}
+	if tc := w.GetTypeCast(); tc != nil {
+		return filterOps(tc.Arg)
+	}
+	if be := w.GetBoolExpr(); be != nil {
+		for _, a := range be.Args {
+			o, u := filterOps(a)
+			ops, unhashed = ops+o, unhashed+u
+		}
+		return ops, unhashed
+	}
+	if e := w.GetAExpr(); e != nil {
+		switch e.Kind {
+		case pg_query.A_Expr_Kind_AEXPR_BETWEEN, pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN,
+			pg_query.A_Expr_Kind_AEXPR_BETWEEN_SYM, pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM:
+			return 2, 2
+		case pg_query.A_Expr_Kind_AEXPR_IN, pg_query.A_Expr_Kind_AEXPR_OP_ANY:
+			n := 1
+			if l := e.Rexpr.GetList(); l != nil {
+				n = max(1, len(l.Items))
+			} else if a := e.Rexpr.GetAArrayExpr(); a != nil {
+				n = max(1, len(a.Elements))
+			}
+			if n >= hashedListMin {
+				return 1, n
+			}
+			return n, n
+		}
+	}
+	return 1, 1
 }
 
 // summary is the statement's first words, for messages.
