@@ -516,10 +516,9 @@ func (b *backend) execKeyedSeq(o *op) bool {
 			b.cpu += e.costs.ScanPage
 			b.maybePrune(t, blk, slot, gid)
 			groups := t.heap.Groups(blk, &buf)
-			for _, g := range groups {
-				b.cpu += int64(g.N) * e.costs.TupleDeform
-			}
-			e.countSeqTuples(t, b.checkPage(t, blk, slot, gid, groups))
+			visible := b.checkPage(t, blk, slot, gid, groups)
+			b.cpu += int64(visible) * e.costs.TupleDeform // the tuples the scan returns (chargeReturned)
+			e.countSeqTuples(t, visible)
 			if !k.found && t.hasRow(o.key) && t.heap.BlockOf(o.key) == blk {
 				// The page's check above judged every tuple; this one is
 				// the row's newest version.

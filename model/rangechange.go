@@ -175,13 +175,13 @@ func (b *backend) execSeqChange(o *op) bool {
 			for _, g := range groups {
 				tuples += int64(g.N)
 			}
-			b.cpu += tuples * e.costs.TupleDeform
 			// The statement's own new versions (rows it moved to a page
 			// it had yet to reach) are not visible to its scan
 			// (HeapTupleSatisfiesMVCC: "inserted after scan started"):
 			// not returned, not tested by its filter.
 			own := b.ownNewVersions(groups)
 			visible := b.checkPage(t, blk, slot, gid, groups) - own
+			b.cpu += int64(visible) * e.costs.TupleDeform // the tuples the scan returns (chargeReturned)
 			e.countSeqTuples(t, visible)
 			bm.entries, bm.next = b.pageRowsToChange(o, blk, bm.entries[:0]), 0
 			b.chargeChangeFilter(o, int64(visible), int64(len(bm.entries)-own))
