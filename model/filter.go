@@ -30,14 +30,31 @@ const (
 // filterSpec is one script command's filter.
 type filterSpec struct {
 	ops, unhashed int32 // operators a passing row evaluates (pgscript.Statement.FilterOps, FilterOpsUnhashed)
-	list          int32 // passList: the list's values
-	pass          filterPass
+	// residual is how many of them an index path leaves to its Filter:
+	// those that are not its index quals (a lookup's key = v, a range's
+	// one or two comparisons of the key).
+	residual int32
+	list     int32 // passList: the list's values
+	pass     filterPass
 }
 
 // setFilter records command ci's filter (st with a WHERE clause, on the
 // table tc).
 func (s *script) setFilter(ci int, st pgscript.Statement, tc TableConfig) {
 	f := filterSpec{ops: int32(min(st.FilterOps, 1<<20)), unhashed: int32(min(st.FilterOpsUnhashed, 1<<20))}
+	switch st.Kind {
+	case pgscript.Lookup:
+		f.residual = f.ops - 1
+	case pgscript.Range:
+		quals := int32(2)
+		if st.LowOpen {
+			quals--
+		}
+		if st.HighOpen {
+			quals--
+		}
+		f.residual = max(0, f.ops-quals)
+	}
 	switch {
 	case st.Kind == pgscript.Lookup:
 		f.pass = passOne
@@ -112,6 +129,20 @@ func (b *backend) filterPrice(o *op) int64 {
 // maxFilterPs bounds a filter's price per tuple: one second.
 const maxFilterPs = 1_000_000_000_000
 
+// residualFilterPrice is, in picoseconds, what an index path's Filter
+// costs on each row it returns (ExecScan's ExecQual over the conditions
+// besides the index quals, on every tuple the index fetch found visible;
+// the model takes them all to pass): filter_tuple and filter_operator for
+// each further condition. 0 without such conditions.
+func (b *backend) residualFilterPrice(o *op) int64 {
+	f, ok := b.filterOf(o)
+	if !ok || f.residual <= 0 {
+		return 0
+	}
+	c := b.e.costs
+	return min(c.FilterTuple*1000+int64(f.residual-1)*c.FilterOperator*1000, maxFilterPs)
+}
+
 // chargeFilter charges the filter's price (filterPrice, in ps a tuple)
 // on n tuples tested, carrying the fraction of a nanosecond to the next
 // page (b.filterCarry).
@@ -135,4 +166,18 @@ func (b *backend) chargeChangeFilter(o *op, visible, passed int64) {
 	c := b.e.costs
 	passed = max(0, min(passed, visible))
 	b.cpu += passed*c.FilterTuple + (visible-passed)*c.FilterReject + visible*min((b.e.filterOperators(f)-1)*c.FilterOperator, maxFilterPs/1000)
+}
+
+// chargeKeyFilter charges a statement by one key read by a sequential
+// scan (execKeyedSeq) its filter on one page: key = v on each of the
+// page's visible tuples, the row's passing (passed: 0 or 1) and the rest
+// rejected, and a script file's further conditions (its operators beyond
+// the key's) on each, as filter_operator (a built-in script's have none).
+func (b *backend) chargeKeyFilter(o *op, visible, passed int64) {
+	c := b.e.costs
+	passed = min(passed, visible)
+	b.cpu += passed*c.FilterTuple + (visible-passed)*c.FilterReject
+	if f, ok := b.filterOf(o); ok && f.residual > 0 {
+		b.cpu += visible * min(int64(f.residual)*c.FilterOperator, maxFilterPs/1000)
+	}
 }

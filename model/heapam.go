@@ -42,20 +42,23 @@ type keyedState struct {
 	scanSub   int8
 	pinMark   int32
 	textBytes int64   // op.textBytes: text walked per row returned (costs.text_char)
+	filterPs  int64   // an index path's Filter (the conditions besides its index quals) per row returned, in ps (residualFilterPrice)
 	entries   []int32 // heap blocks of the key's index entries, TID order
 	ei        int     // next entry to fetch
 	curBlk    int32   // the scan's current heap page (ReleaseAndReadBuffer), -1 none
 	curSlot   int32
-	found     bool // the visible version was found
 	foundBlk  int32
 	foundSlot int32
 	kills     []int32 // entries found dead to all (kill_prior_tuple)
-	leafDirty bool    // the statement inserted into the key's leaf (its LSN moved)
 	newBlk    int32   // where a non-HOT update put the new version
 	newSlot   int32
 	vmBlk     int32 // heap block whose VM bit heap_update/heap_delete clears, -1 none
-	epq       int   // EvalPlanQual's re-reads of the row's page still to do
-	epqMove   bool  // EvalPlanQual goes on with the newest version, on another page
+	// (the three flags together, in the padding after vmBlk: a backend
+	// stays in its allocation size class)
+	found     bool // the visible version was found
+	leafDirty bool // the statement inserted into the key's leaf (its LSN moved)
+	epqMove   bool // EvalPlanQual goes on with the newest version, on another page
+	epq       int  // EvalPlanQual's re-reads of the row's page still to do
 	chain     []heap.Group
 	// A range scan's current key and leaf, and its dead entries
 	// (rangescan.go).
@@ -83,8 +86,11 @@ func (k *keyedState) reset(o *op) {
 
 // chargeSelectListText charges, for one row the statement returns, its
 // SELECT list's calls that walk a column's text (costs.text_char per byte
-// of keyedState.textBytes).
-func (b *backend) chargeSelectListText() { b.cpu += perByte(b.e.costs.TextChar, b.k.textBytes) }
+// of keyedState.textBytes) and, on an index path, the Filter it passed
+// (keyedState.filterPs).
+func (b *backend) chargeSelectListText() {
+	b.cpu += perByte(b.e.costs.TextChar, b.k.textBytes) + b.k.filterPs/1000
+}
 
 // execKeyed runs a keyed statement from its current sub-step; false means
 // blocked (or aborted, then b.pc is past the script).
@@ -94,6 +100,7 @@ func (b *backend) execKeyed(o *op) bool {
 	k := &b.k
 	if b.sub == 1 {
 		k.reset(o)
+		k.filterPs = b.residualFilterPrice(o)
 		k.indexOnly = o.kind == opFetch && o.indexOnly
 		k.seq = !e.useIndexScan(t, k.indexOnly)
 		switch {
@@ -519,6 +526,7 @@ func (b *backend) execKeyedSeq(o *op) bool {
 			visible := b.checkPage(t, blk, slot, gid, groups)
 			b.cpu += int64(visible) * e.costs.TupleDeform // the tuples the scan returns (chargeReturned)
 			e.countSeqTuples(t, visible)
+			passed := 0
 			if !k.found && t.hasRow(o.key) && t.heap.BlockOf(o.key) == blk {
 				// The page's check above judged every tuple; this one is
 				// the row's newest version.
@@ -526,9 +534,11 @@ func (b *backend) execKeyedSeq(o *op) bool {
 				// version goes on with this one (checkUpdated below).
 				if ch := b.chain(t, o.key, blk); len(ch) > 0 && (o.kind != opFetch || b.judgedVisible(ch[len(ch)-1])) {
 					k.found, k.foundBlk, k.foundSlot = true, blk, slot
-					b.chargeSelectListText()
+					b.cpu += perByte(e.costs.TextChar, k.textBytes) // its filter: chargeKeyFilter
+					passed = 1
 				}
 			}
+			b.chargeKeyFilter(o, int64(visible), int64(passed))
 			if !(k.found && k.foundSlot == slot) {
 				b.releaseBuffer(slot)
 			}

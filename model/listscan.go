@@ -128,6 +128,7 @@ func (b *backend) execList(o *op) bool {
 	}
 	if b.sub == 1 {
 		k.reset(o)
+		k.filterPs = b.residualFilterPrice(o)
 		b.touched = 0
 		switch plan := e.listPlanFor(o); {
 		case o.kind != opList && plan == planSeqScan:

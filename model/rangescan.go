@@ -463,6 +463,7 @@ func (b *backend) execRange(o *op) bool {
 	}
 	if b.sub == 1 {
 		k.reset(o)
+		k.filterPs = b.residualFilterPrice(o)
 		b.touched = 0
 		if o.allKeys {
 			// A count(*) without quals, or min(key) or max(key): no
