@@ -142,7 +142,7 @@ func (b *backend) execBitmapScan(o *op) bool {
 			k.chain = b.chain(t, bm.entries[bm.next].row, blk)
 			b.cpu += e.costs.TupleFetch
 			if len(k.chain) > 0 && b.checkPage(t, blk, slot, gid, k.chain) > 0 {
-				b.chargeSelectListText()
+				b.chargeIndexRow()
 				b.bitmapReturned(t)
 				k.returned++
 			}

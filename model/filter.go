@@ -63,11 +63,8 @@ func (s *script) setFilter(ci int, st pgscript.Statement, tc TableConfig) {
 	case len(st.Keys) > 0:
 		f.pass, f.list = passList, int32(min(len(st.Keys), 1<<30))
 	}
-	if s.filters == nil {
-		s.filters = make([]filterSpec, ci+1, max(ci+1, 8))
-	}
-	for len(s.filters) <= ci {
-		s.filters = append(s.filters, filterSpec{})
+	if n := ci + 1 - len(s.filters); n > 0 {
+		s.filters = append(s.filters, make([]filterSpec, n)...)
 	}
 	s.filters[ci] = f
 }
@@ -113,7 +110,9 @@ func (b *backend) filterPrice(o *op) int64 {
 	case passList:
 		pass = int64(f.list)
 	case passRange:
-		if o.n != 0 && o.limit == 0 {
+		// The op carries the range (key..n) unless a LIMIT made every
+		// row count (scanLimitPage).
+		if o.limit == 0 {
 			pass = max(0, min(o.n, rows)-max(o.key, 1)+1)
 		}
 	}
@@ -159,25 +158,29 @@ func (b *backend) chargeFilter(n int64) {
 // of its sequential scan (execSeqChange), where the rows it passes are
 // known: the page's rows to change of its visible tuples.
 func (b *backend) chargeChangeFilter(o *op, visible, passed int64) {
-	f, ok := b.filterOf(o)
-	if !ok {
-		return
+	if f, ok := b.filterOf(o); ok {
+		b.chargeTested(visible, passed, b.e.filterOperators(f)-1)
 	}
-	c := b.e.costs
-	passed = max(0, min(passed, visible))
-	b.cpu += passed*c.FilterTuple + (visible-passed)*c.FilterReject + visible*min((b.e.filterOperators(f)-1)*c.FilterOperator, maxFilterPs/1000)
 }
 
 // chargeKeyFilter charges a statement by one key read by a sequential
 // scan (execKeyedSeq) its filter on one page: key = v on each of the
 // page's visible tuples, the row's passing (passed: 0 or 1) and the rest
 // rejected, and a script file's further conditions (its operators beyond
-// the key's) on each, as filter_operator (a built-in script's have none).
+// the key's) on each (a built-in script's have none).
 func (b *backend) chargeKeyFilter(o *op, visible, passed int64) {
-	c := b.e.costs
-	passed = min(passed, visible)
-	b.cpu += passed*c.FilterTuple + (visible-passed)*c.FilterReject
-	if f, ok := b.filterOf(o); ok && f.residual > 0 {
-		b.cpu += visible * min(int64(f.residual)*c.FilterOperator, maxFilterPs/1000)
+	further := int64(0)
+	if f, ok := b.filterOf(o); ok {
+		further = int64(max(0, f.residual))
 	}
+	b.chargeTested(visible, passed, further)
+}
+
+// chargeTested charges a filter on tested tuples of which passed passed:
+// filter_tuple on those, filter_reject on the rest, and filter_operator
+// for each of further operators on every one.
+func (b *backend) chargeTested(tested, passed, further int64) {
+	c := b.e.costs
+	passed = max(0, min(passed, tested))
+	b.cpu += passed*c.FilterTuple + (tested-passed)*c.FilterReject + tested*min(further*c.FilterOperator, maxFilterPs/1000)
 }

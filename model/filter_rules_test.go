@@ -27,6 +27,8 @@ func TestScanFilterPricesEachTupleItTests(t *testing.T) {
 		{"SELECT count(*) FROM t", false, "15", 0, 0, 0},
 		{"SELECT count(*) FROM t WHERE id > 0", false, "15", 100000, 0, 0},
 		{"SELECT count(*) FROM t WHERE id < 0", false, "15", 0, 100000, 0},
+		{"SELECT count(*) FROM t WHERE id <= 0", false, "15", 0, 100000, 0},
+		{"SELECT count(*) FROM t WHERE id < 1 LIMIT 5", false, "15", 0, 100000, 0},
 		{"SELECT count(*) FROM t WHERE id BETWEEN 1 AND 90000", false, "15", 90000, 10000, 100000},
 		{"SELECT sum(length(pad)) FROM t WHERE id BETWEEN 1 AND 90000", true, "15", 90000, 10000, 100000},
 		{"SELECT sum(length(pad)) FROM t WHERE id BETWEEN 20001 AND 20500", true, "15", 0, 0, 0},

@@ -84,11 +84,12 @@ func (k *keyedState) reset(o *op) {
 		curBlk: -1, curSlot: -1, foundBlk: -1, newBlk: -1, vmBlk: -1, rangeLeaf: -1, textBytes: int64(o.textBytes)}
 }
 
-// chargeSelectListText charges, for one row the statement returns, its
-// SELECT list's calls that walk a column's text (costs.text_char per byte
-// of keyedState.textBytes) and, on an index path, the Filter it passed
-// (keyedState.filterPs).
-func (b *backend) chargeSelectListText() {
+// chargeIndexRow charges, for one row an index or bitmap heap scan
+// returns, its SELECT list's calls that walk a column's text
+// (costs.text_char per byte of keyedState.textBytes) and the Filter it
+// passed (keyedState.filterPs). A sequential scan's rows pay theirs by
+// the page (chargeReturned).
+func (b *backend) chargeIndexRow() {
 	b.cpu += perByte(b.e.costs.TextChar, b.k.textBytes) + b.k.filterPs/1000
 }
 
@@ -261,7 +262,7 @@ func (b *backend) fetchEntry(t *table, row int64) bool {
 	switch {
 	case visible && !k.found:
 		k.found, k.foundBlk, k.foundSlot = true, blk, k.curSlot
-		b.chargeSelectListText()
+		b.chargeIndexRow()
 	case !visible && b.surelyDead(k.chain):
 		k.kills = append(k.kills, blk)
 	}

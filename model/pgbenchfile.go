@@ -754,9 +754,10 @@ func compileFilePass(w WeightedScript, ph Phase, sc Scenario, mixHasBuiltin bool
 		if st.FilterOps > 0 && ci < math.MaxInt16 {
 			s.setFilter(ci, st, tc)
 		}
-		if p.kind == opSeqscan && st.Kind == pgscript.Range && st.Column == tc.Key && !p.hasLimit {
+		if p.kind == opSeqscan && st.Kind == pgscript.Range && st.Column == tc.Key {
 			// A range of the key read by a sequential scan (the table
-			// has no index): its bounds say which rows its filter passes.
+			// has no index): its bounds say which rows its filter passes
+			// (a LIMIT that counts rows sets them to every key).
 			if err := p.setRange(st, value, last); err != nil {
 				return nil, nil, err
 			}

@@ -806,7 +806,7 @@ func (b *backend) fetchRangeEntry(t *table, row int64) bool {
 	b.cpu += e.costs.TupleFetch
 	visible := len(k.chain) > 0 && b.checkPage(t, blk, k.curSlot, gid, k.chain) > 0
 	if visible {
-		b.chargeSelectListText()
+		b.chargeIndexRow()
 		e.countIndexFetch(t)
 		k.returned++
 		if !k.found {
