@@ -546,7 +546,7 @@ func (b *backend) hintForVacuum(t *table, blk, slot, gid int32) {
 	hint := func(xid uint32, committed, invalid uint8) uint8 {
 		switch status(xid) {
 		case clog.Committed:
-			if e.canSetCommitHint(xid) {
+			if e.canSetCommitHint(xid, slot) {
 				return committed
 			}
 		case clog.Aborted:

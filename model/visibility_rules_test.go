@@ -153,6 +153,51 @@ func TestCommitHintWaitsForCommitRecordFlush(t *testing.T) {
 	}
 }
 
+// docs/model.md (SetHintBits): before its commit record is flushed a
+// COMMITTED hint is still set on a page whose own LSN is at or past the
+// commit's (BufferGetLSNAtomic: the page cannot reach disk before the WAL
+// up to its LSN, the commit record with it). The commit's LSN is its clog
+// LSN group's, the latest async commit of its 32 xids
+// (TransactionIdGetCommitLSN). With asynchronous commit and a WAL writer
+// asleep, a first transaction loads 600 rows into t (nine full pages and
+// 51 rows on the tenth), 40 transactions insert a row each into u, so
+// that the next xid is in another LSN group, and a last one inserts a
+// row into t's tenth page: the scan after them hints the first's 51 rows
+// there, whose group's commits the page's LSN has passed, and neither the
+// first's other 549 rows nor the last's, whose commit came after its
+// page's last change. Without the last insert, none: the 40 commits of
+// u share the first's LSN group, and the page its own insert.
+func TestCommitHintOnAPageChangedAfterTheCommit(t *testing.T) {
+	for _, last := range []bool{true, false} {
+		sc := rtIdleScenario(1024, 10)
+		sc.Server.SynchronousCommit = false
+		sc.Server.WALWriterDelay = 10 * sec
+		tc, uc := rtTable("t", 0), rtTable("u", 0)
+		tc.Index, uc.Index = false, false
+		sc.Tables.Relations = []TableConfig{tc, uc}
+		insert := func(table string, rows int64) Script {
+			return Script{Steps: []Step{{Insert: &InsertStep{Table: table, Pick: "client", Rows: rows}}}}
+		}
+		sc.Workload.Phases = []Phase{
+			{Name: "load", Clients: 1, Threads: 1, Transactions: 1, Script: insert("t", 600)},
+			{Name: "others", Clients: 1, Threads: 1, Transactions: 40, Script: insert("u", 1)},
+		}
+		rows, hints := int64(600), int64(0)
+		if last {
+			sc.Workload.Phases = append(sc.Workload.Phases, Phase{Name: "last", Clients: 1, Threads: 1, Transactions: 1, Script: insert("t", 1)})
+			rows, hints = 601, 51
+		}
+		sc.Workload.Phases = append(sc.Workload.Phases, Phase{Name: "scan", Clients: 1, Threads: 1, Transactions: 1, Script: Script{Steps: []Step{{Seqscan: &TableStep{Table: "t", Pick: "client"}}}}})
+		e, r := rtRun(t, sc)
+		if pages := e.db.lookup("t")[0].heap.NBlocks(); pages != 10 {
+			t.Fatalf("%d pages, want 10 (61 rows a page)", pages)
+		}
+		if v := r.Phases[len(r.Phases)-1].Visibility; v.TuplesChecked != rows || v.HintBitsSet != hints {
+			t.Errorf("last insert %v: the scan before any WAL flush set %d hints on %d tuples, want %d on %d", last, v.HintBitsSet, v.TuplesChecked, hints, rows)
+		}
+	}
+}
+
 // docs/model.md steps 4-5 and summary rule 5 (HeapTupleSatisfiesMVCC,
 // XidInMVCCSnapshot): a tuple whose inserter is still running for the
 // reader's snapshot is invisible and gets no hint bit (the page is not

@@ -383,10 +383,18 @@ func (b *backend) judge(xid uint32) xidState {
 	return xsAborted // crashed: neither committed nor running
 }
 
-// canSetCommitHint is SetHintBits' rule: a COMMITTED hint only once the
-// commit record is flushed.
-func (e *engine) canSetCommitHint(xid uint32) bool {
-	return !e.wal.NeedsFlush(e.x.clog.CommitLSN(xid))
+// canSetCommitHint is SetHintBits' rule (heapam_visibility.c) for a tuple
+// on the page in slot: a COMMITTED hint once the commit record (its clog
+// LSN group's latest, TransactionIdGetCommitLSN) is flushed, or before
+// that when the page's own LSN is at or past it (BufferGetLSNAtomic: the
+// page cannot be written before the WAL up to its LSN is flushed, so the
+// hint cannot reach disk before the commit record). With
+// synchronous_commit off a page that later transactions changed again
+// has every earlier commit behind its LSN: only the versions of its last
+// changes wait for the WAL writer.
+func (e *engine) canSetCommitHint(xid uint32, slot int32) bool {
+	lsn := e.x.clog.CommitLSN(xid)
+	return !e.wal.NeedsFlush(lsn) || e.pool.LSN[slot] >= lsn
 }
 
 // visCounters are the visibility metrics (docs/metrics.md).
@@ -475,7 +483,7 @@ func (b *backend) checkPage(t *table, blk int32, slot, gid int32, groups []heap.
 				vis = true
 			case xsCommitted:
 				vis = true
-				if e.canSetCommitHint(g.Xmin) {
+				if e.canSetCommitHint(g.Xmin, slot) {
 					hs.Committed[0] = append(hs.Committed[0], g.Xmin)
 				}
 				if b.hcache != nil {
@@ -500,7 +508,7 @@ func (b *backend) checkPage(t *table, blk int32, slot, gid int32, groups []heap.
 				case xsMine, xsCommitted:
 					vis = false
 					if st == xsCommitted {
-						if e.canSetCommitHint(g.Xmax) {
+						if e.canSetCommitHint(g.Xmax, slot) {
 							hs.Committed[1] = append(hs.Committed[1], g.Xmax)
 						}
 						if b.hcache != nil {
