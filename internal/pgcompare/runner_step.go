@@ -19,6 +19,9 @@ func (r *runState) step(ctx context.Context, st Step) error {
 	if st.Explain && len(st.SQL) == 0 {
 		return errors.New("Explain is set but the step has no SQL")
 	}
+	if st.TimeAgain > 0 && !(st.Explain && st.Measure) {
+		return errors.New("TimeAgain is set on a step that is not a measured EXPLAIN")
+	}
 	if st.Restart != nil {
 		// The restart terminates the sessions anyway; closing them first
 		// avoids a pointless error on their next use.
@@ -272,9 +275,45 @@ func (r *runState) measure(ctx context.Context, st Step) error {
 	if isBench {
 		res.Settled, res.SettleReads, res.Unsettled = info.Settled, info.Reads, info.Changed
 	}
+	if res.ExecAgainMS, err = r.timeAgain(ctx, st); err != nil {
+		return err
+	}
 	r.results = append(r.results, res)
 	r.restarted, r.dropped = false, false
 	return nil
+}
+
+// timeAgain runs a measured step's explained statement st.TimeAgain times
+// more, each in a fresh session (its setup SQL first), and returns their
+// Execution Times.
+func (r *runState) timeAgain(ctx context.Context, st Step) ([]float64, error) {
+	if st.TimeAgain <= 0 || !st.Explain {
+		return nil, nil
+	}
+	again := st
+	again.NewSession = true
+	times := make([]float64, 0, st.TimeAgain)
+	for range st.TimeAgain {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(st.TimeAgainPause):
+		}
+		conn, release, err := r.stepSession(ctx, again)
+		if err != nil {
+			return nil, err
+		}
+		out, err := r.work(ctx, conn, again)
+		if err == nil {
+			err = r.publish(ctx, conn, true)
+		}
+		release()
+		if err != nil {
+			return nil, err
+		}
+		times = append(times, out.explain.ExecutionMS)
+	}
+	return times, nil
 }
 
 // publish makes the counters of the step's session visible to the monitor

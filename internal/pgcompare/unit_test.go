@@ -497,3 +497,16 @@ func TestNodeCalls(t *testing.T) {
 		t.Error("an EXPLAIN without ANALYZE: no error")
 	}
 }
+
+// TestFastestOwnExecMS: the least of a statement's own times over its
+// runs, each less its node calls at the probe's price.
+func TestFastestOwnExecMS(t *testing.T) {
+	m := Measure{ExecMS: 9, NodeCalls: 100000} // 10 ns a call: 1 ms
+	if got := m.FastestOwnExecMS(10); got != 8 {
+		t.Errorf("one run: %v, want 8", got)
+	}
+	m.ExecAgainMS = []float64{7, 12, 6.5, 7.5}
+	if got := m.FastestOwnExecMS(10); got != 5.5 {
+		t.Errorf("five runs: %v, want 5.5 (6.5 less 1)", got)
+	}
+}
