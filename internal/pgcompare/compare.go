@@ -930,7 +930,10 @@ Regenerate this page with
 
 (about ten minutes; it needs PostgreSQL's binaries: pg_config --bindir, or
 $PGBIN). The Go test TestDifferential (internal/pgcompare, run by .ci/run with
-PGBUFSIM_DIFFERENTIAL=1) asserts the same tolerances;
+PGBUFSIM_DIFFERENTIAL=1) asserts the same tolerances; a case with figures
+outside them runs once more, and a figure fails when it is outside in both
+runs (the simulator is deterministic; PostgreSQL's figures that depend on
+timing, such as pgbench's lock waits, move when the host slows the machine);
 PGBUFSIM_DIFFERENTIAL_CASES=seqscan-ring,bulk-dml runs only the cases named.
 
 `, version, regenerate)

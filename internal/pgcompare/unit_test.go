@@ -510,3 +510,17 @@ func TestFastestOwnExecMS(t *testing.T) {
 		t.Errorf("five runs: %v, want 5.5 (6.5 less 1)", got)
 	}
 }
+
+// TestFailedInBoth: a differential figure fails when it is outside its
+// tolerance in both runs of its case.
+func TestFailedInBoth(t *testing.T) {
+	first := []Row{{Step: "run", Metric: "pgbench_tellers hit"}, {Step: "run", Metric: "pgbench_branches hit"}}
+	second := []Row{{Step: "run", Metric: "pgbench_tellers hit", PG: 4.06}, {Step: "load", Metric: "pgbench_branches hit"}}
+	got := failedInBoth(first, second)
+	if len(got) != 1 || got[0].Metric != "pgbench_tellers hit" || got[0].PG != 4.06 {
+		t.Errorf("%+v, want the second run's pgbench_tellers hit alone", got)
+	}
+	if got := failedInBoth(first, nil); len(got) != 0 {
+		t.Errorf("%+v, want none when the second run passes", got)
+	}
+}
