@@ -516,17 +516,19 @@ func calibrateOnce(t *testing.T, dsn string, attempt int) ([]check, string) {
 	}
 	// The held-out scan through the BULKREAD ring (a medium table between
 	// the fitted narrow and wide ones, every page a read from the OS
-	// cache): within the project's 15 %; its spread between passes is
-	// 1-3 % on the development machine, so the machine's noise needs no
-	// wider bound here.
+	// cache): within the project's 15 %, widened as the other held-out
+	// bounds by the noise of the measurements it rests on (its own and
+	// the fitted ring scans'; none on a quiet machine, where their passes
+	// spread by 1-3 %; on 2026-12-06 the host spread them by 8-15 %).
 	if line := lines["scan-ring-medium"]; line != "" {
 		var meas, sim, def float64
 		if _, err := sscanExperiment(line, &meas, &sim, &def); err != nil {
 			t.Fatalf("scan-ring-medium: %v", err)
 		}
 		e := sim/meas - 1
-		add("scan-ring-medium", math.Abs(e) <= 0.15, fmt.Sprintf("calibration %d: scan-ring-medium (held out): simulated %.3f ms, PostgreSQL %.3f ms: %+.1f%% (limit 15%%); measured: %s",
-			attempt, sim, meas, 100*e, strings.Join(measuredOf(lines, "scan-ring", "scan-ring-hinted", "scan-ring-wide", "scan-narrow", "scan-wide"), "; ")))
+		a, spread := noiseAllowance(lines, "scan-ring-medium", "scan-ring", "scan-ring-hinted", "scan-ring-wide")
+		add("scan-ring-medium", math.Abs(e) <= 0.15+a, fmt.Sprintf("calibration %d: scan-ring-medium (held out): simulated %.3f ms, PostgreSQL %.3f ms: %+.1f%% (limit %.0f%%; %s); measured: %s",
+			attempt, sim, meas, 100*e, 100*(0.15+a), spread, strings.Join(measuredOf(lines, "scan-ring", "scan-ring-hinted", "scan-ring-wide", "scan-narrow", "scan-wide"), "; ")))
 		t.Logf("calibration %d: scan-ring-medium (held out): %+.1f%% calibrated, %+.1f%% at the defaults", attempt, 100*e, 100*(def/meas-1))
 	} else {
 		add("scan-ring-medium", false, fmt.Sprintf("calibration %d: scan-ring-medium: no line in the costs file", attempt))
