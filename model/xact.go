@@ -394,7 +394,7 @@ func (b *backend) judge(xid uint32) xidState {
 // changes wait for the WAL writer.
 func (e *engine) canSetCommitHint(xid uint32, slot int32) bool {
 	lsn := e.x.clog.CommitLSN(xid)
-	return !e.wal.NeedsFlush(lsn) || e.pool.LSN[slot] >= lsn
+	return !e.wal.NeedsFlush(lsn) || slot >= 0 && e.pool.LSN[slot] >= lsn
 }
 
 // visCounters are the visibility metrics (docs/metrics.md).
