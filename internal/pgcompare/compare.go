@@ -82,11 +82,10 @@ func (m Measure) OwnExecMS(probeNS float64) float64 {
 // its further runs (ExecAgainMS): a statement's own time where the host
 // slows some runs of it (a host's noise never speeds one up).
 func (m Measure) FastestOwnExecMS(probeNS float64) float64 {
-	own := m.ExecMS
 	for _, ms := range m.ExecAgainMS {
-		own = min(own, ms)
+		m.ExecMS = min(m.ExecMS, ms)
 	}
-	return own - float64(m.NodeCalls)*probeNS/1e6
+	return m.OwnExecMS(probeNS)
 }
 
 // tableScanColumns and indexScanColumns name Measure.Scans' counters.

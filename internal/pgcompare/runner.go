@@ -45,8 +45,9 @@ type Step struct {
 	// in a fresh session as the step's own, unmeasured, and keeps each
 	// Execution Time (Result.ExecAgainMS). It is for a statement whose run
 	// leaves the state as it found it (a read-only scan of pages already
-	// hinted, through a ring): its times are samples of one figure, whose
-	// median resists a host that slows the machine for a statement or two.
+	// hinted, through a ring): its times are samples of one figure, the
+	// fastest of which resists a host that slows some of them
+	// (Measure.FastestOwnExecMS).
 	TimeAgain int
 	// TimeAgainPause is the wait before each further run: a host's slow
 	// spells last a second or more, and runs spread over them are

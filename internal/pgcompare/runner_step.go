@@ -287,8 +287,8 @@ func (r *runState) measure(ctx context.Context, st Step) error {
 // more, each in a fresh session (its setup SQL first), and returns their
 // Execution Times.
 func (r *runState) timeAgain(ctx context.Context, st Step) ([]float64, error) {
-	if st.TimeAgain <= 0 || !st.Explain {
-		return nil, nil
+	if st.TimeAgain <= 0 {
+		return nil, nil // step has checked that TimeAgain comes with Explain
 	}
 	again := st
 	again.NewSession = true
