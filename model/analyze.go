@@ -539,6 +539,7 @@ func (b *backend) hintForVacuum(t *table, blk, slot, gid int32) {
 		}
 	}
 	if !changed {
+		e.foldSettled(t, blk)
 		return
 	}
 	// hint is the bit SetHintBits sets for xid's outcome: committed (when
@@ -571,4 +572,5 @@ func (b *backend) hintForVacuum(t *table, blk, slot, gid int32) {
 		b.vcost += e.sc.Server.VacuumCostPageDirty
 	}
 	b.markDirtyHint(slot, gid)
+	e.foldSettled(t, blk)
 }

@@ -211,6 +211,12 @@ type engine struct {
 	threads int32
 
 	lastProgress int64 // when a backend last finished an op (stall detection)
+	// foldedGroups counts the tuple groups foldSettled folded away
+	// (bookkeeping, in no result).
+	foldedGroups int64
+	// visibleTuples sums checkPage's answers: the tuples visibility
+	// checks found visible (tests compare runs by it; in no result).
+	visibleTuples int64
 
 	t0 int64 // when the phases began (after the prewarm): reported times count from here
 

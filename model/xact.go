@@ -94,6 +94,37 @@ func (e *engine) oldestXmin() uint32 {
 	return h
 }
 
+// foldSettled folds blk's settled inserted tuples into one frozen group
+// (heap.FoldSettled) when it has two or more: a change of the model's
+// bookkeeping, not of the page, made where hint bits were just set or
+// VACUUM or ANALYZE visited. The horizon is the oldest xmin every snapshot
+// holds (oldestXmin), and no later than the horizon of any VACUUM running
+// now (a lazy VACUUM's snapshot and the OldestXmin it judges all-visible
+// pages by are left out of oldestXmin), so no visibility check and no
+// VACUUM decision can tell a folded tuple from what it was.
+func (e *engine) foldSettled(t *table, blk int32) {
+	h := t.heap
+	if foldSettledOff || !h.MayFold(blk) {
+		return
+	}
+	horizon := e.oldestXmin()
+	for _, p := range e.activeBackends() {
+		if p.inLazyVacuum() {
+			if p.horizon != 0 {
+				horizon = min(horizon, p.horizon)
+			}
+			if p.snapValid {
+				horizon = min(horizon, p.snap.xmin)
+			}
+		}
+	}
+	e.foldedGroups += int64(h.FoldSettled(blk, horizon))
+}
+
+// foldSettledOff turns foldSettled off (tests only: it must change no
+// result).
+var foldSettledOff = false
+
 // verifyHorizon makes every cached oldestXmin be checked against a scan
 // (tests only: it costs the scan the cache saves).
 var verifyHorizon = false
@@ -539,10 +570,14 @@ func (b *backend) checkPage(t *table, blk int32, slot, gid int32, groups []heap.
 		e.vis.hintBitsSet += int64(hinted)
 		b.cpu += c.SetHintBits * int64(hinted)
 		dirtied = true
+		if hinted > 0 && len(hs.Committed[0]) > 0 {
+			e.foldSettled(t, blk)
+		}
 	}
 	if dirtied {
 		b.markDirtyHint(slot, gid)
 	}
+	e.visibleTuples += int64(visible)
 	return visible
 }
 

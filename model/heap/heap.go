@@ -1279,6 +1279,98 @@ func (t *Table) Collapse(b int32) {
 	t.Stats.Collapses++
 }
 
+// FoldSettled folds block b's settled inserted tuples into one frozen
+// group: untagged tuples (an INSERT's or COPY's, which no key names) whose
+// inserter is hinted committed, that nobody deleted, inserted before
+// horizon, which the caller guarantees is at or before every snapshot's
+// xmin and every running VACUUM's horizon. Every visibility check now and
+// later answers for them as for a frozen tuple, at the same cost (one
+// hinted test: HeapTupleSatisfiesMVCC finds the xmin committed and before
+// the snapshot's xmin), and VACUUM judges them alike (all visible), so
+// the page's state need not keep one group per inserting transaction:
+// an append-only table such as pgbench_history, where every transaction
+// inserts a row of its own, otherwise costs a 24-byte group per
+// transaction for as long as the run lasts (it never reaches autovacuum's
+// threshold for updates, and before PostgreSQL 13 none for inserts).
+// The other groups keep their order; the frozen group takes the place of
+// the first of its members. The loaded rows' group (the table's base
+// state) is left alone: rowVersion finds never-changed rows by it. It
+// returns how many groups went.
+func (t *Table) FoldSettled(b int32, horizon uint32) int {
+	s := t.state[b]
+	if s <= 0 {
+		return 0 // never changed, or collapsed already
+	}
+	a := t.pages[s]
+	member := func(g Group) bool { return t.foldMember(g, horizon) }
+	members, first := 0, -1
+	for i, g := range a {
+		if member(g) {
+			if first < 0 {
+				first = i
+			}
+			members++
+		}
+	}
+	if members < 2 {
+		return 0
+	}
+	frozen := Group{Xmin: FrozenXid, Hints: Frozen}
+	n := 0
+	for i, g := range a {
+		switch {
+		case i == first:
+			frozen.N = g.N
+			a[n] = frozen
+			n++
+		case member(g):
+			a[first].N += g.N
+		default:
+			a[n] = g
+			n++
+		}
+	}
+	clear(a[n:])
+	a = a[:n]
+	if cap(a) >= 16 && n <= cap(a)/4 {
+		// A full page of single inserts kept MaxRows places: give them back.
+		a = append(make([]Group, 0, 2*n), a...)
+	}
+	t.pages[s] = a
+	return members - 1
+}
+
+// foldMember reports whether g joins FoldSettled's frozen group.
+func (t *Table) foldMember(g Group, horizon uint32) bool {
+	if g.Row != 0 || g.Xmax != 0 {
+		return false
+	}
+	if g.Xmin == FrozenXid && g.Hints == Frozen && g.Cmd == 0 {
+		return true
+	}
+	return g.Hints&Frozen == XminCommitted && g.Xmin < horizon && g.Xmin != FrozenXid &&
+		!(g.Xmin == t.base.Xmin && g.Hints == t.base.Hints)
+}
+
+// MayFold reports whether FoldSettled could fold anything on block b with
+// the most favourable horizon: a pass over the page's groups, which lets
+// callers skip working out the horizon.
+func (t *Table) MayFold(b int32) bool {
+	s := t.state[b]
+	if s <= 0 {
+		return false
+	}
+	members := 0
+	for _, g := range t.pages[s] {
+		if t.foldMember(g, ^uint32(0)) {
+			if members++; members >= 2 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Extended records that block was added to the relation.
 func (t *Table) Extended(block int32) {
 	t.grow(block + 1)

@@ -455,3 +455,83 @@ func TestGroupListStopsAtThePagesCapacity(t *testing.T) {
 		t.Errorf("the page's groups take %d places for 157 tuples, want at most 170 (MaxRows, rounded to its allocation)", c)
 	}
 }
+
+// FoldSettled folds untagged, undeleted tuples hinted committed before the
+// horizon (and any frozen ones) into one frozen group where the first of
+// them was; everything else keeps its place: the loaded rows' group, a
+// row's versions, deleted tuples, unhinted ones, those inserted at or
+// after the horizon. A page of single inserts gives back its places.
+func TestFoldSettled(t *testing.T) {
+	base := Group{Xmin: 1, Hints: XminCommitted}
+	tb := NewPerPage("h", 10, 5, 200, base, false)
+	// Block 1: loaded rows; block 2: a new page of one insert per xid.
+	tb.DeleteRow(7, 1, 40) // row 7's old version: tagged, with xmax
+	for xid := uint32(50); xid < 150; xid++ {
+		tb.Extended(2)
+		tb.Insert(2, xid, 1)
+		if xid%10 != 3 {
+			tb.SetHints(2, xid, XminCommitted, 0)
+		}
+	}
+	tb.Insert(1, 60, 2)
+	tb.SetHints(1, 60, XminCommitted, 0)
+	tb.Insert(1, 61, 1)
+	tb.SetHints(1, 61, XminCommitted, 0)
+	tb.Insert(1, 200, 1)
+	tb.SetHints(1, 200, XminCommitted, 0)
+	var buf [1]Group
+	before := append([]Group(nil), tb.Groups(1, &buf)...)
+	if got := tb.FoldSettled(1, 100); got != 1 {
+		t.Fatalf("block 1: %d groups folded, want 1 (xids 60 and 61)", got)
+	}
+	after := tb.Groups(1, &buf)
+	var want []Group
+	for _, g := range before {
+		switch g.Xmin {
+		case 60:
+			want = append(want, Group{Xmin: FrozenXid, Hints: Frozen, N: 3})
+		case 61:
+		default:
+			want = append(want, g)
+		}
+	}
+	if len(after) != len(want) {
+		t.Fatalf("block 1 after folding: %v, want %v", after, want)
+	}
+	for i := range want {
+		if after[i] != want[i] {
+			t.Errorf("block 1 group %d: %+v, want %+v", i, after[i], want[i])
+		}
+	}
+	if tb.Tuples(1) != 5+3+1 {
+		t.Errorf("block 1 holds %d tuples, want 9", tb.Tuples(1))
+	}
+	// Block 2: xids 50-99 hinted fold (but 53, 63, ... unhinted stay);
+	// 100-149 are at or after the horizon.
+	if !tb.MayFold(2) {
+		t.Fatal("MayFold(2) is false")
+	}
+	got := tb.FoldSettled(2, 100)
+	if got != 45-1 {
+		t.Errorf("block 2: %d groups folded, want 44", got)
+	}
+	gs := tb.Groups(2, &buf)
+	if len(gs) != 1+5+50 || gs[0] != (Group{Xmin: FrozenXid, Hints: Frozen, N: 45}) {
+		t.Errorf("block 2: %d groups, the first %+v; want 56, the first 45 frozen tuples", len(gs), gs[0])
+	}
+	if tb.FoldSettled(2, 100) != 0 || tb.FoldSettled(1, 100) != 0 {
+		t.Error("folding again found more to fold")
+	}
+	// Block 3: a full page of settled single inserts keeps two places.
+	for xid := uint32(300); xid < 400; xid++ {
+		tb.Extended(3)
+		tb.Insert(3, xid, 1)
+		tb.SetHints(3, xid, XminCommitted, 0)
+	}
+	if got := tb.FoldSettled(3, 1000); got != 99 {
+		t.Errorf("block 3: %d groups folded, want 99", got)
+	}
+	if s := tb.pages[tb.state[3]]; len(s) != 1 || cap(s) > 2 {
+		t.Errorf("block 3 keeps %d places for %d groups", cap(s), len(s))
+	}
+}
