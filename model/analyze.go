@@ -463,7 +463,7 @@ func (b *backend) analyzePage(t *table, blk, slot, gid int32) {
 	b.anDead += int64(h.DeadItems(blk))
 	var buf [1]heap.Group
 	for _, g := range h.Groups(blk, &buf) {
-		n := int64(g.N)
+		n := int64(g.N())
 		frozen := g.Hints&heap.Frozen == heap.Frozen
 		switch {
 		case !frozen && g.Hints&heap.XminInvalid != 0:
@@ -564,7 +564,7 @@ func (b *backend) hintForVacuum(t *table, blk, slot, gid int32) {
 			bits |= hint(g.Xmax, heap.XmaxCommitted, heap.XmaxInvalid)
 		}
 		if bits != 0 {
-			e.vis.hintBitsSet += int64(g.N)
+			e.vis.hintBitsSet += int64(g.N())
 		}
 		return bits
 	})

@@ -340,7 +340,7 @@ func (b *backend) execScan(o *op) bool {
 			groups := t.heap.Groups(blk, &buf)
 			tuples := int64(0)
 			for _, g := range groups {
-				tuples += int64(g.N)
+				tuples += int64(g.N())
 			}
 			if b.skipAV && t.heap.AllVisible(blk) && o.kind == opSeqscan {
 				e.vis.allVisibleSkips++
@@ -486,7 +486,7 @@ func (b *backend) ownNewVersions(groups []heap.Group) int {
 	n := 0
 	for _, g := range groups {
 		if g.Xmin == b.xid && g.Cmd == b.cmdID {
-			n += int(g.N)
+			n += int(g.N())
 		}
 	}
 	return n
@@ -499,7 +499,7 @@ func (b *backend) changeVisible(t *table, blk int32) int64 {
 	n := int64(0)
 	for _, g := range t.heap.Groups(blk, &buf) {
 		if b.toChange(g) {
-			n += int64(g.N)
+			n += int64(g.N())
 		}
 	}
 	return n

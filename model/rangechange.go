@@ -173,7 +173,7 @@ func (b *backend) execSeqChange(o *op) bool {
 			groups := t.heap.Groups(blk, &buf)
 			tuples := int64(0)
 			for _, g := range groups {
-				tuples += int64(g.N)
+				tuples += int64(g.N())
 			}
 			// The statement's own new versions (rows it moved to a page
 			// it had yet to reach) are not visible to its scan
@@ -225,8 +225,8 @@ func (b *backend) pageRowsToChange(o *op, blk int32, out []bmEntry) []bmEntry {
 	}
 	var buf [1]heap.Group
 	for _, g := range h.Groups(blk, &buf) {
-		if g.Row > 0 && wanted(g.Row) {
-			out = append(out, bmEntry{blk: blk, row: g.Row})
+		if g.Row() > 0 && wanted(g.Row()) {
+			out = append(out, bmEntry{blk: blk, row: g.Row()})
 		}
 	}
 	slices.SortFunc(out, func(x, y bmEntry) int { return cmp.Compare(x.row, y.row) })

@@ -65,7 +65,7 @@ func TestAbortedInsertIsInvisibleAndGetsXminInvalid(t *testing.T) {
 				want = heap.XminCommitted
 			}
 			if g.Hints&(heap.XminCommitted|heap.XminInvalid) != want {
-				t.Errorf("commit=%v: last page group (xmin %d, %d tuples) has hints %#x, want %#x", commit, g.Xmin, g.N, g.Hints, want)
+				t.Errorf("commit=%v: last page group (xmin %d, %d tuples) has hints %#x, want %#x", commit, g.Xmin, g.N(), g.Hints, want)
 			}
 		}
 		want := 0

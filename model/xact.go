@@ -481,7 +481,7 @@ func (b *backend) checkPage(t *table, blk int32, slot, gid int32, groups []heap.
 	if c.TupleCold > 0 && !b.lastMiss {
 		n := int64(0)
 		for _, g := range groups {
-			n += int64(g.N)
+			n += int64(g.N())
 		}
 		b.chargeColdTuples(t, n)
 	}
@@ -491,7 +491,7 @@ func (b *backend) checkPage(t *table, blk int32, slot, gid int32, groups []heap.
 		hs.Committed[i], hs.Invalid[i] = hs.Committed[i][:0], hs.Invalid[i][:0]
 	}
 	for _, g := range groups {
-		n := int64(g.N)
+		n := int64(g.N())
 		e.vis.tuplesChecked += n
 		vis := false
 		// xmin side
@@ -552,7 +552,7 @@ func (b *backend) checkPage(t *table, blk int32, slot, gid int32, groups []heap.
 			}
 		}
 		if vis {
-			visible += int(g.N)
+			visible += int(g.N())
 		}
 	}
 	// SetHintBits on the tuples judged above, then MarkBufferDirtyHint.
@@ -561,7 +561,7 @@ func (b *backend) checkPage(t *table, blk int32, slot, gid int32, groups []heap.
 		if len(groups) == 1 {
 			// One tuple (an index fetch): hint the tuples with its header.
 			if bits := hs.Bits(groups[0]); bits != 0 {
-				hinted = int(groups[0].N)
+				hinted = int(groups[0].N())
 				t.heap.HintGroup(blk, groups[0], bits)
 			}
 		} else {

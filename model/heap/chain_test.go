@@ -77,7 +77,7 @@ func refChainOrder(vs []Group) {
 func refHasSuccessor(gs []Group, row int64, i int) bool {
 	x := gs[i].Xmax
 	for j, g := range gs {
-		if j != i && x != 0 && g.Row == row && g.Xmin == x {
+		if j != i && x != 0 && g.Row() == row && g.Xmin == x {
 			return true
 		}
 	}
@@ -87,7 +87,7 @@ func refHasSuccessor(gs []Group, row int64, i int) bool {
 func refRowVersion(gs []Group, row int64) int {
 	best, newest := -1, -1
 	for i, g := range gs {
-		if g.Row != row {
+		if g.Row() != row {
 			continue
 		}
 		if g.Xmax == 0 {
@@ -114,26 +114,26 @@ func refRowVersion(gs []Group, row int64) int {
 func randomChain(r *rand.Rand, n int) []Group {
 	var vs []Group
 	xid := uint32(1000)
-	cur := Group{Xmin: uint32(r.IntN(900) + 3), Row: 7, N: 1}
+	cur := Version(uint32(r.IntN(900)+3), 0, 0, 7)
 	for len(vs) < n {
 		x := xid + uint32(r.IntN(40)) - 20
 		xid += 3
 		switch r.IntN(10) {
 		case 0: // aborted updater: its version stays, the old one is updated again
-			vs = append(vs, Group{Xmin: x, Xmax: 0, Row: 7, N: 1})
+			vs = append(vs, Version(x, 0, 0, 7))
 			continue
 		case 1: // the same transaction updates its own version
 			cur.Xmax = cur.Xmin
 			vs = append(vs, cur)
-			cur = Group{Xmin: cur.Xmin, Row: 7, N: 1}
+			cur = Version(cur.Xmin, 0, 0, 7)
 			continue
 		case 2: // pruned away
-			cur = Group{Xmin: x, Row: 7, N: 1}
+			cur = Version(x, 0, 0, 7)
 			continue
 		}
 		cur.Xmax = x
 		vs = append(vs, cur)
-		cur = Group{Xmin: x, Row: 7, N: 1}
+		cur = Version(x, 0, 0, 7)
 	}
 	vs[len(vs)-1].Xmax = 0
 	return vs
@@ -186,7 +186,7 @@ func TestChainOrderMatchesReference(t *testing.T) {
 func TestChainMemoFollowsUpdates(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	tb := &Table{}
-	vs := []Group{{Xmin: 500, Row: 7, N: 1}}
+	vs := []Group{Version(500, 0, 0, 7)}
 	extended := 0
 	for step := range 3000 {
 		live := len(vs) - 1
@@ -202,7 +202,7 @@ func TestChainMemoFollowsUpdates(t *testing.T) {
 		}
 		old := slices.Clone(vs)
 		vs[live].Xmax = x
-		vs = append(vs, Group{Xmin: x, Row: 7, N: 1})
+		vs = append(vs, Version(x, 0, 0, 7))
 		if m := tb.memo[chainKey{7, 0}]; plain && m != nil && len(m.ids) == len(old) && len(vs) >= memoMin {
 			// The memo was made for the chain before this update.
 			same := true

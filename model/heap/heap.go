@@ -50,23 +50,114 @@ const (
 )
 
 // Group is a run of tuples on one page with the same header state.
+//
+// It is 16 bytes: a long run keeps one for every row version an UPDATE
+// or DELETE wrote that no VACUUM has reached yet (a simulated week of
+// pgbench at scale 5000 holds about a hundred million). The tuple count
+// and the row share a field: a row's version is one tuple, and loaded and
+// inserted tuples belong to no row (tag 0, lo the count); tags 1-253 hold
+// a row's version, the row's number (tag-1)<<32 | lo (below 2^40: a run
+// addresses at most 2^31 pages of at most 291 tuples); an aborted
+// update's versions (tagAborted, tagAbortedHOT) keep a count.
 type Group struct {
 	Xmin, Xmax uint32 // Xmax 0: not deleted or updated
-	N          uint16
-	Hints      uint8
+	lo         uint32
 	// Cmd is the command of its inserting transaction that wrote the
 	// tuples, where it matters: an UPDATE's new versions, which the
 	// statement's own scan must not update again (HeapTupleSatisfiesMVCC:
 	// a tuple whose cmin is not before the snapshot's curcid was
-	// "inserted after scan started"); 0 otherwise. It fits in the
-	// padding: a Group is 24 bytes with or without it.
-	Cmd uint16
-	// Row is the row a version written by an UPDATE or DELETE belongs to
-	// (N = 1); 0 for loaded and inserted tuples, which no key names
-	// individually, and Aborted for the version of an update that rolled
-	// back.
-	Row int64
+	// "inserted after scan started"); 0 otherwise.
+	Cmd   uint16
+	Hints uint8
+	tag   uint8
 }
+
+const (
+	tagAbortedHOT = 254
+	tagAborted    = 255
+	maxRowTag     = 253
+)
+
+// Untagged returns a group of n tuples that no key names (a load's, an
+// INSERT's or COPY's).
+func Untagged(xmin, xmax uint32, n uint16, hints uint8) Group {
+	return Group{Xmin: xmin, Xmax: xmax, lo: uint32(n), Hints: hints}
+}
+
+// Version returns row's version (one tuple) written or ended by an UPDATE
+// or DELETE; row may be Aborted or AbortedHOT.
+func Version(xmin, xmax uint32, hints uint8, row int64) Group {
+	g := Group{Xmin: xmin, Xmax: xmax, Hints: hints}
+	g.setRow(row)
+	return g
+}
+
+// N is the number of tuples.
+func (g Group) N() uint16 {
+	if g.tag-1 < maxRowTag {
+		return 1
+	}
+	return uint16(g.lo)
+}
+
+// SetN sets the number of tuples of a group that is no row's version (a
+// row's version is one tuple).
+func (g *Group) SetN(n uint16) {
+	if g.tag-1 < maxRowTag {
+		panic("heap: SetN on a row's version")
+	}
+	g.lo = uint32(n)
+}
+
+// Row is the row a version written by an UPDATE or DELETE belongs to (its
+// N is 1); 0 for loaded and inserted tuples, which no key names
+// individually, and Aborted or AbortedHOT for the versions of an update
+// that rolled back.
+func (g Group) Row() int64 {
+	switch g.tag {
+	case 0:
+		return 0
+	case tagAborted:
+		return Aborted
+	case tagAbortedHOT:
+		return AbortedHOT
+	}
+	return int64(g.tag-1)<<32 | int64(g.lo)
+}
+
+// setRow tags g with row (keeping the count of an aborted version).
+func (g *Group) setRow(row int64) {
+	switch {
+	case row == Aborted:
+		if g.tag-1 < maxRowTag {
+			g.lo = 1
+		}
+		g.tag = tagAborted
+	case row == AbortedHOT:
+		if g.tag-1 < maxRowTag {
+			g.lo = 1
+		}
+		g.tag = tagAbortedHOT
+	case row > 0 && row < maxRowTag<<32:
+		g.tag, g.lo = uint8(row>>32)+1, uint32(row)
+	default:
+		panic(fmt.Sprintf("heap: row %d cannot be a version's (1 to %d)", row, int64(maxRowTag)<<32-1))
+	}
+}
+
+// one is g as a single tuple.
+func (g Group) one() Group {
+	if !g.tagged() {
+		g.lo = 1
+	}
+	return g
+}
+
+// rowTag is the (tag, lo) of row's versions, row > 0.
+func rowTag(row int64) (uint8, uint32) { return uint8(row>>32) + 1, uint32(row) }
+
+// tagged reports whether g is a row's version (Row() > 0).
+func (g Group) tagged() bool { return g.tag-1 < maxRowTag }
 
 // Aborted tags the version an aborted update left behind on another page
 // than the row's: garbage, no longer any row's, the root of a chain of
@@ -83,7 +174,7 @@ const FrozenXid = 2
 
 // same reports whether two groups have the same header (and row).
 func same(a, b Group) bool {
-	return a.Xmin == b.Xmin && a.Xmax == b.Xmax && a.Hints == b.Hints && a.Row == b.Row && a.Cmd == b.Cmd
+	return a.Xmin == b.Xmin && a.Xmax == b.Xmax && a.Hints == b.Hints && a.tag == b.tag && (a.tag == 0 || a.tag >= tagAbortedHOT || a.lo == b.lo) && a.Cmd == b.Cmd
 }
 
 // Table is one heap relation's page-level state.
@@ -212,7 +303,7 @@ func (t *Table) grow(n int32) {
 func (t *Table) newState(g []Group) int32 {
 	n := uint16(0)
 	for _, x := range g {
-		n += x.N
+		n += x.N()
 	}
 	if k := len(t.freeIdx); k > 0 {
 		i := t.freeIdx[k-1]
@@ -243,11 +334,11 @@ func (t *Table) Groups(b int32, buf *[1]Group) []Group {
 	if s := t.state[b]; s > 0 {
 		return t.pages[s]
 	} else if s < 0 {
-		buf[0] = Group{Xmin: FrozenXid, Hints: Frozen, N: uint16(-s)}
+		buf[0] = Untagged(FrozenXid, 0, uint16(-s), Frozen)
 		return buf[:]
 	}
 	buf[0] = t.base
-	buf[0].N = uint16(t.rowsOnLoaded(b))
+	buf[0].SetN(uint16(t.rowsOnLoaded(b)))
 	return buf[:]
 }
 
@@ -260,10 +351,10 @@ func (t *Table) mut(b int32) *[]Group {
 	switch s := t.state[b]; {
 	case s == 0:
 		g := t.base
-		g.N = uint16(t.rowsOnLoaded(b))
+		g.SetN(uint16(t.rowsOnLoaded(b)))
 		t.state[b] = t.newState([]Group{g})
 	case s < 0:
-		t.state[b] = t.newState([]Group{{Xmin: FrozenXid, Hints: Frozen, N: uint16(-s)}})
+		t.state[b] = t.newState([]Group{Untagged(FrozenXid, 0, uint16(-s), Frozen)})
 	}
 	return &t.pages[t.state[b]]
 }
@@ -357,7 +448,7 @@ func (t *Table) SetHintSets(b int32, hs *HintSets) (tuples int) {
 		if g.Hints&(XminCommitted|XminInvalid) == 0 || g.Xmax != 0 && g.Hints&(XmaxCommitted|XmaxInvalid) == 0 {
 			if bits := hs.Bits(g); bits != 0 {
 				g.Hints |= bits
-				tuples += int(g.N)
+				tuples += int(g.N())
 				changed = append(changed, g)
 				continue
 			}
@@ -398,10 +489,10 @@ func (t *Table) HintGroup(b int32, g Group, bits uint8) {
 
 // add puts g into the groups, joining an identical group if there is one.
 func (t *Table) add(gs *[]Group, g Group) {
-	if g.N == 0 {
+	if g.N() == 0 {
 		return
 	}
-	if g.Row > 0 {
+	if g.tagged() {
 		// A row's version is a group of its own: no other group has its
 		// row and header (the row's other versions differ in xmin or
 		// xmax), so there is nothing to merge it with.
@@ -410,7 +501,7 @@ func (t *Table) add(gs *[]Group, g Group) {
 	}
 	for i := range *gs {
 		if o := &(*gs)[i]; same(*o, g) {
-			o.N += g.N
+			o.lo += uint32(g.N())
 			return
 		}
 	}
@@ -436,13 +527,13 @@ func (t *Table) merge(gs *[]Group) {
 	a := *gs
 	out := a[:0]
 	for _, g := range a {
-		if g.N == 0 {
+		if g.N() == 0 {
 			continue
 		}
 		found := false
 		for j := range out {
-			if same(out[j], g) {
-				out[j].N += g.N
+			if !g.tagged() && same(out[j], g) {
+				out[j].lo += uint32(g.N())
 				found = true
 				break
 			}
@@ -664,8 +755,9 @@ func (t *Table) rowVersion(gs []Group, row int64) int {
 	// (is some other version's xmin this one's xmax?) in a binary search
 	// instead of a scan of the page per version.
 	xmins := t.chain.xmin[:0]
+	rt, rl := rowTag(row)
 	for i, g := range gs {
-		if g.Row != row {
+		if g.tag != rt || g.lo != rl {
 			continue
 		}
 		if g.Xmax == 0 {
@@ -677,7 +769,7 @@ func (t *Table) rowVersion(gs []Group, row int64) int {
 	slices.Sort(xmins)
 	t.chain.xmin = xmins
 	for i, g := range gs {
-		if g.Row != row {
+		if g.tag != rt || g.lo != rl {
 			continue
 		}
 		if newest < 0 || g.Xmin > gs[newest].Xmin {
@@ -694,12 +786,12 @@ func (t *Table) rowVersion(gs []Group, row int64) int {
 		return best
 	}
 	for i, g := range gs {
-		if g.Row == 0 && g.Xmax == 0 && g.Xmin == t.base.Xmin && g.Hints == t.base.Hints {
+		if g.tag == 0 && g.Xmax == 0 && g.Xmin == t.base.Xmin && g.Hints == t.base.Hints {
 			return i
 		}
 	}
 	for i, g := range gs {
-		if g.Row == 0 && g.Xmax == 0 && g.Xmin == FrozenXid {
+		if g.tag == 0 && g.Xmax == 0 && g.Xmin == FrozenXid {
 			return i
 		}
 	}
@@ -717,9 +809,9 @@ func (t *Table) RowChain(row int64, b int32, out []Group) []Group {
 	gs := t.Groups(b, &buf)
 	n0 := len(out)
 	live := false
+	rt, rl := rowTag(row)
 	for _, g := range gs {
-		if g.Row == row {
-			g.N = 1
+		if g.tag == rt && g.lo == rl {
 			out = append(out, g)
 			live = live || g.Xmax == 0
 		}
@@ -727,9 +819,7 @@ func (t *Table) RowChain(row int64, b int32, out []Group) []Group {
 	t.orderChain(row, b, out[n0:])
 	if !live && len(out) == n0 && t.BlockOf(row) == b && !t.Gone(row) {
 		if i := t.rowVersion(gs, row); i >= 0 {
-			g := gs[i]
-			g.N = 1
-			out = append(out, g)
+			out = append(out, gs[i].one())
 		}
 	}
 	return out
@@ -832,10 +922,10 @@ func (t *Table) orderChain(row int64, b int32, vs []Group) {
 		}
 		return
 	}
-	// N carries the input position through chainOrder, which does not
-	// look at it; a page holds far fewer than 2^16 tuples.
+	// The row's low bits (lo: every one of vs is row's version) carry
+	// the input position through chainOrder, which does not look at them.
 	for i := range vs {
-		vs[i].N = uint16(i)
+		vs[i].lo = uint32(i)
 	}
 	t.chainOrder(vs)
 	if t.memo == nil || len(t.memo) >= memoMax {
@@ -852,16 +942,17 @@ func (t *Table) orderChain(row int64, b int32, vs []Group) {
 	m.ids, m.perm = m.ids[:n], m.perm[:n]
 	// The input order, rebuilt from the positions, gives the key.
 	for i, g := range vs {
-		m.ids[g.N] = uint64(g.Xmin)<<32 | uint64(g.Xmax)
-		m.perm[i] = g.N
-		vs[i].N = 1
+		m.ids[g.lo] = uint64(g.Xmin)<<32 | uint64(g.Xmax)
+		m.perm[i] = uint16(g.lo)
+		vs[i].lo = uint32(row)
 	}
 }
 
 // hasVersion reports whether gs holds a version tagged with row.
 func hasVersion(gs []Group, row int64) bool {
+	rt, rl := rowTag(row)
 	for _, g := range gs {
-		if g.Row == row {
+		if g.tag == rt && g.lo == rl {
 			return true
 		}
 	}
@@ -933,7 +1024,7 @@ func (t *Table) chainOrder(vs []Group) {
 	// not be an insertion sort: at 512 clients that was two thirds of the
 	// run.
 	// Sorted as packed keys (xmin, then page position, which makes the
-	// order stable) rather than as 24-byte structs.
+	// order stable) rather than as 16-byte structs.
 	sc := &t.chain
 	sc.keys = sc.keys[:0]
 	for i, g := range vs {
@@ -1012,8 +1103,7 @@ func (t *Table) RowGroup(row int64, b int32) Group {
 	if i := t.rowVersion(gs, row); i >= 0 {
 		g = gs[i]
 	}
-	g.N = 1
-	return g
+	return g.one()
 }
 
 // Insert adds n tuples inserted by xid to block b (heap_insert), clearing
@@ -1023,7 +1113,9 @@ func (t *Table) Insert(b int32, xid uint32, n int) { t.InsertCmd(b, xid, 0, n) }
 // InsertCmd is Insert for tuples written by command cmd of xid (see
 // Group.Cmd).
 func (t *Table) InsertCmd(b int32, xid uint32, cmd uint16, n int) {
-	t.add(t.mut(b), Group{Xmin: xid, N: uint16(n), Cmd: cmd})
+	g := Untagged(xid, 0, uint16(n), 0)
+	g.Cmd = cmd
+	t.add(t.mut(b), g)
 	t.ntup[t.state[b]] += uint16(n)
 	t.ClearAllVisible(b)
 	t.Stats.Inserts += uint64(n)
@@ -1039,7 +1131,9 @@ func (t *Table) InsertVersion(b int32, xid uint32, row int64) { t.InsertVersionC
 // change again a version it wrote itself (a sequential scan that reaches
 // the page the version went to).
 func (t *Table) InsertVersionCmd(b int32, xid uint32, cmd uint16, row int64) {
-	t.add(t.mut(b), Group{Xmin: xid, N: 1, Row: row, Cmd: cmd})
+	g := Version(xid, 0, 0, row)
+	g.Cmd = cmd
+	t.add(t.mut(b), g)
 	t.ntup[t.state[b]]++
 	t.ClearAllVisible(b)
 	t.Stats.Inserts++
@@ -1069,14 +1163,14 @@ func (t *Table) DeleteRow(row int64, b int32, xid uint32) {
 	gs := t.mut(b)
 	if i := t.rowVersion(*gs, row); i >= 0 {
 		g := (*gs)[i]
-		if g.N == 1 {
+		if g.N() == 1 {
 			last := len(*gs) - 1
 			(*gs)[i] = (*gs)[last]
 			*gs = (*gs)[:last]
 		} else {
-			(*gs)[i].N--
+			(*gs)[i].lo--
 		}
-		t.add(gs, Group{Xmin: g.Xmin, Xmax: xid, N: 1, Hints: g.Hints &^ (XmaxCommitted | XmaxInvalid), Row: row})
+		t.add(gs, Version(g.Xmin, xid, g.Hints&^(XmaxCommitted|XmaxInvalid), row))
 	}
 	t.ClearAllVisible(b)
 	t.markPrunable(b, xid)
@@ -1095,7 +1189,7 @@ func (t *Table) DeleteAll(b int32, xid uint32, live func(g Group) bool) int {
 		if live(*g) {
 			g.Xmax = xid
 			g.Hints &^= XmaxCommitted | XmaxInvalid
-			n += int(g.N)
+			n += int(g.N())
 		}
 	}
 	t.merge(gs)
@@ -1117,10 +1211,11 @@ func (t *Table) AbortVersion(row int64, oldBlk, newBlk int32, xid uint32) {
 	if t.state[newBlk] > 0 {
 		gs := &t.pages[t.state[newBlk]]
 		for i, g := range *gs {
-			if g.Row == row && g.Xmin == xid {
-				(*gs)[i].Row = Aborted
+			if g.Row() == row && g.Xmin == xid {
 				if newBlk == oldBlk {
-					(*gs)[i].Row = AbortedHOT
+					(*gs)[i].setRow(AbortedHOT)
+				} else {
+					(*gs)[i].setRow(Aborted)
 				}
 				break
 			}
@@ -1168,13 +1263,13 @@ func (t *Table) Prune(b int32, dead func(g Group) bool) (n, kept int) {
 		// cannot be dead: skip the caller's check (the first dead group
 		// was found above).
 		if i == first || (g.Xmax != 0 || g.Hints&XminCommitted == 0) && dead(g) {
-			n += int(g.N)
-			if g.Row > 0 {
-				prunedRows = append(prunedRows, g.Row)
-			} else if g.Row != AbortedHOT {
-				lpdead += int(g.N)
+			n += int(g.N())
+			if g.tagged() {
+				prunedRows = append(prunedRows, g.Row())
+			} else if g.tag != tagAbortedHOT {
+				lpdead += int(g.N())
 				if t.TrackDeadEntries {
-					t.PendingDead = append(t.PendingDead, DeadEntry{Block: b, N: int32(g.N)})
+					t.PendingDead = append(t.PendingDead, DeadEntry{Block: b, N: int32(g.N())})
 				}
 			}
 			continue
@@ -1289,7 +1384,7 @@ func (t *Table) Collapse(b int32) {
 // the snapshot's xmin), and VACUUM judges them alike (all visible), so
 // the page's state need not keep one group per inserting transaction:
 // an append-only table such as pgbench_history, where every transaction
-// inserts a row of its own, otherwise costs a 24-byte group per
+// inserts a row of its own, otherwise costs a 16-byte group per
 // transaction for as long as the run lasts (it never reaches autovacuum's
 // threshold for updates, and before PostgreSQL 13 none for inserts).
 // The other groups keep their order; the frozen group takes the place of
@@ -1315,16 +1410,16 @@ func (t *Table) FoldSettled(b int32, horizon uint32) int {
 	if members < 2 {
 		return 0
 	}
-	frozen := Group{Xmin: FrozenXid, Hints: Frozen}
+	frozen := Untagged(FrozenXid, 0, 0, Frozen)
 	n := 0
 	for i, g := range a {
 		switch {
 		case i == first:
-			frozen.N = g.N
+			frozen.lo = uint32(g.N())
 			a[n] = frozen
 			n++
 		case member(g):
-			a[first].N += g.N
+			a[first].lo += uint32(g.N())
 		default:
 			a[n] = g
 			n++
@@ -1342,7 +1437,7 @@ func (t *Table) FoldSettled(b int32, horizon uint32) int {
 
 // foldMember reports whether g joins FoldSettled's frozen group.
 func (t *Table) foldMember(g Group, horizon uint32) bool {
-	if g.Row != 0 || g.Xmax != 0 {
+	if g.tag != 0 || g.Xmax != 0 {
 		return false
 	}
 	if g.Xmin == FrozenXid && g.Hints == Frozen && g.Cmd == 0 {

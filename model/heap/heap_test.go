@@ -1,6 +1,9 @@
 package heap
 
-import "testing"
+import (
+	"testing"
+	"unsafe"
+)
 
 var frozen = Group{Xmin: 2, Hints: Frozen}
 
@@ -48,7 +51,7 @@ func TestHOTAfterPrune(t *testing.T) {
 	blk := tb.NBlocks()
 	tb.Extended(blk)
 	tb.InsertVersion(blk, 100, 5)
-	if g := tb.RowGroup(5, tb.BlockOf(5)); tb.BlockOf(5) != 3 || g.Xmin != 100 || g.Row != 5 {
+	if g := tb.RowGroup(5, tb.BlockOf(5)); tb.BlockOf(5) != 3 || g.Xmin != 100 || g.Row() != 5 {
 		t.Fatalf("moved row: block %d version %+v", tb.BlockOf(5), g)
 	}
 	// Once xid 100 is committed and older than every snapshot, pruning
@@ -84,7 +87,7 @@ func TestGroupsMergeAndHints(t *testing.T) {
 	tb.Insert(0, 10, 40)
 	tb.Insert(0, 10, 20)
 	var buf [1]Group
-	if gs := tb.Groups(0, &buf); len(gs) != 1 || gs[0].N != 60 {
+	if gs := tb.Groups(0, &buf); len(gs) != 1 || gs[0].N() != 60 {
 		t.Fatalf("groups %+v", gs)
 	}
 	tb.SetHints(0, 10, XminCommitted, 0)
@@ -121,12 +124,12 @@ func TestAbortedUpdate(t *testing.T) {
 	if tb.BlockOf(5) != b {
 		t.Fatalf("row 5 on block %d after the abort, want %d", tb.BlockOf(5), b)
 	}
-	if g := tb.RowGroup(5, b); g.Xmax != 100 || g.Row != 5 || g.Xmin != frozen.Xmin {
+	if g := tb.RowGroup(5, b); g.Xmax != 100 || g.Row() != 5 || g.Xmin != frozen.Xmin {
 		t.Fatalf("row 5's version after the abort: %+v", g)
 	}
 	var buf [1]Group
 	for _, g := range tb.Groups(blk, &buf) {
-		if g.Xmin == 100 && g.Row != Aborted {
+		if g.Xmin == 100 && g.Row() != Aborted {
 			t.Fatalf("the aborted version still belongs to a row: %+v", g)
 		}
 	}
@@ -158,14 +161,14 @@ func TestCollapse(t *testing.T) {
 	}
 	tb.Collapse(b)
 	gs := tb.Groups(b, &buf)
-	if len(gs) != 1 || gs[0].N != 61 || gs[0].Xmin != FrozenXid || gs[0].Hints != Frozen {
+	if len(gs) != 1 || gs[0].N() != 61 || gs[0].Xmin != FrozenXid || gs[0].Hints != Frozen {
 		t.Fatalf("after the collapse: %+v", gs)
 	}
-	if g := tb.RowGroup(65, b); g.Xmin != FrozenXid || g.N != 1 {
+	if g := tb.RowGroup(65, b); g.Xmin != FrozenXid || g.N() != 1 {
 		t.Fatalf("row 65 after the collapse: %+v", g)
 	}
 	tb.DeleteRow(65, b, 500)
-	if g := tb.RowGroup(65, b); g.Xmax != 500 || g.Row != 65 {
+	if g := tb.RowGroup(65, b); g.Xmax != 500 || g.Row() != 65 {
 		t.Fatalf("row 65 updated after the collapse: %+v", g)
 	}
 	if tb.Tuples(b) != 61 {
@@ -363,13 +366,13 @@ func TestRowVersionsStayTheirOwnGroups(t *testing.T) {
 	var untagged, tagged int
 	for _, g := range gs {
 		switch {
-		case g.Row == 0:
+		case g.Row() == 0:
 			untagged++
-			if g.N != 8 {
-				t.Errorf("the inserts' group has %d tuples, want 8", g.N)
+			if g.N() != 8 {
+				t.Errorf("the inserts' group has %d tuples, want 8", g.N())
 			}
-		case g.N != 1:
-			t.Errorf("row %d's version is a group of %d", g.Row, g.N)
+		case g.N() != 1:
+			t.Errorf("row %d's version is a group of %d", g.Row(), g.N())
 		default:
 			tagged++
 		}
@@ -416,7 +419,7 @@ func TestSetHintSetsIsSetGroupHints(t *testing.T) {
 		var buf [1]Group
 		for _, g := range a.Groups(0, &buf) {
 			if hs.Bits(g) != 0 {
-				want += int(g.N)
+				want += int(g.N())
 			}
 		}
 		a.SetGroupHints(0, hs.Bits)
@@ -489,7 +492,7 @@ func TestFoldSettled(t *testing.T) {
 	for _, g := range before {
 		switch g.Xmin {
 		case 60:
-			want = append(want, Group{Xmin: FrozenXid, Hints: Frozen, N: 3})
+			want = append(want, Untagged(FrozenXid, 0, 3, Frozen))
 		case 61:
 		default:
 			want = append(want, g)
@@ -516,7 +519,7 @@ func TestFoldSettled(t *testing.T) {
 		t.Errorf("block 2: %d groups folded, want 44", got)
 	}
 	gs := tb.Groups(2, &buf)
-	if len(gs) != 1+5+50 || gs[0] != (Group{Xmin: FrozenXid, Hints: Frozen, N: 45}) {
+	if len(gs) != 1+5+50 || gs[0] != Untagged(FrozenXid, 0, 45, Frozen) {
 		t.Errorf("block 2: %d groups, the first %+v; want 56, the first 45 frozen tuples", len(gs), gs[0])
 	}
 	if tb.FoldSettled(2, 100) != 0 || tb.FoldSettled(1, 100) != 0 {
@@ -534,4 +537,45 @@ func TestFoldSettled(t *testing.T) {
 	if s := tb.pages[tb.state[3]]; len(s) != 1 || cap(s) > 2 {
 		t.Errorf("block 3 keeps %d places for %d groups", cap(s), len(s))
 	}
+}
+
+// A Group is 16 bytes, and its shared field gives back what went in: a
+// row's version is one tuple of its row (up to the largest row a run can
+// address, 2^31 pages of 291 tuples), an aborted update's versions keep
+// their count, and untagged tuples their count and no row.
+func TestGroupPacking(t *testing.T) {
+	if s := unsafe.Sizeof(Group{}); s != 16 {
+		t.Errorf("a Group is %d bytes, want 16", s)
+	}
+	for _, row := range []int64{1, 2, 1<<32 - 1, 1 << 32, 1<<32 + 5, 291 << 31, int64(maxRowTag)<<32 - 1} {
+		g := Version(10, 20, XminCommitted, row)
+		if g.Row() != row || g.N() != 1 || !g.tagged() || g.Xmin != 10 || g.Xmax != 20 || g.Hints != XminCommitted {
+			t.Errorf("row %d: got row %d, %d tuples, %+v", row, g.Row(), g.N(), g)
+		}
+		if rt, rl := rowTag(row); g.tag != rt || g.lo != rl {
+			t.Errorf("row %d: rowTag gives (%d, %d), the group (%d, %d)", row, rt, rl, g.tag, g.lo)
+		}
+		g.setRow(Aborted)
+		if g.Row() != Aborted || g.N() != 1 || g.tagged() {
+			t.Errorf("row %d aborted: row %d, %d tuples", row, g.Row(), g.N())
+		}
+	}
+	a := Version(5, 0, 0, AbortedHOT)
+	a.SetN(3)
+	if a.Row() != AbortedHOT || a.N() != 3 {
+		t.Errorf("an aborted HOT version's group: row %d, %d tuples", a.Row(), a.N())
+	}
+	u := Untagged(7, 0, 291, Frozen)
+	if u.Row() != 0 || u.N() != 291 || u.tagged() {
+		t.Errorf("untagged: row %d, %d tuples", u.Row(), u.N())
+	}
+	if same(Version(1, 2, 0, 5), Version(1, 2, 0, 6)) || !same(Untagged(1, 0, 3, 0), Untagged(1, 0, 9, 0)) || same(Version(1, 0, 0, Aborted), Version(1, 0, 0, AbortedHOT)) {
+		t.Error("same() compares rows, not counts")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a row past the packing's range was accepted")
+		}
+	}()
+	Version(1, 0, 0, int64(maxRowTag)<<32)
 }
