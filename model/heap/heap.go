@@ -94,7 +94,7 @@ func Version(xmin, xmax uint32, hints uint8, row int64) Group {
 
 // N is the number of tuples.
 func (g Group) N() uint16 {
-	if g.tag-1 < maxRowTag {
+	if g.tagged() {
 		return 1
 	}
 	return uint16(g.lo)
@@ -103,7 +103,7 @@ func (g Group) N() uint16 {
 // SetN sets the number of tuples of a group that is no row's version (a
 // row's version is one tuple).
 func (g *Group) SetN(n uint16) {
-	if g.tag-1 < maxRowTag {
+	if g.tagged() {
 		panic("heap: SetN on a row's version")
 	}
 	g.lo = uint32(n)
@@ -129,12 +129,12 @@ func (g Group) Row() int64 {
 func (g *Group) setRow(row int64) {
 	switch {
 	case row == Aborted:
-		if g.tag-1 < maxRowTag {
+		if g.tagged() {
 			g.lo = 1
 		}
 		g.tag = tagAborted
 	case row == AbortedHOT:
-		if g.tag-1 < maxRowTag {
+		if g.tagged() {
 			g.lo = 1
 		}
 		g.tag = tagAbortedHOT
