@@ -438,10 +438,11 @@ func TestSetHintSetsIsSetGroupHints(t *testing.T) {
 	}
 }
 
-// A page's list of groups grows by doubling but never past the page's
-// capacity in tuples: a page of single-row inserts, one group per
-// inserting transaction (pgbench_history's), keeps at most MaxRows places
-// (doubling took 256 for 157).
+// A page's list of groups grows by a quarter, not by doubling, and never
+// past the page's capacity in tuples: ten groups take at most eleven
+// places (doubling gave sixteen), and a page of single-row inserts, one
+// group per inserting transaction (pgbench_history's), keeps at most
+// MaxRows places (doubling once took 256 for 157).
 func TestGroupListStopsAtThePagesCapacity(t *testing.T) {
 	tb := NewPerPage("history", 0, 157, 157, Group{}, false)
 	tb.Extended(0)
@@ -452,10 +453,15 @@ func TestGroupListStopsAtThePagesCapacity(t *testing.T) {
 	if len(gs) != 157 {
 		t.Fatalf("%d groups, want one per inserting transaction, 157", len(gs))
 	}
-	// make rounds the capacity up to its size class: 157 groups of 24
-	// bytes are 3768, in a 4096-byte block of 170.
-	if c := cap(gs); c > 170 {
-		t.Errorf("the page's groups take %d places for 157 tuples, want at most 170 (MaxRows, rounded to its allocation)", c)
+	if c := cap(gs); c > 157 {
+		t.Errorf("the page's groups take %d places for 157 tuples, want at most 157 (MaxRows)", c)
+	}
+	tb.Extended(1)
+	for xid := uint32(500); xid < 510; xid++ {
+		tb.Insert(1, xid, 1)
+	}
+	if gs := tb.pages[tb.state[1]]; len(gs) != 10 || cap(gs) > 11 {
+		t.Errorf("ten groups take %d places, want at most 11", cap(gs))
 	}
 }
 
