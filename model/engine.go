@@ -214,9 +214,6 @@ type engine struct {
 	// foldedGroups counts the tuple groups foldSettled folded away
 	// (bookkeeping, in no result).
 	foldedGroups int64
-	// visibleTuples sums checkPage's answers: the tuples visibility
-	// checks found visible (tests compare runs by it; in no result).
-	visibleTuples int64
 
 	t0 int64 // when the phases began (after the prewarm): reported times count from here
 

@@ -2,7 +2,7 @@ package model
 
 import (
 	"encoding/json"
-	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/pgbufsim/pgbufsim/model/heap"
@@ -60,7 +60,6 @@ func TestFoldingSettledInsertsChangesNoResult(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out = fmt.Appendf(out, " visible %d", e.visibleTuples)
 			return out, int(e.foldedGroups)
 		}
 		with, folded := run(false)
@@ -110,5 +109,30 @@ func TestFoldHorizonWaitsForARunningVacuum(t *testing.T) {
 	}
 	if h.Tuples(8) != 10 {
 		t.Errorf("folding changed the page's tuples: %d, want 10", h.Tuples(8))
+	}
+}
+
+// builtinInserts, which validation asks, names exactly the tables the
+// built-in scripts' ops insert into.
+func TestBuiltinInsertsMatchTheirOps(t *testing.T) {
+	sc := DefaultScenario()
+	sc.Tables.PGBench = PGBenchTables{Scale: 1, Fillfactor: 100}
+	sc.Workload.Phases = []Phase{{Name: "run", Clients: 1, Threads: 1, Transactions: 1, Script: Script{Builtin: "select-only"}}}
+	e := rtBuild(t, sc)
+	b := &backend{e: e}
+	for _, name := range []string{"tpcb-like", "simple-update", "select-only"} {
+		s, err := builtinScript(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, o := range s.build(b, make([]int64, len(s.vars)), nil) {
+			if o.kind == opInsert {
+				got = append(got, o.t.name)
+			}
+		}
+		if want := builtinInserts(name); !slices.Equal(got, want) {
+			t.Errorf("%s inserts into %v, builtinInserts says %v", name, got, want)
+		}
 	}
 }

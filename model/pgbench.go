@@ -70,6 +70,16 @@ func builtinScript(name string) (*script, error) {
 	return s, err
 }
 
+// builtinInserts names the tables built-in script name inserts into (its
+// ops below are built per transaction, so validation asks here).
+func builtinInserts(name string) []string {
+	switch name {
+	case "tpcb-like", "simple-update":
+		return []string{"pgbench_history"}
+	}
+	return nil
+}
+
 func builtinOps(name string) (*script, error) {
 	std := []scriptVar{
 		{name: "aid", def: "random(1, 100000 * :scale)"},

@@ -209,16 +209,16 @@ func compileSteps(steps []Step, sc Scenario, db *database) (*script, error) {
 	// A delete of a table that starts empty and that no step of any phase
 	// inserts into deletes nothing, which is surely a mistake in the
 	// scenario.
-	// pgbench's tpcb-like and simple-update insert into pgbench_history,
-	// and a script file or text may insert into any table.
+	// A built-in script inserts into the tables builtinInserts names; a
+	// script file or text may insert into any table.
 	inserted := map[string]bool{}
 	anyInserted := false
 	for _, ph := range sc.Workload.Phases {
 		for _, w := range ph.ScriptList() {
-			switch {
-			case w.Builtin == "tpcb-like" || w.Builtin == "simple-update":
-				inserted["pgbench_history"] = true
-			case w.File != "" || w.Text != "":
+			for _, name := range builtinInserts(w.Builtin) {
+				inserted[name] = true
+			}
+			if w.File != "" || w.Text != "" {
 				anyInserted = true
 			}
 		}

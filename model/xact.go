@@ -577,7 +577,6 @@ func (b *backend) checkPage(t *table, blk int32, slot, gid int32, groups []heap.
 	if dirtied {
 		b.markDirtyHint(slot, gid)
 	}
-	e.visibleTuples += int64(visible)
 	return visible
 }
 

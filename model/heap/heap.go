@@ -174,7 +174,7 @@ const FrozenXid = 2
 
 // same reports whether two groups have the same header (and row).
 func same(a, b Group) bool {
-	return a.Xmin == b.Xmin && a.Xmax == b.Xmax && a.Hints == b.Hints && a.tag == b.tag && (a.tag == 0 || a.tag >= tagAbortedHOT || a.lo == b.lo) && a.Cmd == b.Cmd
+	return a.Xmin == b.Xmin && a.Xmax == b.Xmax && a.Hints == b.Hints && a.tag == b.tag && (!a.tagged() || a.lo == b.lo) && a.Cmd == b.Cmd
 }
 
 // Table is one heap relation's page-level state.
