@@ -314,8 +314,8 @@ func TestMainRefuses(t *testing.T) {
 // Against a private PostgreSQL (with PGBUFSIM_DIFFERENTIAL=1, as CI runs
 // it): simulate calibrate measures, fits and writes a costs file that
 // loads; the held-out pgbench runs (select-only and tpcb-like at one
-// client, tpcb-like at several, never fitted) must come within 20 % of the
-// server and, where the defaults are over 30 % off, closer than the
+// client, tpcb-like at several, never fitted) must come within 15 % of the
+// server (the bound; 20 % until 2026-12-07) and, where the defaults are over 30 % off, closer than the
 // defaults (heldOutCheck); the held-out ring scan and warm scan with a
 // filter within 15 %;
 // select-only's and tpcb-like's p99 (one client) within 25 % of the
@@ -623,11 +623,12 @@ func calibrateOnce(t *testing.T, dsn string, attempt int) ([]check, string) {
 // heldOutCheck judges a held-out pgbench run's mean latency, simulated
 // with the fitted prices (error e) and at the defaults (error d), with a
 // as the allowance for the noise of its measurements (noiseAllowance).
-// Within 20 % always (35 % until 2026-12-06: tpcb-like at several
-// clients came out 16-36 % slow until a lock waiter's wake-up was
-// modelled; since then every held-out run of the development machine's
-// and CI's calibrations came within 12 %, the 15 %, and the CI
-// machine's select-only at -12 to -13 %, so the gate leaves it a margin),
+// Within 15 % always, the bound (35 % until 2026-12-06: tpcb-like
+// at several clients came out 16-36 % slow until a lock waiter's wake-up
+// was modelled; 20 % until 2026-12-07, while the CI machine's select-only
+// came out -12 to -13 %: since the halting cores of docs/model.md every
+// held-out run of the development machine's and CI's calibrations came
+// within it, and each bound must hold in one of three calibrations),
 // plus the allowance; where the defaults are over 30 % off, closer than
 // they are (with no allowance: calibration that makes a prediction worse
 // has failed on any machine), and where they are over 60 % off (they were
@@ -648,7 +649,7 @@ func heldOutCheck(e, d, a float64) (bool, string) {
 
 // heldOutLimit is a held-out pgbench run's bound on a quiet machine
 // (heldOutCheck).
-const heldOutLimit = 0.20
+const heldOutLimit = 0.15
 
 // noiseAllowance widens a held-out bound by what the server's own
 // measurements it rests on (names: experiments of the costs file) spread
@@ -1191,14 +1192,20 @@ func TestHeldOutCheck(t *testing.T) {
 		want    bool
 	}{
 		// A noisy day's select-only (2026-12-03): lookup spread 14.6 %.
-		// It passed the 35 % of the time; at 20 % it fails.
+		// It passed the 35 % of the time; at 20 % and 15 % it fails.
 		{"noisy select-only", -0.427, -0.759, 0.092, false},
-		{"a noisy select-only within the allowance", -0.25, -0.759, 0.092, true},
-		{"the same on a quiet machine", -0.25, -0.759, 0, false},
+		{"a noisy select-only within the allowance", -0.23, -0.759, 0.092, true},
+		{"the same on a quiet machine", -0.23, -0.759, 0, false},
 		{"worse than the defaults", -0.50, -0.45, 0.5, false},
 		{"tpcb-like", -0.109, -0.722, 0, true},
 		{"tpcb-like at four clients before the lock waiter's wake-up", 0.237, -0.214, 0, false},
 		{"over 20 % where the defaults were close", 0.22, 0.20, 0, false},
+		// The CI machine's select-only before the halting cores (-12 to
+		// -13 %) holds; 16 % on a quiet machine does not, with an
+		// allowance of 2 points (a spread of 11 %) it does.
+		{"the CI machine's select-only", -0.13, -0.36, 0, true},
+		{"over 15 % on a quiet machine", -0.16, -0.62, 0, false},
+		{"16 % with a spread of 11 %", -0.16, -0.62, 0.02, true},
 	} {
 		if ok, limits := heldOutCheck(c.e, c.d, c.a); ok != c.want {
 			t.Errorf("%s: %v, want %v (%s)", c.name, ok, c.want, limits)
