@@ -245,3 +245,69 @@ func TestChainMemoRegrowsBothSlices(t *testing.T) {
 		t.Fatalf("orderChain\n%v\nwant\n%v", vs, want)
 	}
 }
+
+// TestRowVersionOnMixedPages checks rowVersion against its first form on
+// pages that mix the row's versions with other rows' versions and with
+// untagged groups: the load's (which stands for a row never changed), a
+// frozen one (a collapsed or folded page's), others' inserts and deleted
+// ones. A row with no version of its own is found in the load's group,
+// else in the frozen one, else nowhere.
+func TestRowVersionOnMixedPages(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	tb := &Table{base: Untagged(5, 0, 40, XminCommitted)}
+	ref := func(gs []Group, row int64) int {
+		if i := refRowVersion(gs, row); i >= 0 {
+			return i
+		}
+		for i, g := range gs {
+			if g.tag == 0 && g.Xmax == 0 && g.Xmin == tb.base.Xmin && g.Hints == tb.base.Hints {
+				return i
+			}
+		}
+		for i, g := range gs {
+			if g.tag == 0 && g.Xmax == 0 && g.Xmin == FrozenXid {
+				return i
+			}
+		}
+		return -1
+	}
+	kinds := [3]int{}
+	for iter := range 5000 {
+		var gs []Group
+		if r.IntN(3) > 0 {
+			gs = append(gs, randomChain(r, 1+r.IntN(6))...) // row 7's versions
+		}
+		for range r.IntN(8) {
+			switch r.IntN(6) {
+			case 0:
+				gs = append(gs, tb.base)
+			case 1:
+				gs = append(gs, Untagged(FrozenXid, 0, uint16(1+r.IntN(5)), XminCommitted|XmaxInvalid))
+			case 2:
+				gs = append(gs, Untagged(uint32(3+r.IntN(50)), 0, uint16(1+r.IntN(5)), 0))
+			case 3:
+				gs = append(gs, Untagged(tb.base.Xmin, uint32(60+r.IntN(9)), 1, tb.base.Hints))
+			case 4:
+				gs = append(gs, Version(uint32(70+r.IntN(9)), 0, 0, 8)) // another row's
+			default:
+				gs = append(gs, Untagged(FrozenXid, uint32(80+r.IntN(9)), 1, XminCommitted))
+			}
+		}
+		r.Shuffle(len(gs), func(i, j int) { gs[i], gs[j] = gs[j], gs[i] })
+		got, want := tb.rowVersion(gs, 7), ref(gs, 7)
+		if got != want {
+			t.Fatalf("iteration %d: rowVersion %d, want %d on %v", iter, got, want, gs)
+		}
+		switch {
+		case want < 0:
+			kinds[0]++
+		case gs[want].tagged():
+			kinds[1]++
+		default:
+			kinds[2]++
+		}
+	}
+	if kinds[0] == 0 || kinds[1] == 0 || kinds[2] == 0 {
+		t.Errorf("cases none / the row's version / an untagged group: %v, want each", kinds)
+	}
+}

@@ -766,8 +766,20 @@ func (t *Table) rowVersion(gs []Group, row int64) int {
 	// instead of a scan of the page per version.
 	xmins := t.chain.xmin[:0]
 	rt, rl := rowTag(row)
+	// The same pass finds the untagged live groups that stand for a row
+	// with no version of its own here (the load's, else a frozen one):
+	// most rows looked up have none, and then one pass answers.
+	base, frozen := -1, -1
 	for i, g := range gs {
 		if g.tag != rt || g.lo != rl {
+			if g.tag == 0 && g.Xmax == 0 && (base < 0 || frozen < 0) {
+				switch {
+				case base < 0 && g.Xmin == t.base.Xmin && g.Hints == t.base.Hints:
+					base = i
+				case frozen < 0 && g.Xmin == FrozenXid:
+					frozen = i
+				}
+			}
 			continue
 		}
 		if g.Xmax == 0 {
@@ -776,8 +788,14 @@ func (t *Table) rowVersion(gs []Group, row int64) int {
 		}
 		xmins = append(xmins, g.Xmin)
 	}
-	slices.Sort(xmins)
 	t.chain.xmin = xmins
+	if len(xmins) == 0 {
+		if base >= 0 {
+			return base
+		}
+		return frozen
+	}
+	slices.Sort(xmins)
 	for i, g := range gs {
 		if g.tag != rt || g.lo != rl {
 			continue
@@ -792,20 +810,7 @@ func (t *Table) rowVersion(gs []Group, row int64) int {
 	if best < 0 {
 		best = newest // a chain that loops (one transaction's own versions): its newest xmin
 	}
-	if best >= 0 {
-		return best
-	}
-	for i, g := range gs {
-		if g.tag == 0 && g.Xmax == 0 && g.Xmin == t.base.Xmin && g.Hints == t.base.Hints {
-			return i
-		}
-	}
-	for i, g := range gs {
-		if g.tag == 0 && g.Xmax == 0 && g.Xmin == FrozenXid {
-			return i
-		}
-	}
-	return -1
+	return best
 }
 
 // RowChain appends the versions of row on block b, oldest first: the
