@@ -41,6 +41,10 @@ type Options struct {
 	// CPUs is the server's core count for the several-client experiments
 	// (0: this machine's when the server is local, else they are skipped).
 	CPUs int
+	// FairScheduler models the cores by the server's kernel scheduler
+	// (-cpu-scheduler fair: costs.cpu_slice, cpu_client_group), read
+	// from the kernel of a server on this machine; false: arrival order.
+	FairScheduler bool
 	// Restart, when not nil, restarts the server (simulate calibrate's
 	// -restart command): only then is buffer_first_use measured, a
 	// buffer's first use since the server started. RestartCommand names
@@ -74,6 +78,9 @@ type Result struct {
 	// Halting says whether cpu_halt_after was set, and why
 	// (haltingFrom).
 	Halting string
+	// Scheduler and ClientGroup say whether cpu_slice and
+	// cpu_client_group were set, and why (scheduler).
+	Scheduler, ClientGroup string
 	// ExplainProbe is EXPLAIN ANALYZE's own cost per node call, measured
 	// directly; ExplainProbeWhy why not, when it could not be.
 	ExplainProbe    ExplainProbe
@@ -454,6 +461,24 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 	} else {
 		res.Halting = why
 	}
+	// The cores' scheduler, read from the kernel of a server on this
+	// machine (docs/model.md "The cores' scheduler"), when asked for.
+	switch {
+	case !opts.FairScheduler:
+	case s.Local() && cpus > 0:
+		slice, sliceWhy, group, groupWhy := scheduler(ctx, s, cpus)
+		if slice > 0 {
+			base.CPUSlice = slice
+			base.CPUClientGroup = group
+		}
+		res.Scheduler, res.ClientGroup = sliceWhy, groupWhy
+		say("calibrate: cpu_slice %s: %s", nsText(float64(slice)), sliceWhy)
+		if groupWhy != "" {
+			say("calibrate: cpu_client_group %v: %s", group, groupWhy)
+		}
+	default:
+		res.Scheduler = "not set: the server is not on this machine (or its cores are not known), so its kernel's scheduler is not known (the cores serve bursts in arrival order; set cpu_slice and cpu_client_group as docs/model.md says)"
+	}
 	prices := Prices
 	if s.Local() {
 		// pgbench and the server on one machine talk over a unix socket
@@ -600,6 +625,12 @@ func (r *Result) Report(w io.Writer) {
 	}
 	if r.RoundTrip != "" {
 		fmt.Fprintf(w, "\nclient_round_trip: %s", r.RoundTrip)
+	}
+	if r.Scheduler != "" {
+		fmt.Fprintf(w, "\ncpu_slice: %s", r.Scheduler)
+	}
+	if r.ClientGroup != "" {
+		fmt.Fprintf(w, "\ncpu_client_group: %s", r.ClientGroup)
 	}
 	if r.Halting != "" {
 		fmt.Fprintf(w, "\ncpu_halt_after: %s", r.Halting)

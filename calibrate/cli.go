@@ -18,6 +18,7 @@ import (
 
 const usage = `usage: simulate calibrate -dsn CONNSTRING [-out costs.yaml] [-budget 10min] [-passes 9] [-scale 1]
                           [-cpus N] [-database NAME -i-know] [-pgbench PATH] [-restart COMMAND]
+                          [-cpu-scheduler fifo|fair]
 
 Measures a live PostgreSQL server with micro-benchmarks run by pgbench (one
 client: SELECT 1, scans of all-visible and hinted tables narrow and wide,
@@ -37,7 +38,11 @@ a plan's, the page faults that map shared buffers) and EXPLAIN ANALYZE's
 own cost per plan-node row are measured directly; whether idle cores halt
 (cpu_halt_after) is read from the paced SELECT 1 against the flat-out one. With -restart, the command
 restarts the server three times to measure a buffer's first use since the
-start; without it the server is never restarted.
+start; without it the server is never restarted. With -cpu-scheduler fair
+(a server on this machine, Linux 6.6 or later) the cores are modelled by
+the kernel's EEVDF scheduler: cpu_slice from the kernel, cpu_client_group
+from pgbench's and the server's scheduling groups (docs/model.md "The
+cores' scheduler"); by default (fifo) they serve bursts in arrival order.
 
 exit codes: 0 ok, 1 cannot run (no connection, a replica, missing rights or
 pgbench, bad flags; nothing left behind), 2 failure while measuring
@@ -64,6 +69,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		pgbench  = fs.String("pgbench", "", "the pgbench binary (default: pg_config --bindir, then PATH)")
 		quiet    = fs.Bool("q", false, "no progress lines on stderr")
 		cpus     = fs.Int("cpus", 0, "the server's CPU cores, for the several-client experiments (default: this machine's when the server is on it; otherwise they are skipped)")
+		sched    = fs.String("cpu-scheduler", "fifo", "how the model's cores serve CPU bursts: fifo (in arrival order) or fair (the server's Linux EEVDF scheduler, read from its kernel; a server on this machine only)")
 		restart  = fs.String("restart", "", "a shell command that restarts the server (e.g. \"pg_ctl -D /path/to/data restart -m fast\"): calibrate then restarts it three times to measure buffer_first_use, a buffer's first use since the start (default: no restart, not measured)")
 	)
 	*budget = 10 * time.Minute
@@ -95,13 +101,15 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return fail(1, "-scale %d: between 1 and 100", *scale)
 	case *cpus < 0 || *cpus > 1024:
 		return fail(1, "-cpus %d: between 1 and 1024 (or leave it out)", *cpus)
+	case *sched != "fifo" && *sched != "fair":
+		return fail(1, "-cpu-scheduler %q: fifo or fair", *sched)
 	}
 	if err := checkOut(*out); err != nil {
 		return fail(1, "%v", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opts := Options{DSN: *dsn, Database: *database, IKnow: *iKnow, Pgbench: *pgbench, Passes: *passes, Scale: *scale, Budget: *budget, CPUs: *cpus}
+	opts := Options{DSN: *dsn, Database: *database, IKnow: *iKnow, Pgbench: *pgbench, Passes: *passes, Scale: *scale, Budget: *budget, CPUs: *cpus, FairScheduler: *sched == "fair"}
 	if *restart != "" {
 		opts.Restart, opts.RestartCommand = ShellRestart(*restart), *restart
 	}

@@ -149,6 +149,14 @@ func (r *Result) CostsYAML() ([]byte, error) {
 	} else if r.Halting != "" {
 		fmt.Fprintf(&b, "  # cpu_halt_after: %s\n", r.Halting)
 	}
+	if sl := Price(r.Costs, "cpu_slice"); sl > 0 {
+		fmt.Fprintf(&b, "  cpu_slice: %s   # default 0 (bursts in arrival order); %s\n", nsText(sl), r.Scheduler)
+		if r.ClientGroup != "" {
+			fmt.Fprintf(&b, "  cpu_client_group: %v   # default false; %s\n", r.Costs.CPUClientGroup, r.ClientGroup)
+		}
+	} else if r.Scheduler != "" {
+		fmt.Fprintf(&b, "  # cpu_slice: %s\n", r.Scheduler)
+	}
 	if r.RoundTrip != "" {
 		fmt.Fprintf(&b, "  client_round_trip: %s   # default %s; %s\n", nsText(Price(r.Costs, "client_round_trip")), nsText(Price(model.DefaultCosts(), "client_round_trip")), r.RoundTrip)
 	}
@@ -172,7 +180,10 @@ func (r *Result) CostsYAML() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("calibrate: the costs file does not load back: %v", err)
 	}
-	priced := []string{"os_read", "client", "buffer_first_use", "client_round_trip", "stall_interval", "stall", "cpu_halt_after"}
+	if costs.CPUClientGroup != r.Costs.CPUClientGroup {
+		return nil, fmt.Errorf("calibrate: cpu_client_group loads back as %v, not %v", costs.CPUClientGroup, r.Costs.CPUClientGroup)
+	}
+	priced := []string{"os_read", "client", "buffer_first_use", "client_round_trip", "stall_interval", "stall", "cpu_halt_after", "cpu_slice"}
 	for _, f := range firstRunPrices {
 		priced = append(priced, f.key)
 	}

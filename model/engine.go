@@ -356,6 +356,28 @@ func build(sc Scenario) (*engine, error) {
 		}
 		e.cpuRes.SetHalting(e.costs.CPUHaltAfter, tick, e.costs.CPUHaltCold)
 	}
+	if e.costs.CPUSlice > 0 {
+		mig := e.costs.CPUMigrationCost
+		if mig == 0 {
+			mig = 500_000
+		}
+		e.cpuRes.SetFair(e.costs.CPUSlice, mig, 4_000_000)
+		e.cpuRes.SetFairWakeAffine(e.costs.CPUWakeAffine)
+		if e.costs.CPUClientGroup {
+			// pgbench's threads are owners -1, -2, ...; backends >= 0
+			// and io workers from -1e6 down are the server's;
+			// io_uring's kernel threads are in no group.
+			e.cpuRes.SetFairGroups(func(owner int32) int32 {
+				switch {
+				case owner == ioWQOwner:
+					return 0
+				case owner < 0 && owner > ioWorkerOwner0:
+					return 2
+				}
+				return 1
+			})
+		}
+	}
 	if ver <= 904 {
 		e.stratLock = sim.NewResource(e.k, "BufFreelistLock", 1)
 	}

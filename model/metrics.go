@@ -75,6 +75,9 @@ const (
 	cCtxSwitches
 	cCPUWakeups
 	cCPUStalls
+	cPreemptions
+	cWakerPreemptions
+	cMigrations
 	nCounters
 )
 
@@ -170,6 +173,9 @@ func (e *engine) snapshot() counters {
 	c.f[fCPUBusy], c.n[cCtxSwitches], c.n[cCPUWakeups] = cs.BusyNs-cs.WakeNs, int64(cs.Switches), int64(cs.Wakeups)
 	c.f[fCPUCold] = cs.ColdNs
 	c.n[cCPUStalls] = e.stallCount
+	if p, wp, mg := e.cpuRes.FairStats(); p+wp+mg > 0 {
+		c.n[cPreemptions], c.n[cWakerPreemptions], c.n[cMigrations] = int64(p), int64(wp), int64(mg)
+	}
 	c.f[fDiskBusy], c.f[fDiskQueue] = e.dataDev.Resource().Stats().BusyNs, e.dataDev.QueueNs()
 	if e.walDev != e.dataDev {
 		c.n[cWALWrites] = int64(e.walDev.Stats.Writes)
@@ -425,6 +431,9 @@ func (e *engine) metrics(c counters, rel []relCounters, dur int64, txns, skipped
 	m.CPU.Wakeups = c.n[cCPUWakeups]
 	m.CPU.WakeColdSeconds = round6(c.f[fCPUCold] / 1e9)
 	m.CPU.Stalls = c.n[cCPUStalls]
+	m.CPU.Preemptions = c.n[cPreemptions]
+	m.CPU.WakerPreemptions = c.n[cWakerPreemptions]
+	m.CPU.Migrations = c.n[cMigrations]
 	m.Visibility = Visibility{
 		TuplesChecked:      c.n[cTuplesChecked],
 		AllVisibleSkips:    c.n[cAllVisibleSkips],

@@ -408,7 +408,7 @@ func (e *engine) ioWorkers() *ioWorkers {
 	if e.aioPool == nil {
 		p := &ioWorkers{e: e}
 		for i := 0; i < e.sc.Server.IOWorkers; i++ {
-			p.idle = append(p.idle, &ioWorker{pool: p, id: -1_000_000 - int32(i)})
+			p.idle = append(p.idle, &ioWorker{pool: p, id: ioWorkerOwner0 - int32(i)})
 		}
 		e.aioPool = p
 	}
@@ -447,12 +447,20 @@ func (w *ioWorker) OnEvent(arg int64) {
 	p.idle = append(p.idle, w)
 }
 
+// ioWorkerOwner0 is the CPU owner of the first io worker (io_method
+// worker); the others count down from it.
+const ioWorkerOwner0 = -1_000_000
+
+// ioWQOwner is the CPU owner of io_uring's io-wq workers: kernel threads,
+// one process for the model (engine.cpuRequest).
+const ioWQOwner = -2_000_000
+
 // OnEvent (io_uring): the kernel's read returned; its copy runs on a core
 // (an io-wq worker), then the read completes.
 func (rd *aioRead) OnEvent(arg int64) {
 	e := rd.e
 	if arg == evAIORead {
-		e.cpuRequest(e.costs.OSRead*int64(rd.n), -2_000_000, false, rd, evAIOCopy)
+		e.cpuRequest(e.costs.OSRead*int64(rd.n), ioWQOwner, false, rd, evAIOCopy)
 		return
 	}
 	rd.complete()

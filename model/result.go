@@ -411,6 +411,16 @@ type CPU struct {
 	// counted only when both are set): the stall holds its core and is
 	// busy time.
 	Stalls int64 `json:"stalls,omitempty"`
+	// Preemptions counts the times a running process lost its core
+	// before its burst ended (costs.cpu_slice: a woken process's
+	// wake-up preemption, or a used-up slice with others waiting): the
+	// involuntary context switches of /proc/PID/sched
+	// (nr_involuntary_switches). Migrations counts bursts that ran on
+	// another core than their process's last (se.nr_migrations).
+	// Present only with costs.cpu_slice.
+	Preemptions      int64 `json:"preemptions,omitempty"`
+	WakerPreemptions int64 `json:"waker_preemptions,omitempty"`
+	Migrations       int64 `json:"migrations,omitempty"`
 }
 
 // distOf summarises a histogram of nanosecond values in milliseconds.

@@ -618,6 +618,36 @@ type Costs struct {
 	// only; 0 (the default) means cpu_wakeup_cold's span. simulate
 	// calibrate fits it from an index lookup under pgbench -R.
 	CPUHaltCold int64 `yaml:"cpu_halt_cold" unit:"duration" range:"0,1s"`
+	// CPUSlice turns on the fair scheduler's model of the cores (EEVDF,
+	// Linux 6.6 and later: kernel/sched/fair.c; docs/model.md "The
+	// cores' scheduler") with this base slice (sysctl_sched_base_slice
+	// times 1 + log2 of the CPU count): a run queue per core, each
+	// process's virtual runtime, lag and deadline, bursts served earliest
+	// eligible deadline first, and a woken process preempting a running
+	// one that is past lag parity. 0 (the default): the cores serve
+	// bursts to their end in arrival order from one queue.
+	CPUSlice int64 `yaml:"cpu_slice" unit:"duration" range:"0,1s"`
+	// CPUMigrationCost is how recently a process must have run to stay
+	// on its core's run queue while another core idles
+	// (sysctl_sched_migration_cost, task_hot): such a one moves only at
+	// the next balancing tick. With cpu_slice only; 0 means 0.5 ms.
+	CPUMigrationCost int64 `yaml:"cpu_migration_cost" unit:"duration" range:"0,1s"`
+	// CPUClientGroup puts pgbench's threads, when they run on the
+	// server's cores (workload.client_host local), in a scheduling group
+	// of their own apart from the server's processes, as Linux's
+	// autogroup does for two sessions (kernel/sched/autogroup.c:
+	// pg_ctl starts the postmaster in a session of its own) and cgroups
+	// do for two services: the cores are shared between the groups
+	// first, then among each group's processes. With cpu_slice only.
+	CPUClientGroup bool `yaml:"cpu_client_group"`
+	// CPUWakeAffine lets a process woken by a message from another core
+	// move to its waker's core when the waker is alone there or its own
+	// core is the busier (kernel/sched/fair.c wake_affine, which stock
+	// Linux applies to pgbench's one-to-many wake-ups). On by default;
+	// false keeps a woken process on its previous core unless another is
+	// idle, closer to the development machine's migration counts
+	// (docs/model.md "The cores' scheduler"). With cpu_slice only.
+	CPUWakeAffine bool `yaml:"cpu_wake_affine"`
 	// StallInterval and Stall describe the rare stalls of a real server's
 	// CPU (the hypervisor running another guest on the vCPU, an interrupt
 	// storm, a page fault's reclaim): while a process runs, stalls arrive
@@ -1094,6 +1124,7 @@ func DefaultScenario() Scenario {
 func DefaultCosts() Costs {
 	const us = 1000
 	return Costs{
+		CPUWakeAffine:    true,
 		Statement:        25 * us,
 		ClientRoundTrip:  15 * us,
 		Client:           12 * us,

@@ -134,7 +134,7 @@ func (e *engine) cpuRequest(c int64, owner int32, woke bool, h sim.Handler, arg 
 	}
 	// Bursts are placed by owner where a price or the halting cores'
 	// placement (costs.cpu_halt_after) depends on who ran where.
-	if cs := e.costs.ContextSwitch; cs > 0 || wake > 0 || e.costs.CPUHaltAfter > 0 {
+	if cs := e.costs.ContextSwitch; cs > 0 || wake > 0 || e.costs.CPUHaltAfter > 0 || e.costs.CPUSlice > 0 {
 		e.cpuRes.RequestAs(c, owner, cs, wake, h, arg)
 		return
 	}
@@ -355,6 +355,13 @@ func (e *engine) endPhase(ph *phase) {
 		if th.log != nil {
 			th.log.finish(now)
 		}
+	}
+	// The phase's backends exit with their clients, and pgbench's threads.
+	for _, cl := range ph.clients {
+		e.cpuRes.Exit(cl.b.id)
+	}
+	for _, th := range ph.threads {
+		e.cpuRes.Exit(th.owner)
 	}
 	cur := e.snapshot()
 	dur := now - ph.start

@@ -10,6 +10,9 @@ import "fmt"
 // never overtake an earlier one — not even one issued by the completion
 // callback of the request that freed the server.
 //
+// SetFair replaces the FIFO with a model of Linux's fair scheduler for
+// RequestAs's processes (fair.go).
+//
 // The statistics are the usual time-weighted ones of queueing theory
 // (Kleinrock, "Queueing Systems", vol. 1): busy-server and queue-length
 // integrals updated at every state change, and per-request waits.
@@ -57,6 +60,8 @@ type Resource struct {
 	// of haltCold (of SetWakeColdSpan's span when 0) wherever it runs.
 	ownerEnd map[int32]int64
 	haltCold int64
+	// fair is the fair mode's state (SetFair); nil: FIFO run to completion.
+	fair *fairSched
 
 	// Statistics since creation or the last ResetStats.
 	statsFrom int64   // start of the statistics window
@@ -149,7 +154,7 @@ func (r *Resource) Servers() int { return r.servers }
 func (r *Resource) Busy() int { return r.busy }
 
 // QueueLen is the number of requests waiting for a server now.
-func (r *Resource) QueueLen() int { return r.queue.len() }
+func (r *Resource) QueueLen() int { return r.queueLen() }
 
 // Request takes one server for service nanoseconds, queueing FIFO behind
 // earlier requests if all servers are busy; done.OnEvent(arg) fires when the
@@ -159,6 +164,9 @@ func (r *Resource) QueueLen() int { return r.queue.len() }
 func (r *Resource) Request(service int64, done Handler, arg int64) {
 	if service < 0 {
 		panic(fmt.Sprintf("sim: %s: Request with negative service time %d ns", r.name, service))
+	}
+	if r.fair != nil {
+		panic(fmt.Sprintf("sim: %s: Request in the fair mode, which serves processes: use RequestAs", r.name))
 	}
 	if r.busy < r.servers {
 		r.account()
@@ -190,6 +198,10 @@ func (r *Resource) Request(service int64, done Handler, arg int64) {
 func (r *Resource) RequestAs(service int64, owner int32, switchCost, wakeCost int64, done Handler, arg int64) {
 	if service < 0 || switchCost < 0 || wakeCost < 0 {
 		panic(fmt.Sprintf("sim: %s: RequestAs with negative time %d / %d / %d ns", r.name, service, switchCost, wakeCost))
+	}
+	if r.fair != nil {
+		r.fairRequest(service, owner, switchCost, wakeCost, done, arg)
+		return
 	}
 	if r.busy < r.servers {
 		r.account()
@@ -498,7 +510,7 @@ func (r *Resource) account() {
 	now := r.k.now
 	if dt := now - r.last; dt > 0 {
 		r.busyNs += float64(r.busy) * float64(dt)
-		r.queueNs += float64(r.queue.len()) * float64(dt)
+		r.queueNs += float64(r.queueLen()) * float64(dt)
 		r.last = now
 	}
 }
@@ -511,7 +523,7 @@ func (r *Resource) Stats() ResourceStats {
 		Served:      r.served,
 		MaxQueueLen: r.maxQueue,
 		BusyNs:      r.busyNs + float64(r.busy)*dt,
-		QueueNs:     r.queueNs + float64(r.queue.len())*dt,
+		QueueNs:     r.queueNs + float64(r.queueLen())*dt,
 		ElapsedNs:   r.k.now - r.statsFrom,
 		Switches:    r.switches,
 		Wakeups:     r.wakeups,
@@ -539,5 +551,14 @@ func (r *Resource) ResetStats() {
 	r.busyNs, r.queueNs, r.waitNs = 0, 0, 0
 	r.served, r.switches = 0, 0
 	r.wakeups, r.wakeNs, r.coldNs = 0, 0, 0
-	r.maxQueue = r.queue.len()
+	r.maxQueue = r.queueLen()
+}
+
+// queueLen is the number of requests waiting: in the FIFO, or on the fair
+// mode's run queues.
+func (r *Resource) queueLen() int {
+	if r.fair != nil {
+		return r.fair.queued
+	}
+	return r.queue.len()
 }
