@@ -213,3 +213,81 @@ func TestFairDeterministic(t *testing.T) {
 		t.Fatal("two runs of the same requests differ")
 	}
 }
+
+// wakeOnDone asks for another owner's burst from its completion handler:
+// a process waking another by a message as it finishes (a synchronous
+// wake-up from its core).
+type wakeOnDone struct {
+	r     *Resource
+	owner int32
+	burst int64
+	done  Handler
+}
+
+func (w *wakeOnDone) OnEvent(int64) { w.r.RequestAs(w.burst, w.owner, 0, 0, w.done, 0) }
+
+// wake_affine, worked by hand on three cores: P runs 50 us on core 0 and
+// sleeps; Q and W are placed on cores 1 and 2, R (from 60 us) on core 0.
+// At 100 us W, alone on core 2, ends its burst and wakes P, whose core
+// (0) is busy. With the rule P moves to W's core and runs as W leaves it,
+// ending at 150 us. Without it P queues behind R, which is eligible and
+// within its first slice, until the tick at 4 ms ends that slice: P ends
+// at 4.05 ms.
+func TestFairWakeAffine(t *testing.T) {
+	for _, affine := range []bool{true, false} {
+		k := NewKernel()
+		r := NewResource(k, "cpu", 3)
+		r.SetFair(1500*us, 500*us, 4*ms)
+		r.SetFairWakeAffine(affine)
+		p := &recorder{k: k}
+		r.RequestAs(50*us, 1, 0, 0, p, 0)                              // P: core 0
+		r.RequestAs(10*ms, 2, 0, 0, p, 2)                              // Q: core 1
+		r.RequestAs(100*us, 3, 0, 0, &wakeOnDone{r, 1, 50 * us, p}, 0) // W: core 2
+		k.RunUntil(60 * us)
+		r.RequestAs(10*ms, 4, 0, 0, p, 4) // R: core 0, idle since P slept
+		k.Run()
+		var pEnds []int64
+		for _, f := range p.log {
+			if f.arg == 0 {
+				pEnds = append(pEnds, f.at)
+			}
+		}
+		want := []int64{50 * us, 150 * us}
+		if !affine {
+			want = []int64{50 * us, 4050 * us}
+		}
+		if !slices.Equal(pEnds, want) {
+			t.Errorf("affine=%v: P's bursts ended at %v, want %v", affine, pEnds, want)
+		}
+		_, _, mig := r.FairStats()
+		if wantMig := map[bool]uint64{true: 1, false: 0}[affine]; mig != wantMig {
+			t.Errorf("affine=%v: %d migrations, want %d", affine, mig, wantMig)
+		}
+	}
+}
+
+// A waiting process that has not run for the migration cost moves to a
+// core that goes idle (sched_balance_newidle, task_hot): on one core A
+// runs 3 ms while B, asleep since its first burst, queues for it at 1 ms;
+// when C's core (the other) goes idle at 2 ms, B has been off a core for
+// 1.9 ms and is taken there.
+func TestFairNewidlePull(t *testing.T) {
+	k := NewKernel()
+	r := NewResource(k, "cpu", 2)
+	r.SetFair(1500*us, 500*us, 4*ms)
+	rec := &recorder{k: k}
+	r.RequestAs(100*us, 2, 0, 0, rec, 20) // B: core 0, ends at 0.1 ms
+	r.RequestAs(2*ms, 3, 0, 0, rec, 3)    // C: core 1 until 2 ms
+	k.RunUntil(200 * us)
+	r.RequestAs(3*ms, 1, 0, 0, rec, 1) // A: core 0 (B's load has not decayed: the least loaded is a tie)
+	k.RunUntil(1 * ms)
+	r.RequestAs(100*us, 2, 0, 0, rec, 21) // B again: back to core 0, behind A
+	k.Run()
+	want := []firing{{100 * us, 20}, {2 * ms, 3}, {2*ms + 100*us, 21}, {3*ms + 200*us, 1}}
+	if !slices.Equal(rec.log, want) {
+		t.Errorf("completions %v, want %v", rec.log, want)
+	}
+	if _, _, mig := r.FairStats(); mig != 1 {
+		t.Errorf("%d migrations, want 1 (B pulled to the idle core)", mig)
+	}
+}
