@@ -1,6 +1,7 @@
 // Package sim is pgbufsim's discrete-event kernel: virtual time, an event
-// queue, FIFO multi-server resources, reproducible random-number streams and
-// a streaming latency histogram. It knows nothing of PostgreSQL; the model
+// queue, FIFO multi-server resources (or, for CPU cores, a model of Linux's
+// fair scheduler: fair.go), reproducible random-number streams and a
+// streaming latency histogram. It knows nothing of PostgreSQL; the model
 // packages build backends, devices and background processes on top of it as
 // state machines that receive events through the Handler interface.
 //

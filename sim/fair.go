@@ -731,7 +731,8 @@ func (r *Resource) fairResched(c *fairCPU, idle bool) {
 			r.fairDequeue(c, e, false)
 			continue
 		}
-		chain := []*fairEnt{e}
+		var buf [4]*fairEnt // a process and its groups' entities: no allocation
+		chain := append(buf[:0], e)
 		for g := e.rq.owner; g != nil; g = g.rq.owner {
 			chain = append(chain, g)
 		}
