@@ -205,10 +205,14 @@ type backend struct {
 	lockReady      bool
 	extReady       bool // granted the extension lock during a CPU burst
 	rowWaited      bool // waited for a row lock: refresh the snapshot (EvalPlanQual)
-	clientDone     bool // the client's CPU for the current statement is spent
-	undo           []rowUndo
-	hintSets       heap.HintSets // checkPage's scratch sets of xids to hint
-	failed         bool
+	// rowRetry: woken by a row lock's holder's end when waiters race
+	// (engine.rowRace), it is to lock the row again; recheckDone: its
+	// recheck before the lock (costs.row_lock_recheck) is spent.
+	rowRetry, recheckDone bool
+	clientDone            bool // the client's CPU for the current statement is spent
+	undo                  []rowUndo
+	hintSets              heap.HintSets // checkPage's scratch sets of xids to hint
+	failed                bool
 
 	// the backend's pins (bufmgr.go) and per-relation insertion targets
 	held    []int32

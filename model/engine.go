@@ -188,9 +188,14 @@ type engine struct {
 
 	pageRef func(int64, string, int32, bool)
 
-	rowLocks                  map[rowKey]*rowLock
-	freeLocks                 []*rowLock
-	rowLockWaits, deadlocks   int64
+	rowLocks                map[rowKey]*rowLock
+	freeLocks               []*rowLock
+	rowLockWaits, deadlocks int64
+	// rowRace: a row lock's waiters all wake at its holder's end and
+	// race for the row (with costs.cpu_slice: releaseRowLocks);
+	// rowLockRaces counts the races lost.
+	rowRace                   bool
+	rowLockRaces              int64
 	epqRechecks               int64 // statements that went on with a newer version (EvalPlanQual)
 	extLockWaits, extraBlocks int64 // hio.go: extension lock waits, RelationAddExtraBlocks pages
 	// forkExtended holds the pages a fork's ExtendBufferedRelTo added (16+:
@@ -363,6 +368,7 @@ func build(sc Scenario) (*engine, error) {
 		}
 		e.cpuRes.SetFair(e.costs.CPUSlice, mig, 4_000_000)
 		e.cpuRes.SetFairWakeAffine(e.costs.CPUWakeAffine)
+		e.rowRace = true
 		if e.costs.CPUClientGroup {
 			// pgbench's threads are owners -1, -2, ...; backends >= 0
 			// and io workers from -1e6 down are the server's;
