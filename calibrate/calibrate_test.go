@@ -413,7 +413,13 @@ type check struct{ bound, miss string }
 func calibrateOnce(t *testing.T, dsn string, attempt int) ([]check, string) {
 	out := filepath.Join(t.TempDir(), "costs.yaml")
 	var stdout, stderr bytes.Buffer
-	if code := Main([]string{"-dsn", dsn, "-out", out}, &stdout, &stderr); code != 0 {
+	args := []string{"-dsn", dsn, "-out", out}
+	if sched := os.Getenv("PGBUFSIM_CPU_SCHEDULER"); sched != "" {
+		// The cores' model to calibrate with (-cpu-scheduler): the
+		// default, fifo, is what CI holds; fair is being tried.
+		args = append(args, "-cpu-scheduler", sched)
+	}
+	if code := Main(args, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout.String(), stderr.String())
 	}
 	// Of the progress, the held-out runs' passes with their p99s: what the
