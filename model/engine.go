@@ -192,10 +192,8 @@ type engine struct {
 	freeLocks               []*rowLock
 	rowLockWaits, deadlocks int64
 	// rowRace: a row lock's waiters all wake at its holder's end and
-	// race for the row (with costs.cpu_slice: releaseRowLocks);
-	// rowLockRaces counts the races lost.
+	// race for the row (with costs.cpu_slice: releaseRowLocks).
 	rowRace                   bool
-	rowLockRaces              int64
 	epqRechecks               int64 // statements that went on with a newer version (EvalPlanQual)
 	extLockWaits, extraBlocks int64 // hio.go: extension lock waits, RelationAddExtraBlocks pages
 	// forkExtended holds the pages a fork's ExtendBufferedRelTo added (16+:
@@ -285,6 +283,9 @@ func device(k *sim.Kernel, name string, cfg DeviceConfig, rng *rand.Rand) (*stor
 	return storage.New(k, name, p, rng)
 }
 
+// schedTick is the kernel's scheduler tick: 4 ms at CONFIG_HZ=250.
+const schedTick = 4_000_000
+
 func build(sc Scenario) (*engine, error) {
 	ResolveVersionDefaults(&sc)
 	if ps := Check(sc); len(ps) > 0 {
@@ -357,7 +358,7 @@ func build(sc Scenario) (*engine, error) {
 	if e.costs.CPUHaltAfter > 0 {
 		tick := e.costs.CPUBalanceTick
 		if tick == 0 {
-			tick = 4_000_000 // a scheduler tick at CONFIG_HZ=250
+			tick = schedTick
 		}
 		e.cpuRes.SetHalting(e.costs.CPUHaltAfter, tick, e.costs.CPUHaltCold)
 	}
@@ -366,7 +367,7 @@ func build(sc Scenario) (*engine, error) {
 		if mig == 0 {
 			mig = 500_000
 		}
-		e.cpuRes.SetFair(e.costs.CPUSlice, mig, 4_000_000)
+		e.cpuRes.SetFair(e.costs.CPUSlice, mig, schedTick)
 		e.cpuRes.SetFairWakeAffine(e.costs.CPUWakeAffine)
 		e.rowRace = true
 		if e.costs.CPUClientGroup {

@@ -45,7 +45,6 @@ func (b *backend) lockRow(t *table, row int64) bool {
 		b.block(wCPU)
 		return false
 	}
-	again := b.rowRetry
 	b.rowRetry, b.recheckDone = false, false
 	k := rowKey{t, row}
 	l := e.rowLocks[k]
@@ -76,12 +75,9 @@ func (b *backend) lockRow(t *table, row int64) bool {
 		}
 		h = h.waitingOn.holder
 	}
-	if again {
-		// Another transaction locked the newest version first: b waits
-		// for it, queued behind the others (on that version's tuple
-		// lock), and rechecks again when woken.
-		e.rowLockRaces++
-	}
+	// A woken waiter that finds the newest version locked by
+	// another transaction waits for that one, queued behind the others
+	// (on that version's tuple lock), and rechecks again when woken.
 	l.waiters = append(l.waiters, b)
 	b.waitingOn = l
 	b.rowWaited = true

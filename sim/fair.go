@@ -209,16 +209,22 @@ func (q *fairRQ) load() int64 {
 	return n
 }
 
-// avgV is avg_vruntime: the mean virtual runtime of q's entities (curr's
-// as last brought up to date); the last value when q is empty.
-func (q *fairRQ) avgV() int64 {
-	n := q.load()
-	if n == 0 {
-		return q.zeroV
-	}
-	sum := q.sum
+// total is the sum of (v - base) over q's entities, curr's as last
+// brought up to date, and how many they are.
+func (q *fairRQ) total() (sum, n int64) {
+	sum = q.sum
 	if q.curr != nil {
 		sum += q.curr.v - q.base
+	}
+	return sum, q.load()
+}
+
+// avgV is avg_vruntime: the mean virtual runtime of q's entities; the
+// last value when q is empty.
+func (q *fairRQ) avgV() int64 {
+	sum, n := q.total()
+	if n == 0 {
+		return q.zeroV
 	}
 	return q.base + floorDiv(sum, n)
 }
@@ -226,15 +232,8 @@ func (q *fairRQ) avgV() int64 {
 // eligible is vruntime_eligible: v is at most q's average, compared
 // without a division.
 func (q *fairRQ) eligible(v int64) bool {
-	n := q.load()
-	if n == 0 {
-		return true
-	}
-	sum := q.sum
-	if q.curr != nil {
-		sum += q.curr.v - q.base
-	}
-	return sum >= (v-q.base)*n
+	sum, n := q.total()
+	return n == 0 || sum >= (v-q.base)*n
 }
 
 func floorDiv(a, b int64) int64 {
@@ -332,9 +331,8 @@ func (r *Resource) fairClampLag(lag int64) int64 {
 // curr or from the tree. A sleeper (sleep) that is not eligible stays
 // queued as delayed (DELAY_DEQUEUE); any other leaves with its lag, a
 // delayed one's forgiven if positive (DELAY_ZERO). A group's queue left
-// empty takes the group's entity off its own queue likewise. It returns
-// whether e left.
-func (r *Resource) fairDequeue(c *fairCPU, e *fairEnt, sleep bool) bool {
+// empty takes the group's entity off its own queue likewise.
+func (r *Resource) fairDequeue(c *fairCPU, e *fairEnt, sleep bool) {
 	q := e.rq
 	if sleep && e.state != entDelayed && !q.eligible(e.v) {
 		if q.curr == e {
@@ -342,7 +340,7 @@ func (r *Resource) fairDequeue(c *fairCPU, e *fairEnt, sleep bool) bool {
 			q.insert(e)
 		}
 		e.state = entDelayed
-		return false
+		return
 	}
 	V := q.avgV()
 	if q.curr == e {
@@ -363,7 +361,6 @@ func (r *Resource) fairDequeue(c *fairCPU, e *fairEnt, sleep bool) bool {
 			r.fairDequeue(c, g, true) // a parent's dequeue is a sleep's
 		}
 	}
-	return true
 }
 
 // fairPlace is place_entity: e's virtual runtime from its lag, inflated
@@ -476,11 +473,8 @@ func (r *Resource) fairRequest(service int64, owner int32, switchCost, wakeCost 
 		f.queued++
 		c.nrRunning++
 		r.maxQueue = max(r.maxQueue, f.queued)
-		for g := p.rq.owner; g != nil && g.rq != nil; g = g.rq.owner {
-			if g.state == entDelayed {
-				r.fairRequeue(g)
-			}
-		}
+		// Its group's entity is still queued: a group's entity leaves
+		// (or is delayed) only once its queue is empty.
 	} else {
 		s := r.fairSelect(p)
 		c = &f.cpus[s]
@@ -767,34 +761,11 @@ func (r *Resource) fairStart(c *fairCPU, p *fairEnt, idle bool) {
 	if p.fresh {
 		r.served++
 		woke := p.wakeCost > 0 && idle && r.freedAt[s] < now
-		if woke {
-			r.wakeups++
-			r.wakeNs += float64(p.wakeCost)
-		}
-		if r.coldSpan > 0 || r.haltCold > 0 {
-			span := int64(0)
-			if woke {
-				span = r.coldSpan
-			}
-			if r.haltAfter > 0 && p.wakeCost > 0 && p.lastRan > 0 && now-p.lastRan >= r.haltAfter {
-				span = r.coldSpan
-				if r.haltCold > 0 {
-					span = r.haltCold
-				}
-			}
-			service += r.coldWork(p.owner, service, span)
-		}
-		if woke {
-			service += p.wakeCost
-		}
+		sleptLong := r.haltAfter > 0 && p.wakeCost > 0 && p.lastRan > 0 && now-p.lastRan >= r.haltAfter
+		service += r.wakeCosts(p.owner, service, p.wakeCost, woke, sleptLong)
 		p.fresh = false
 	}
-	if prev := r.lastOwner[s]; prev != p.owner && prev != noOwner {
-		service += p.switchCost
-		r.switches++
-	}
-	r.lastOwner[s] = p.owner
-	r.lastOn[p.owner] = s
+	service += r.switchTo(s, p.owner, p.switchCost)
 	c.task = p
 	c.finishing = false
 	c.runStart = now

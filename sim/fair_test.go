@@ -291,3 +291,30 @@ func TestFairNewidlePull(t *testing.T) {
 		t.Errorf("%d migrations, want 1 (B pulled to the idle core)", mig)
 	}
 }
+
+// A new process goes to the core with the fewest processes that ran
+// there lately, unless they exited: A runs 100 us on core 0 and sleeps;
+// B, new at 200 us, goes to core 1 (ending at 300 us), but after A's Exit
+// to core 0, where it pays the switch from A (ending at 310 us).
+func TestFairExit(t *testing.T) {
+	for _, exit := range []bool{false, true} {
+		k := NewKernel()
+		r := NewResource(k, "cpu", 2)
+		r.SetFair(1500*us, 500*us, 4*ms)
+		rec := &recorder{k: k}
+		r.RequestAs(100*us, 1, 10*us, 0, rec, 1)
+		k.RunUntil(200 * us)
+		if exit {
+			r.Exit(1)
+		}
+		r.RequestAs(100*us, 2, 10*us, 0, rec, 2)
+		k.Run()
+		want := []firing{{100 * us, 1}, {300 * us, 2}}
+		if exit {
+			want[1].at = 310 * us
+		}
+		if !slices.Equal(rec.log, want) {
+			t.Errorf("exit=%v: completions %v, want %v", exit, rec.log, want)
+		}
+	}
+}

@@ -388,49 +388,67 @@ func (r *Resource) startService(service int64, owner int32, switchCost, wakeCost
 	if r.startedAt != nil {
 		r.startedAt[s] = r.k.now
 	}
-	woke := false
-	if wakeCost > 0 && r.freedAt[s] < r.k.now {
-		woke = true
-		r.wakeups++
-		r.wakeNs += float64(wakeCost)
+	woke := wakeCost > 0 && r.freedAt[s] < r.k.now
+	sleptLong := false
+	if r.haltAfter > 0 && wakeCost > 0 {
+		end, ok := r.ownerEnd[owner]
+		sleptLong = ok && r.k.now-end >= r.haltAfter
 	}
-	if (r.coldSpan > 0 || r.haltCold > 0) && owner != noOwner {
-		// A wake-up starts a cold span; under SetHalting one of a process
-		// that slept for haltAfter starts one of haltCold, on whichever
-		// server it runs, the waker's too.
-		span := int64(0)
-		if woke {
-			span = r.coldSpan
-		}
-		if r.haltAfter > 0 && wakeCost > 0 {
-			if end, ok := r.ownerEnd[owner]; ok && r.k.now-end >= r.haltAfter {
-				span = r.coldSpan
-				if r.haltCold > 0 {
-					span = r.haltCold
-				}
-			}
-		}
-		service += r.coldWork(owner, service, span)
-	}
-	if woke {
-		service += wakeCost
-	}
+	service += r.wakeCosts(owner, service, wakeCost, woke, sleptLong)
 	if owner != noOwner {
-		if prev := r.lastOwner[s]; prev != owner && prev != noOwner {
-			service += switchCost
-			r.switches++
-		}
-		r.lastOwner[s] = owner
-		if r.lastOn == nil {
-			r.lastOn = map[int32]int32{}
-		}
-		r.lastOn[owner] = s
+		service += r.switchTo(s, owner, switchCost)
 	} else {
 		// Whatever ran here left the server as no owner's.
 		r.lastOwner[s] = noOwner
 	}
 	r.slots[s] = slot{done: done, arg: arg}
 	r.k.After(service, (*completion)(r), int64(s))
+}
+
+// wakeCosts is what a service of owner takes more as it begins: wakeCost
+// when its server sat idle (woke), and the cold span's extra work
+// (SetWakeColdSpan) that a wake-up starts, or under SetHalting a sleep of
+// haltAfter or longer (sleptLong) starts, at haltCold, on whichever server
+// it runs, the waker's too.
+func (r *Resource) wakeCosts(owner int32, service, wakeCost int64, woke, sleptLong bool) int64 {
+	var add int64
+	if woke {
+		r.wakeups++
+		r.wakeNs += float64(wakeCost)
+	}
+	if (r.coldSpan > 0 || r.haltCold > 0) && owner != noOwner {
+		span := int64(0)
+		if woke {
+			span = r.coldSpan
+		}
+		if sleptLong {
+			span = r.coldSpan
+			if r.haltCold > 0 {
+				span = r.haltCold
+			}
+		}
+		add += r.coldWork(owner, service, span)
+	}
+	if woke {
+		add += wakeCost
+	}
+	return add
+}
+
+// switchTo gives server s to owner: switchCost when another owner ran
+// there last (a context switch), 0 otherwise.
+func (r *Resource) switchTo(s, owner int32, switchCost int64) int64 {
+	var add int64
+	if prev := r.lastOwner[s]; prev != owner && prev != noOwner {
+		add = switchCost
+		r.switches++
+	}
+	r.lastOwner[s] = owner
+	if r.lastOn == nil {
+		r.lastOn = map[int32]int32{}
+	}
+	r.lastOn[owner] = s
+	return add
 }
 
 // coldWork is what an owner's service of work ns takes more on cold
