@@ -416,7 +416,8 @@ func calibrateOnce(t *testing.T, dsn string, attempt int) ([]check, string) {
 	args := []string{"-dsn", dsn, "-out", out}
 	if sched := os.Getenv("PGBUFSIM_CPU_SCHEDULER"); sched != "" {
 		// The cores' model to calibrate with (-cpu-scheduler): the
-		// default, fifo, is what CI holds; fair is being tried.
+		// default, fair, is what CI holds; fifo (arrival order) holds
+		// every bound but the several-client p99, which it leaves out.
 		args = append(args, "-cpu-scheduler", sched)
 	}
 	if code := Main(args, &stdout, &stderr); code != 0 {
@@ -582,10 +583,28 @@ func calibrateOnce(t *testing.T, dsn string, attempt int) ([]check, string) {
 	// PostgreSQL's moved between 1.2 and 1.5 times its mean in runs
 	// minutes apart on the development machine (2026-12-06), the model's
 	// 1.2 times; within the calibrations of that week -8 % to -20 % from
-	// the middle half of PostgreSQL's passes. At several clients it is not
-	// held: PostgreSQL's is 2.1 to 2.4 times its mean there, the model's
-	// 1.4 to 1.6 (docs/calibration.md, "The tail").
-	for _, name := range []string{"select-only", "tpcb-like"} {
+	// the middle half of PostgreSQL's passes.
+	//
+	// tpcb-like's at several clients where the costs file models the
+	// cores by the server's kernel scheduler (cpu_slice set: -cpu-scheduler
+	// fair on Linux 6.6 or later): its tail is the wake-up preemptions
+	// and run-queue waits of four clients' processes on two cores, which
+	// the cores serving bursts in arrival order do not make (their p99 came
+	// out 1.3 to 1.4 times the mean against PostgreSQL's 1.8 to 2.1, -29 to
+	// -40 %; with the fair scheduler 1.6 to 1.7 times, -9 to -19 % from
+	// PostgreSQL's median: docs/calibration.md "The four-client tail").
+	p99Runs := []string{"select-only", "tpcb-like"}
+	if regexp.MustCompile(`(?m)^  cpu_slice: `).Match(data) {
+		for name := range lines {
+			if strings.HasPrefix(name, "tpcb-like-") && strings.HasSuffix(name, "c") {
+				p99Runs = append(p99Runs, name)
+			}
+		}
+		slices.Sort(p99Runs[2:])
+	} else {
+		t.Logf("calibration %d: the several-client p99 not held: the costs file does not model the kernel's scheduler (no cpu_slice)", attempt)
+	}
+	for _, name := range p99Runs {
 		bound := name + " p99"
 		p99Line := regexp.MustCompile(`\{experiment: ` + name + `, measured_ms: ([0-9.]+), simulated_ms: ([0-9.]+), middle_half_ms: \[([0-9.]+), ([0-9.]+)\]\}`)
 		var meanMeas, meanSim, meanDef float64

@@ -38,11 +38,13 @@ a plan's, the page faults that map shared buffers) and EXPLAIN ANALYZE's
 own cost per plan-node row are measured directly; whether idle cores halt
 (cpu_halt_after) is read from the paced SELECT 1 against the flat-out one. With -restart, the command
 restarts the server three times to measure a buffer's first use since the
-start; without it the server is never restarted. With -cpu-scheduler fair
-(a server on this machine, Linux 6.6 or later) the cores are modelled by
-the kernel's EEVDF scheduler: cpu_slice from the kernel, cpu_client_group
-from pgbench's and the server's scheduling groups (docs/model.md "The
-cores' scheduler"); by default (fifo) they serve bursts in arrival order.
+start; without it the server is never restarted. By default
+(-cpu-scheduler fair), for a server on this machine whose kernel is Linux
+6.6 or later, the cores are modelled by the kernel's EEVDF scheduler:
+cpu_slice from the kernel, cpu_client_group from pgbench's and the
+server's scheduling groups (docs/model.md "The cores' scheduler"); for a
+remote server or an older kernel, and with -cpu-scheduler fifo, they
+serve bursts in arrival order.
 
 exit codes: 0 ok, 1 cannot run (no connection, a replica, missing rights or
 pgbench, bad flags; nothing left behind), 2 failure while measuring
@@ -69,7 +71,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		pgbench  = fs.String("pgbench", "", "the pgbench binary (default: pg_config --bindir, then PATH)")
 		quiet    = fs.Bool("q", false, "no progress lines on stderr")
 		cpus     = fs.Int("cpus", 0, "the server's CPU cores, for the several-client experiments (default: this machine's when the server is on it; otherwise they are skipped)")
-		sched    = fs.String("cpu-scheduler", "fifo", "how the model's cores serve CPU bursts: fifo (in arrival order) or fair (the server's Linux EEVDF scheduler, read from its kernel; a server on this machine only)")
+		sched    = fs.String("cpu-scheduler", "fair", "how the model's cores serve CPU bursts: fair (the server's Linux EEVDF scheduler, read from its kernel, for a server on this machine on Linux 6.6 or later; otherwise in arrival order) or fifo (in arrival order)")
 		restart  = fs.String("restart", "", "a shell command that restarts the server (e.g. \"pg_ctl -D /path/to/data restart -m fast\"): calibrate then restarts it three times to measure buffer_first_use, a buffer's first use since the start (default: no restart, not measured)")
 	)
 	*budget = 10 * time.Minute
