@@ -499,7 +499,7 @@ func Run(ctx context.Context, opts Options) (_ *Result, err error) {
 		// Without halting cores nothing pays cpu_halt_cold.
 		prices = slices.DeleteFunc(prices, func(k string) bool { return k == "cpu_halt_cold" })
 	}
-	sm := &Simulator{Prices: prices, Major: s.Major, SharedBuffers: s.SharedBuffers, Plan: plan, Base: base, CPUs: cpus, RemoteClient: !s.Local()}
+	sm := &Simulator{Prices: prices, Major: s.Major, SharedBuffers: s.SharedBuffers, Plan: plan, Base: base, CPUs: cpus, RemoteClient: !s.Local(), Spread: res.Spread}
 	say("calibrate: fitting %d prices to %d experiments", len(prices), len(res.Measured))
 	res.Costs, res.Fitted, err = sm.Fit(res.Measured)
 	if err != nil {

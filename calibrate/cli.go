@@ -18,7 +18,7 @@ import (
 
 const usage = `usage: simulate calibrate -dsn CONNSTRING [-out costs.yaml] [-budget 10min] [-passes 9] [-scale 1]
                           [-cpus N] [-database NAME -i-know] [-pgbench PATH] [-restart COMMAND]
-                          [-cpu-scheduler fifo|fair]
+                          [-cpu-scheduler fair|fifo]
 
 Measures a live PostgreSQL server with micro-benchmarks run by pgbench (one
 client: SELECT 1, scans of all-visible and hinted tables narrow and wide,

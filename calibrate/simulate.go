@@ -109,6 +109,10 @@ type Simulator struct {
 	RemoteClient bool
 	// Prices are the prices to fit (nil: all of Prices).
 	Prices []string
+	// Spread is each experiment's spread over the passes (Result.Spread;
+	// nil: none known): Fit weighs an experiment whose passes spread by
+	// more than a quiet machine's down (fitWeight).
+	Spread map[string]float64
 	// from, when set, is where Fit starts (Base stays the prices' pull
 	// centre).
 	from *model.Costs
