@@ -440,6 +440,16 @@ func calibrateOnce(t *testing.T, dsn string, attempt int) ([]check, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// By default (-cpu-scheduler fair) a server on this machine whose
+	// kernel schedules with EEVDF (Linux 6.6 and later) gets the model
+	// of that scheduler: cpu_slice is written.
+	if sched := os.Getenv("PGBUFSIM_CPU_SCHEDULER"); sched == "" || sched == "fair" {
+		if rel, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+			if eevdf, _ := kernelEEVDF(string(rel)); eevdf && costs.CPUSlice <= 0 {
+				t.Errorf("Linux %s schedules with EEVDF, but the costs file sets no cpu_slice:\n%s", strings.TrimSpace(string(rel)), data)
+			}
+		}
+	}
 	// A new connection's first SELECT 1 runs the executor's code for the
 	// first time (13-27 us more than its second in every calibration on
 	// the development machine): measured, the price is written.
@@ -484,12 +494,14 @@ func calibrateOnce(t *testing.T, dsn string, attempt int) ([]check, string) {
 	// server's cores are known (tpcb-like-4c on two cores): its price of
 	// CPU is what cpu_wakeup and context_switch separate from one
 	// client's waits.
-	heldOut := []string{"select-only", "tpcb-like", "select-only-rate"}
+	var several []string // tpcb-like at several clients, where the cores are known
 	for name := range lines {
 		if strings.HasPrefix(name, "tpcb-like-") && strings.HasSuffix(name, "c") {
-			heldOut = append(heldOut, name)
+			several = append(several, name)
 		}
 	}
+	slices.Sort(several)
+	heldOut := append([]string{"select-only", "tpcb-like", "select-only-rate"}, several...)
 	for _, name := range heldOut {
 		line := lines[name]
 		if !strings.Contains(line, "held_out: true") {
@@ -595,12 +607,7 @@ func calibrateOnce(t *testing.T, dsn string, attempt int) ([]check, string) {
 	// PostgreSQL's median: docs/calibration.md "The four-client tail").
 	p99Runs := []string{"select-only", "tpcb-like"}
 	if regexp.MustCompile(`(?m)^  cpu_slice: `).Match(data) {
-		for name := range lines {
-			if strings.HasPrefix(name, "tpcb-like-") && strings.HasSuffix(name, "c") {
-				p99Runs = append(p99Runs, name)
-			}
-		}
-		slices.Sort(p99Runs[2:])
+		p99Runs = append(p99Runs, several...)
 	} else {
 		t.Logf("calibration %d: the several-client p99 not held: the costs file does not model the kernel's scheduler (no cpu_slice)", attempt)
 	}

@@ -173,9 +173,8 @@ func (e *engine) snapshot() counters {
 	c.f[fCPUBusy], c.n[cCtxSwitches], c.n[cCPUWakeups] = cs.BusyNs-cs.WakeNs, int64(cs.Switches), int64(cs.Wakeups)
 	c.f[fCPUCold] = cs.ColdNs
 	c.n[cCPUStalls] = e.stallCount
-	if p, wp, mg := e.cpuRes.FairStats(); p+wp+mg > 0 {
-		c.n[cPreemptions], c.n[cWakerPreemptions], c.n[cMigrations] = int64(p), int64(wp), int64(mg)
-	}
+	p, wp, mg := e.cpuRes.FairStats()
+	c.n[cPreemptions], c.n[cWakerPreemptions], c.n[cMigrations] = int64(p), int64(wp), int64(mg)
 	c.f[fDiskBusy], c.f[fDiskQueue] = e.dataDev.Resource().Stats().BusyNs, e.dataDev.QueueNs()
 	if e.walDev != e.dataDev {
 		c.n[cWALWrites] = int64(e.walDev.Stats.Writes)

@@ -86,7 +86,9 @@ func (b *backend) lockRow(t *table, row int64) bool {
 	return false
 }
 
-// releaseRowLocks hands each lock b holds to its first waiter.
+// releaseRowLocks ends b's row locks: each goes to its first waiter, or,
+// with the cores' fair scheduler (engine.rowRace), every waiter wakes to
+// race for the row.
 func (b *backend) releaseRowLocks() {
 	e := b.e
 	for _, k := range b.rowLocks {
@@ -95,7 +97,9 @@ func (b *backend) releaseRowLocks() {
 			continue
 		}
 		l.holder = nil
-		if len(l.waiters) > 0 && e.rowRace {
+		switch {
+		case len(l.waiters) == 0:
+		case e.rowRace:
 			// Every waiter wakes: the first from XactLockTableWait, and
 			// each from the tuple lock as the one before it gets
 			// TM_Updated and releases it (heap_update's
@@ -108,31 +112,16 @@ func (b *backend) releaseRowLocks() {
 			// for four clients updating one row, where arrival order
 			// gives one.
 			for _, w := range l.waiters {
-				w.waitingOn = nil
 				w.rowRetry = true
-				if w.inCPU {
-					w.lockReady = true
-				} else {
-					w.woke = true
-					e.k.Schedule(e.k.Now(), w, evResume)
-				}
+				e.wakeRowWaiter(w)
 			}
 			l.waiters = l.waiters[:0]
-		} else if len(l.waiters) > 0 {
+		default:
 			w := l.waiters[0]
 			l.waiters = l.waiters[1:]
 			l.holder = w
 			w.rowLocks = append(w.rowLocks, k)
-			w.waitingOn = nil
-			if w.inCPU {
-				w.lockReady = true
-			} else {
-				// w slept in ProcSleep (proc.c) until this release's
-				// ProcWakeup set its latch: its next burst may find its
-				// core halted (costs.cpu_wakeup).
-				w.woke = true
-				e.k.Schedule(e.k.Now(), w, evResume)
-			}
+			e.wakeRowWaiter(w)
 		}
 		if l.holder == nil && len(l.waiters) == 0 {
 			delete(e.rowLocks, k)
@@ -141,6 +130,20 @@ func (b *backend) releaseRowLocks() {
 		}
 	}
 	b.rowLocks = b.rowLocks[:0]
+}
+
+// wakeRowWaiter ends w's wait for a row lock: w slept in ProcSleep
+// (proc.c) until the holder's release set its latch (ProcWakeup), so its
+// next burst may find its core halted (costs.cpu_wakeup); a waiter still
+// in its CPU burst goes on when the burst ends.
+func (e *engine) wakeRowWaiter(w *backend) {
+	w.waitingOn = nil
+	if w.inCPU {
+		w.lockReady = true
+		return
+	}
+	w.woke = true
+	e.k.Schedule(e.k.Now(), w, evResume)
 }
 
 // failTxn aborts b's transaction after an error (a deadlock): the rest of
